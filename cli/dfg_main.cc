@@ -1,0 +1,81 @@
+#include "cli/dfg_main.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <exception>
+#include <ostream>
+
+#include "subcommands/subcommands.h"
+
+namespace dfg {
+namespace {
+
+struct SubcommandEntry {
+  const char* name;
+  RegisterFn register_fn;
+};
+
+// The single table of subcommands, in the order `dfg --help` lists them.
+constexpr SubcommandEntry kSubcommands[] = {
+    {"prune", RegisterPrune},         {"place", RegisterPlace},
+    {"partition", RegisterPartition}, {"run", RegisterRun},
+    {"dot", RegisterDot},             {"convert", RegisterConvert},
+    {"info", RegisterInfo},
+};
+
+constexpr const char* kFooter = R"(Common options of every subcommand:
+  INPUT              a GraphDef (binary, text or JSON, detected by content; a
+                     SavedModel or MetaGraphDef gives its graph); absent or -
+                     reads stdin
+  -o, --output PATH  where the result goes; absent or - writes stdout
+  -f, --format F     pbtxt|pb|json (dot where the subcommand draws)
+
+Exit status: 0 success; 1 the graph, a tensor or a file is wrong (message on
+stderr as 'dfg SUBCOMMAND: error: ...'); 2 usage error.
+
+Pipelines: dfg prune --fetch y model.pb | dfg place --devices cpu:0,gpu:0 |
+           dfg partition | dot -Tsvg > parts.svg
+See 'dfg SUBCOMMAND --help' and man dfg.)";
+
+}  // namespace
+
+int DfgMain(int argc, const char* const* argv, const Io& io) {
+  Context ctx;
+  ctx.io = io;
+  CLI::App app{
+      "dfg: TensorFlow's local execution pipeline taken apart: prune, place,\n"
+      "partition, run and draw GraphDefs from the shell.",
+      "dfg"};
+  app.set_version_flag("--version", std::string("dfg ") + DFG_VERSION);
+  app.require_subcommand(1);
+  app.footer(kFooter);
+  for (const SubcommandEntry& entry : kSubcommands) {
+    entry.register_fn(app, ctx);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    *io.out << (app.get_subcommands().empty()
+                    ? app.help()
+                    : app.get_subcommands().front()->help());
+    return kExitOk;
+  } catch (const CLI::CallForVersion& e) {
+    *io.out << e.what() << "\n";
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    std::string sub = app.get_subcommands().empty()
+                          ? ""
+                          : " " + app.get_subcommands().front()->get_name();
+    *io.err << fmt::format("dfg{}: error: {}\n", sub, e.what());
+    *io.err << fmt::format("Run 'dfg{} --help' for usage.\n", sub);
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    *io.err << fmt::format("dfg {}: error: internal error: {}\n",
+                           ctx.subcommand, e.what());
+    return kExitError;
+  }
+  return ctx.exit_code;
+}
+
+}  // namespace dfg

@@ -1,0 +1,82 @@
+// Golden CLI cases: testdata/golden/<subcommand>/<case>/ holds
+//   args           one argument per line (paths relative to the repository)
+//   stdin          (optional) bytes fed as standard input
+//   expected.out   the exact standard output
+//   expected.code  the exit code
+//   expected.err   (optional) lines that must each appear in standard error
+// Each case runs the whole CLI in-process through DfgMain.
+// DFG_GOLDEN_UPDATE=1 rewrites expected.out and expected.code.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/dfg_main.h"
+#include "lib/base/strings.h"
+#include "lib/testing/catch.h"
+#include "lib/testing/testing.h"
+
+namespace dfg {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadOr(const fs::path& path, const std::string& fallback) {
+  if (!fs::exists(path)) return fallback;
+  return testing::ReadFileOrDie(path.string());
+}
+
+void WriteFile(const fs::path& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary);
+  out << data;
+}
+
+std::vector<fs::path> GoldenCases() {
+  std::vector<fs::path> cases;
+  fs::path root = fs::path(testing::SourceDir()) / "testdata" / "golden";
+  if (!fs::exists(root)) return cases;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.is_regular_file() && entry.path().filename() == "args") {
+      cases.push_back(entry.path().parent_path());
+    }
+  }
+  std::sort(cases.begin(), cases.end());
+  return cases;
+}
+
+TEST_CASE("golden CLI cases give their expected output and exit code", "[cli]") {
+  auto cases = GoldenCases();
+  REQUIRE_FALSE(cases.empty());
+  bool update = std::getenv("DFG_GOLDEN_UPDATE") != nullptr;
+  fs::current_path(testing::SourceDir());
+  for (const fs::path& dir : cases) {
+    std::string rel = fs::relative(dir, testing::SourceDir()).string();
+    INFO("case " << rel);
+    std::vector<std::string> args = {"dfg"};
+    for (std::string& line : StrSplit(ReadOr(dir / "args", ""), '\n', true)) {
+      args.push_back(std::move(line));
+    }
+    std::vector<const char*> argv;
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    std::istringstream in(ReadOr(dir / "stdin", ""));
+    std::ostringstream out, err;
+    Io io{&in, &out, &err, false, false, false};
+    int code = DfgMain(static_cast<int>(argv.size()), argv.data(), io);
+    if (update) {
+      WriteFile(dir / "expected.out", out.str());
+      WriteFile(dir / "expected.code", std::to_string(code) + "\n");
+      continue;
+    }
+    INFO("stderr: " << err.str());
+    CHECK(std::to_string(code) ==
+          StrSplit(ReadOr(dir / "expected.code", "0"), '\n', true).at(0));
+    CHECK(out.str() == ReadOr(dir / "expected.out", ""));
+    for (const std::string& line :
+         StrSplit(ReadOr(dir / "expected.err", ""), '\n', true)) {
+      CHECK_THAT(err.str(), Catch::Matchers::Contains(line));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dfg

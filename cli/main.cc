@@ -1,0 +1,20 @@
+// The dfg binary: a shim over DfgMain.
+#include <unistd.h>
+
+#include <iostream>
+
+#include "cli/dfg_main.h"
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  dfg::Io io;
+  io.in = &std::cin;
+  io.out = &std::cout;
+  io.err = &std::cerr;
+  io.stdin_is_terminal = isatty(STDIN_FILENO) != 0;
+  io.stdout_is_terminal = isatty(STDOUT_FILENO) != 0;
+  io.stderr_is_terminal = isatty(STDERR_FILENO) != 0;
+  int code = dfg::DfgMain(argc, argv, io);
+  std::cout.flush();
+  return code;
+}

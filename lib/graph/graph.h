@@ -1,0 +1,175 @@
+// The Graph model of TF-SEMANTICS.md §0.3: nodes with ids, data and control
+// edges with TensorFlow's edge numbering, the _SOURCE and _SINK pseudo-nodes.
+//
+// Node ids and edge ids are handed out sequentially and never reused, as in
+// TensorFlow, because partition's tensor_name attrs ("edge_<id>_<src>") make
+// edge ids observable. Each node's in/out edge lists are kept in ascending
+// edge-id order: dfg iterates edges in that order wherever TensorFlow iterates
+// an EdgeSet, which makes every stage deterministic.
+#ifndef DFG_LIB_GRAPH_GRAPH_H_
+#define DFG_LIB_GRAPH_GRAPH_H_
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "lib/base/status.h"
+#include "lib/graph/types.h"
+#include "lib/proto/graph.pb.h"
+
+namespace dfg {
+
+using tensorflow::AttrValue;
+using tensorflow::FunctionDefLibrary;
+using tensorflow::GraphDef;
+using tensorflow::NodeDef;
+using tensorflow::VersionDef;
+
+class Node;
+
+struct Edge {
+  int id = -1;
+  Node* src = nullptr;  // Not owned.
+  int src_output = 0;   // kControlSlot for control edges
+  Node* dst = nullptr;  // Not owned.
+  int dst_input = 0;    // kControlSlot for control edges
+  bool IsControlEdge() const { return src_output == kControlSlot; }
+};
+
+class Node {
+ public:
+  int id() const { return id_; }
+  const std::string& name() const { return def_.name(); }
+  const std::string& op() const { return def_.op(); }
+  const NodeDef& def() const { return def_; }
+  NodeDef* mutable_def() { return &def_; }
+
+  // Signature, from the op registry, the library or (unknown ops) the graph.
+  int num_inputs() const { return static_cast<int>(input_types_.size()); }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  DataType input_type(int i) const { return input_types_[i]; }
+  DataType output_type(int i) const { return output_types_[i]; }
+  const std::vector<DataType>& input_types() const { return input_types_; }
+  const std::vector<DataType>& output_types() const { return output_types_; }
+  // False for ops neither the registry nor the library knows.
+  bool op_known() const { return op_known_; }
+
+  const std::string& requested_device() const { return def_.device(); }
+  const std::string& assigned_device_name() const { return assigned_device_; }
+  void set_assigned_device_name(std::string d) { assigned_device_ = std::move(d); }
+
+  // In ascending edge-id order.
+  const std::vector<const Edge*>& in_edges() const { return in_edges_; }
+  const std::vector<const Edge*>& out_edges() const { return out_edges_; }
+  // The data edge into input slot `idx`, or nullptr.
+  const Edge* input_edge(int idx) const;
+
+  bool IsSource() const { return id_ == 0; }
+  bool IsSink() const { return id_ == 1; }
+  bool IsOp() const { return id_ > 1; }
+
+  // Op classes by op name, as TensorFlow's Node::Is*.
+  bool IsSwitch() const;         // Switch, RefSwitch, _SwitchN
+  bool IsMerge() const;          // Merge, RefMerge, _XlaMerge
+  bool IsEnter() const;          // Enter, RefEnter
+  bool IsExit() const;           // Exit, RefExit
+  bool IsNextIteration() const;  // NextIteration, RefNextIteration
+  bool IsLoopCond() const;
+  bool IsControlTrigger() const;
+  bool IsSend() const;  // _Send, _HostSend
+  bool IsRecv() const;  // _Recv, _HostRecv
+  bool IsArg() const;
+  bool IsRetval() const;
+  bool IsConstant() const;     // Const, HostConst
+  bool IsPlaceholder() const;  // Placeholder, PlaceholderV2
+  bool IsControlFlow() const;  // any of Switch/Merge/Enter/Exit/NextIteration/LoopCond
+
+ private:
+  friend class Graph;
+  int id_ = -1;
+  NodeDef def_;
+  std::vector<DataType> input_types_;
+  std::vector<DataType> output_types_;
+  bool op_known_ = true;
+  std::string assigned_device_;
+  std::vector<const Edge*> in_edges_;
+  std::vector<const Edge*> out_edges_;
+};
+
+class Graph {
+ public:
+  // Creates _SOURCE (id 0), _SINK (id 1) and the control edge 0 between them.
+  Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // Adds a node with the given signature. Never fails; names are not checked
+  // for uniqueness (TensorFlow's Graph does not check either).
+  Node* AddNode(NodeDef def, std::vector<DataType> input_types,
+                std::vector<DataType> output_types, bool op_known = true);
+  // Adds a node whose signature comes from the op registry or the library.
+  // Errors: kNotFound for an unknown op; kInvalidArgument for missing attrs.
+  StatusOr<Node*> AddNode(NodeDef def);
+
+  const Edge* AddEdge(Node* src, int src_output, Node* dst, int dst_input);
+  const Edge* AddControlEdge(Node* src, Node* dst);
+  void RemoveEdge(const Edge* edge);
+  // Removes the node and all its edges.
+  void RemoveNode(Node* node);
+
+  Node* source_node() const { return nodes_[0].get(); }
+  Node* sink_node() const { return nodes_[1].get(); }
+  Node* FindNodeId(int id) const;
+  const Edge* FindEdgeId(int id) const;
+
+  // One past the largest id ever handed out (holes included).
+  int num_node_ids() const { return static_cast<int>(nodes_.size()); }
+  int num_edge_ids() const { return static_cast<int>(edges_.size()); }
+  int num_op_nodes() const { return num_nodes_ - 2; }
+  int num_edges() const { return num_edges_; }
+
+  // Live op nodes (not _SOURCE/_SINK) in id order.
+  std::vector<Node*> op_nodes() const;
+  // Live nodes including _SOURCE/_SINK in id order.
+  std::vector<Node*> nodes() const;
+
+  // prefix + "/_" + counter, one counter per Graph starting at 0.
+  std::string NewName(std::string_view prefix);
+
+  const VersionDef& versions() const { return versions_; }
+  VersionDef* mutable_versions() { return &versions_; }
+  const FunctionDefLibrary& library() const { return library_; }
+  FunctionDefLibrary* mutable_library() { return &library_; }
+  const tensorflow::GraphDebugInfo& debug_info() const { return debug_info_; }
+  tensorflow::GraphDebugInfo* mutable_debug_info() { return &debug_info_; }
+
+  // Graph::ToGraphDef (§0.5): nodes in id order; device = assigned device if
+  // set, else the requested one; inputs rebuilt from edges (data in slot
+  // order, control sorted by source name, edges from _SOURCE omitted).
+  GraphDef ToGraphDef() const;
+
+  // Map from node name to node for the live op nodes (first one wins).
+  std::unordered_map<std::string, Node*> BuildNameIndex() const;
+
+ private:
+  std::vector<std::unique_ptr<Node>> nodes_;  // by id; null = removed
+  std::deque<Edge> edge_storage_;
+  std::vector<Edge*> edges_;  // by id; null = removed
+  int num_nodes_ = 0;
+  int num_edges_ = 0;
+  int name_counter_ = 0;
+  VersionDef versions_;
+  FunctionDefLibrary library_;
+  tensorflow::GraphDebugInfo debug_info_;
+};
+
+// For every node in id order: no in-edges → control edge from _SOURCE; no
+// out-edges → control edge to _SINK (source first, then sink, per node).
+void FixupSourceAndSinkEdges(Graph* graph);
+
+}  // namespace dfg
+
+#endif  // DFG_LIB_GRAPH_GRAPH_H_

@@ -1,0 +1,74 @@
+// Reading and writing GraphDefs: binary, text and JSON protobuf, detected by
+// content; MetaGraphDef and SavedModel files give their graph_def; the
+// TensorFlow.js model.json gives its modelTopology. Output files are written
+// atomically (a temporary file renamed into place).
+#ifndef DFG_LIB_IO_GRAPH_IO_H_
+#define DFG_LIB_IO_GRAPH_IO_H_
+
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/base/status.h"
+#include "lib/proto/graph.pb.h"
+#include "lib/proto/meta_graph.pb.h"
+
+namespace dfg {
+
+enum class GraphFormat { kPbtxt, kPb, kJson, kDot };
+
+// "pbtxt", "pb", "json", "dot".
+const char* GraphFormatName(GraphFormat format);
+std::optional<GraphFormat> ParseGraphFormat(std::string_view name);
+// From a file name: .pbtxt/.txt, .pb, .json, .dot/.gv; nullopt otherwise.
+std::optional<GraphFormat> GraphFormatFromPath(std::string_view path);
+
+enum class GraphContainer { kGraphDef, kMetaGraphDef, kSavedModel, kTfjsModel };
+const char* GraphContainerName(GraphContainer container);
+
+struct LoadedGraph {
+  tensorflow::GraphDef graph;
+  GraphFormat format = GraphFormat::kPb;  // how the bytes were encoded
+  GraphContainer container = GraphContainer::kGraphDef;
+  // For MetaGraphDef/SavedModel: the chosen meta graph's tags and signatures.
+  std::vector<std::string> tags;
+  std::map<std::string, tensorflow::SignatureDef> signatures;
+  // All meta graphs' tag sets (SavedModel), for messages and `info`.
+  std::vector<std::vector<std::string>> available_tag_sets;
+};
+
+struct ReadOptions {
+  // SavedModel: the meta graph whose tags include this one (else the first).
+  std::string meta_graph_tag;
+};
+
+// Parses bytes in any supported form. `display_name` names the source in
+// messages ("model.pb: ..."). Errors (kInvalidArgument): empty input, bytes
+// that are no GraphDef in any form, text syntax errors with line and column,
+// no meta graph with the tag.
+StatusOr<LoadedGraph> ParseGraph(std::string_view bytes,
+                                 std::string_view display_name,
+                                 const ReadOptions& options = {});
+
+// Reads `path`, or `in` when path is "-"; errors name the file.
+StatusOr<LoadedGraph> ReadGraph(const std::string& path, std::istream& in,
+                                const ReadOptions& options = {});
+
+// Serialization. kDot is not a GraphDef form (lib/dot makes DOT).
+// JSON is protobuf's JSON mapping (camelCase names, as model.json carries).
+StatusOr<std::string> SerializeGraph(const tensorflow::GraphDef& graph,
+                                     GraphFormat format);
+
+// Reads a whole file (or `in` for "-").
+StatusOr<std::string> ReadFileToString(const std::string& path, std::istream& in);
+
+// Writes `data` to `path` through a temporary file in the same directory and
+// a rename, so that the file is whole or absent. Errors name the path.
+Status WriteFileAtomically(const std::string& path, std::string_view data);
+
+}  // namespace dfg
+
+#endif  // DFG_LIB_IO_GRAPH_IO_H_

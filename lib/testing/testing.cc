@@ -1,0 +1,47 @@
+#include "lib/testing/testing.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace dfg::testing {
+
+std::string SourceDir() {
+  const char* dir = std::getenv("DFG_SOURCE_DIR");
+  return dir != nullptr ? dir : std::filesystem::current_path().string();
+}
+
+std::optional<std::string> CorpusDir() {
+  const char* env = std::getenv("DFG_CORPUS_DIR");
+  std::filesystem::path dir =
+      env != nullptr ? std::filesystem::path(env)
+                     : std::filesystem::path(SourceDir()) / ".." / "shared" / "corpus";
+  if (!std::filesystem::is_directory(dir)) return std::nullopt;
+  return std::filesystem::canonical(dir).string();
+}
+
+std::vector<std::string> CorpusFiles() {
+  std::vector<std::string> files;
+  auto dir = CorpusDir();
+  if (!dir) return files;
+  for (const auto& entry : std::filesystem::directory_iterator(*dir)) {
+    if (!entry.is_regular_file()) continue;
+    if (entry.path().filename() == "INDEX.md") continue;
+    files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string ReadFileOrDie(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace dfg::testing

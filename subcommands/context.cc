@@ -1,0 +1,142 @@
+#include "subcommands/context.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <istream>
+#include <ostream>
+
+#include "lib/base/strings.h"
+
+namespace dfg {
+
+int Context::Error(std::string_view message) {
+  *io.err << fmt::format("dfg {}: error: {}\n", subcommand, message);
+  exit_code = kExitError;
+  return kExitError;
+}
+
+int Context::Error(const Status& status, std::string_view where) {
+  if (where.empty()) return Error(status.message());
+  return Error(fmt::format("{}: {}", where, status.message()));
+}
+
+void Context::Warn(std::string_view message) {
+  *io.err << fmt::format("dfg {}: warning: {}\n", subcommand, message);
+}
+
+int Context::Usage(std::string_view message) {
+  if (!message.empty()) {
+    *io.err << fmt::format("dfg {}: error: {}\n", subcommand, message);
+  }
+  if (app != nullptr) *io.err << app->help();
+  exit_code = kExitUsage;
+  return kExitUsage;
+}
+
+CLI::App* AddSubcommand(CLI::App& app, Context& ctx, const char* name,
+                        const char* summary, std::function<int(Context&)> run) {
+  CLI::App* sub = app.add_subcommand(name, summary);
+  sub->callback([&ctx, sub, name, run = std::move(run)] {
+    ctx.subcommand = name;
+    ctx.app = sub;
+    ctx.exit_code = run(ctx);
+  });
+  return sub;
+}
+
+void AddInputFlags(CLI::App* app, InputFlags* flags) {
+  app->add_option("input", flags->input,
+                  "GraphDef file (.pb, .pbtxt, .json, saved_model.pb, "
+                  "MetaGraphDef); absent or - reads stdin");
+  app->add_option("--meta-graph-tag", flags->meta_graph_tag,
+                  "SavedModel: use the meta graph with this tag (default: the "
+                  "first)");
+}
+
+void AddOutputFlags(CLI::App* app, OutputFlags* flags, std::string_view formats) {
+  app->add_option("-o,--output", flags->output,
+                  "output file; absent or - writes stdout");
+  app->add_option("-f,--format", flags->format,
+                  fmt::format("output form: {} (default: from the -o "
+                              "extension, else pbtxt)",
+                              formats));
+}
+
+std::string InputName(const InputFlags& flags) {
+  if (flags.input.empty() || flags.input == "-") return "<stdin>";
+  return flags.input;
+}
+
+bool LoadInput(Context& ctx, const InputFlags& flags, LoadedGraph* loaded) {
+  bool from_stdin = flags.input.empty() || flags.input == "-";
+  if (flags.input.empty() && ctx.io.stdin_is_terminal) {
+    ctx.Usage("no INPUT given and stdin is a terminal");
+    return false;
+  }
+  ReadOptions options;
+  options.meta_graph_tag = flags.meta_graph_tag;
+  StatusOr<LoadedGraph> result =
+      ReadGraph(from_stdin ? "-" : flags.input, *ctx.io.in, options);
+  if (!result.ok()) {
+    ctx.Error(result.status());
+    return false;
+  }
+  *loaded = std::move(result).value();
+  return true;
+}
+
+StatusOr<GraphFormat> ResolveOutputFormat(const OutputFlags& flags,
+                                          GraphFormat default_format) {
+  if (!flags.format.empty()) {
+    auto format = ParseGraphFormat(flags.format);
+    if (!format) {
+      return InvalidArgument("unknown output format '{}'", flags.format);
+    }
+    return *format;
+  }
+  if (!flags.output.empty() && flags.output != "-") {
+    if (auto format = GraphFormatFromPath(flags.output)) return *format;
+  }
+  return default_format;
+}
+
+Status WriteOutput(Context& ctx, const OutputFlags& flags, std::string_view data,
+                   bool binary) {
+  if (flags.output.empty() || flags.output == "-") {
+    if (binary && flags.output.empty() && ctx.io.stdout_is_terminal) {
+      return InvalidArgument(
+          "refusing to write binary output to a terminal (use -o FILE, or "
+          "-o - to insist)");
+    }
+    ctx.io.out->write(data.data(), static_cast<std::streamsize>(data.size()));
+    ctx.io.out->flush();
+    if (!*ctx.io.out) return Unavailable("<stdout>: write failed");
+    return Status::Ok();
+  }
+  return WriteFileAtomically(flags.output, data);
+}
+
+Status WriteGraphOutput(Context& ctx, const OutputFlags& flags,
+                        const tensorflow::GraphDef& graph,
+                        GraphFormat default_format) {
+  DFG_ASSIGN_OR_RETURN(GraphFormat format,
+                       ResolveOutputFormat(flags, default_format));
+  if (format == GraphFormat::kDot) {
+    return InvalidArgument("-f dot is not available here; use 'dfg dot'");
+  }
+  DFG_ASSIGN_OR_RETURN(std::string data, SerializeGraph(graph, format));
+  return WriteOutput(ctx, flags, data, format == GraphFormat::kPb);
+}
+
+std::vector<std::string> SplitList(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const std::string& v : values) {
+    for (std::string& piece : StrSplit(v, ',', /*skip_empty=*/true)) {
+      out.push_back(std::move(piece));
+    }
+  }
+  return out;
+}
+
+}  // namespace dfg

@@ -1,0 +1,101 @@
+// What every subcommand shares: the streams it talks through, how it reports
+// errors ("dfg SUB: error: ..."), and the common input/output options.
+#ifndef DFG_SUBCOMMANDS_CONTEXT_H_
+#define DFG_SUBCOMMANDS_CONTEXT_H_
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/base/status.h"
+#include "lib/io/graph_io.h"
+
+namespace CLI {
+class App;
+}
+
+namespace dfg {
+
+// The process's streams; golden tests pass string streams.
+struct Io {
+  std::istream* in = nullptr;   // Not owned.
+  std::ostream* out = nullptr;  // Not owned.
+  std::ostream* err = nullptr;  // Not owned.
+  bool stdin_is_terminal = false;
+  bool stdout_is_terminal = false;
+  bool stderr_is_terminal = false;
+};
+
+// Exit codes (CLI.md): 0 success, 1 a graph/tensor/file is wrong, 2 usage.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
+
+struct Context {
+  Io io;
+  std::string subcommand;      // "prune"
+  const CLI::App* app = nullptr;  // the subcommand's parser. Not owned.
+  int exit_code = kExitOk;
+
+  // Prints "dfg SUB: error: <message>" and returns kExitError.
+  int Error(std::string_view message);
+  // Prints "dfg SUB: error: <where>: <status message>" (no "<where>: " when
+  // empty) and returns kExitError.
+  int Error(const Status& status, std::string_view where = {});
+  // Prints "dfg SUB: warning: <message>".
+  void Warn(std::string_view message);
+  // Prints the subcommand's usage on stderr and returns kExitUsage.
+  int Usage(std::string_view message = {});
+};
+
+// Adds subcommand `name` to `app`; when it is chosen, `run` is called with
+// ctx.subcommand and ctx.app set, and its result becomes ctx.exit_code.
+CLI::App* AddSubcommand(CLI::App& app, Context& ctx, const char* name,
+                        const char* summary, std::function<int(Context&)> run);
+
+// INPUT and --meta-graph-tag.
+struct InputFlags {
+  std::string input;  // empty or "-" = stdin
+  std::string meta_graph_tag;
+};
+void AddInputFlags(CLI::App* app, InputFlags* flags);
+
+// -o/--output and -f/--format.
+struct OutputFlags {
+  std::string output;  // empty = stdout (not given), "-" = stdout (explicit)
+  std::string format;  // empty = from the -o extension, else the default
+};
+// `formats` lists what -f accepts, e.g. "pbtxt|pb|json".
+void AddOutputFlags(CLI::App* app, OutputFlags* flags,
+                    std::string_view formats = "pbtxt|pb|json");
+
+// The name the input is called in messages: the path, or "<stdin>".
+std::string InputName(const InputFlags& flags);
+
+// Reads the input graph. When the input is absent and stdin is a terminal,
+// prints usage and returns kExitUsage through `*exit_code` (never waits).
+// On a read error prints it and sets kExitError. Returns true on success.
+bool LoadInput(Context& ctx, const InputFlags& flags, LoadedGraph* loaded);
+
+// The output form: -f, else the -o extension, else `default_format`.
+StatusOr<GraphFormat> ResolveOutputFormat(const OutputFlags& flags,
+                                          GraphFormat default_format);
+
+// Writes `data` to -o (atomically) or stdout. Binary data is refused on a
+// terminal unless -o - was given explicitly.
+Status WriteOutput(Context& ctx, const OutputFlags& flags, std::string_view data,
+                   bool binary);
+
+// Serializes `graph` in the resolved format and writes it.
+Status WriteGraphOutput(Context& ctx, const OutputFlags& flags,
+                        const tensorflow::GraphDef& graph,
+                        GraphFormat default_format = GraphFormat::kPbtxt);
+
+// Splits repeated, comma-separated option values into one list.
+std::vector<std::string> SplitList(const std::vector<std::string>& values);
+
+}  // namespace dfg
+
+#endif  // DFG_SUBCOMMANDS_CONTEXT_H_

@@ -1,0 +1,13 @@
+// dfg partition: placeholder until its issue lands.
+#include <CLI/CLI.hpp>
+
+#include "subcommands/subcommands.h"
+
+namespace dfg {
+
+void RegisterPartition(CLI::App& app, Context& ctx) {
+  AddSubcommand(app, ctx, "partition", "(not built yet)",
+                [](Context& c) { return c.Error("not built yet"); });
+}
+
+}  // namespace dfg

@@ -1,0 +1,13 @@
+// dfg place: placeholder until its issue lands.
+#include <CLI/CLI.hpp>
+
+#include "subcommands/subcommands.h"
+
+namespace dfg {
+
+void RegisterPlace(CLI::App& app, Context& ctx) {
+  AddSubcommand(app, ctx, "place", "(not built yet)",
+                [](Context& c) { return c.Error("not built yet"); });
+}
+
+}  // namespace dfg

@@ -1,0 +1,13 @@
+// dfg prune: placeholder until its issue lands.
+#include <CLI/CLI.hpp>
+
+#include "subcommands/subcommands.h"
+
+namespace dfg {
+
+void RegisterPrune(CLI::App& app, Context& ctx) {
+  AddSubcommand(app, ctx, "prune", "(not built yet)",
+                [](Context& c) { return c.Error("not built yet"); });
+}
+
+}  // namespace dfg

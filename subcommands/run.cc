@@ -1,0 +1,13 @@
+// dfg run: placeholder until its issue lands.
+#include <CLI/CLI.hpp>
+
+#include "subcommands/subcommands.h"
+
+namespace dfg {
+
+void RegisterRun(CLI::App& app, Context& ctx) {
+  AddSubcommand(app, ctx, "run", "(not built yet)",
+                [](Context& c) { return c.Error("not built yet"); });
+}
+
+}  // namespace dfg
