@@ -1,1 +1,53 @@
-// (being written)
+#include "lib/graph/tensor_id.h"
+
+#include <climits>
+#include <cstdint>
+
+#include "lib/graph/types.h"
+
+namespace dfg {
+
+std::string TensorId::ToString() const {
+  if (index == kControlSlot) return "^" + node;
+  return node + ":" + std::to_string(index);
+}
+
+// Right to left, as TensorFlow does: a run of trailing digits preceded by a
+// ':' that is not the first character is an output index; otherwise a leading
+// '^' marks a control input; otherwise the whole string is the node name.
+TensorId ParseTensorName(std::string_view name) {
+  size_t p = name.size();
+  uint64_t index = 0;
+  uint64_t mul = 1;  // stops growing once beyond int range
+  bool saturated = false;
+  // Never consume the first character (TF's `p > base`).
+  while (p > 1 && name[p - 1] >= '0' && name[p - 1] <= '9') {
+    uint64_t digit = static_cast<uint64_t>(name[p - 1] - '0');
+    if (digit != 0) {
+      if (mul > INT_MAX) saturated = true;
+      if (!saturated) index += digit * mul;
+      if (index > INT_MAX) saturated = true;
+    }
+    if (mul <= INT_MAX) mul *= 10;
+    --p;
+  }
+  bool has_digits = p < name.size();
+  if (has_digits && p > 1 && name[p - 1] == ':') {
+    // TensorFlow wraps around on absurd indices; dfg saturates so that the
+    // index can never turn into the control slot.
+    int i = saturated ? INT_MAX : static_cast<int>(index);
+    return TensorId{std::string(name.substr(0, p - 1)), i};
+  }
+  if (!name.empty() && name[0] == '^') {
+    return TensorId{std::string(name.substr(1)), kControlSlot};
+  }
+  return TensorId{std::string(name), 0};
+}
+
+std::string InputString(std::string_view node, int index) {
+  if (index == kControlSlot) return "^" + std::string(node);
+  if (index == 0) return std::string(node);
+  return std::string(node) + ":" + std::to_string(index);
+}
+
+}  // namespace dfg
