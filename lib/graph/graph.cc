@@ -1,1 +1,271 @@
-// (being written)
+#include "lib/graph/graph.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "lib/base/strings.h"
+#include "lib/graph/op_registry.h"
+#include "lib/graph/tensor_id.h"
+
+namespace dfg {
+namespace {
+
+bool OpIs(const Node& n, std::string_view a) { return n.op() == a; }
+bool OpIs(const Node& n, std::string_view a, std::string_view b) {
+  return n.op() == a || n.op() == b;
+}
+bool OpIs(const Node& n, std::string_view a, std::string_view b,
+          std::string_view c) {
+  return n.op() == a || n.op() == b || n.op() == c;
+}
+
+// Edge lists are sorted by id; ids only grow, so an erase keeps them sorted.
+void EraseEdge(std::vector<const Edge*>* edges, const Edge* e) {
+  auto it = std::lower_bound(
+      edges->begin(), edges->end(), e,
+      [](const Edge* a, const Edge* b) { return a->id < b->id; });
+  DFG_CHECK(it != edges->end() && *it == e);
+  edges->erase(it);
+}
+
+NodeDef PseudoNodeDef(const char* name) {
+  NodeDef def;
+  def.set_name(name);
+  def.set_op("NoOp");
+  return def;
+}
+
+}  // namespace
+
+const Edge* Node::input_edge(int idx) const {
+  for (const Edge* e : in_edges_) {
+    if (e->dst_input == idx) return e;
+  }
+  return nullptr;
+}
+
+bool Node::IsSwitch() const { return OpIs(*this, "Switch", "RefSwitch", "_SwitchN"); }
+bool Node::IsMerge() const { return OpIs(*this, "Merge", "RefMerge", "_XlaMerge"); }
+bool Node::IsEnter() const { return OpIs(*this, "Enter", "RefEnter"); }
+bool Node::IsExit() const { return OpIs(*this, "Exit", "RefExit"); }
+bool Node::IsNextIteration() const {
+  return OpIs(*this, "NextIteration", "RefNextIteration");
+}
+bool Node::IsLoopCond() const { return OpIs(*this, "LoopCond"); }
+bool Node::IsControlTrigger() const { return OpIs(*this, "ControlTrigger"); }
+bool Node::IsSend() const { return OpIs(*this, "_Send", "_HostSend"); }
+bool Node::IsRecv() const { return OpIs(*this, "_Recv", "_HostRecv"); }
+bool Node::IsArg() const { return OpIs(*this, "_Arg", "_DeviceArg"); }
+bool Node::IsRetval() const { return OpIs(*this, "_Retval", "_DeviceRetval"); }
+bool Node::IsConstant() const { return OpIs(*this, "Const", "HostConst"); }
+bool Node::IsPlaceholder() const {
+  return OpIs(*this, "Placeholder", "PlaceholderV2");
+}
+bool Node::IsControlFlow() const {
+  return IsSwitch() || IsMerge() || IsEnter() || IsExit() ||
+         IsNextIteration() || IsLoopCond();
+}
+
+Graph::Graph() {
+  AddNode(PseudoNodeDef("_SOURCE"), {}, {});
+  AddNode(PseudoNodeDef("_SINK"), {}, {});
+  AddEdge(source_node(), kControlSlot, sink_node(), kControlSlot);
+}
+
+Node* Graph::AddNode(NodeDef def, std::vector<DataType> input_types,
+                     std::vector<DataType> output_types, bool op_known) {
+  auto node = std::make_unique<Node>();
+  node->id_ = static_cast<int>(nodes_.size());
+  node->def_ = std::move(def);
+  node->input_types_ = std::move(input_types);
+  node->output_types_ = std::move(output_types);
+  node->op_known_ = op_known;
+  Node* raw = node.get();
+  nodes_.push_back(std::move(node));
+  ++num_nodes_;
+  return raw;
+}
+
+StatusOr<Node*> Graph::AddNode(NodeDef def) {
+  OpLookup ops(&library_);
+  const OpDef* op_def = ops.LookUpOpDef(def.op());
+  if (op_def == nullptr) {
+    // Same text as ImportGraphDef's (TensorFlow's OpRegistry::LookUp).
+    return NotFound(
+        "Op type not registered '{}' in binary running on dfg. Make sure the "
+        "Op and Kernel are registered in the binary running in this "
+        "process.{}",
+        def.op(), DidYouMean(def.op(), OpRegistry::Global().OpNames()));
+  }
+  std::vector<DataType> inputs, outputs;
+  DFG_RETURN_IF_ERROR(InOutTypesForNode(def, *op_def, &inputs, &outputs));
+  return AddNode(std::move(def), std::move(inputs), std::move(outputs));
+}
+
+const Edge* Graph::AddEdge(Node* src, int src_output, Node* dst,
+                           int dst_input) {
+  Edge& e = edge_storage_.emplace_back();
+  e.id = static_cast<int>(edges_.size());
+  e.src = src;
+  e.src_output = src_output;
+  e.dst = dst;
+  e.dst_input = dst_input;
+  edges_.push_back(&e);
+  // The new id is the largest so far: appending keeps the lists sorted.
+  src->out_edges_.push_back(&e);
+  dst->in_edges_.push_back(&e);
+  ++num_edges_;
+  return &e;
+}
+
+// As TensorFlow's AddControlEdge (allow_duplicates = false): an existing
+// control edge src -> dst is returned instead of adding a second one.
+const Edge* Graph::AddControlEdge(Node* src, Node* dst) {
+  for (const Edge* e : dst->in_edges_) {
+    if (e->src == src && e->IsControlEdge()) return e;
+  }
+  return AddEdge(src, kControlSlot, dst, kControlSlot);
+}
+
+void Graph::RemoveEdge(const Edge* edge) {
+  DFG_CHECK(edge != nullptr && FindEdgeId(edge->id) == edge);
+  EraseEdge(&edge->src->out_edges_, edge);
+  EraseEdge(&edge->dst->in_edges_, edge);
+  edges_[edge->id] = nullptr;
+  --num_edges_;
+}
+
+void Graph::RemoveNode(Node* node) {
+  DFG_CHECK(node != nullptr && FindNodeId(node->id()) == node);
+  DFG_CHECK(node->IsOp());
+  for (const Edge* e : node->in_edges_) {
+    if (e->src != node) EraseEdge(&e->src->out_edges_, e);
+    edges_[e->id] = nullptr;
+    --num_edges_;
+  }
+  for (const Edge* e : node->out_edges_) {
+    if (e->dst == node) continue;  // a self-loop, already gone
+    EraseEdge(&e->dst->in_edges_, e);
+    edges_[e->id] = nullptr;
+    --num_edges_;
+  }
+  --num_nodes_;
+  nodes_[node->id()].reset();
+}
+
+Node* Graph::FindNodeId(int id) const {
+  if (id < 0 || id >= static_cast<int>(nodes_.size())) return nullptr;
+  return nodes_[id].get();
+}
+
+const Edge* Graph::FindEdgeId(int id) const {
+  if (id < 0 || id >= static_cast<int>(edges_.size())) return nullptr;
+  return edges_[id];
+}
+
+std::vector<Node*> Graph::op_nodes() const {
+  std::vector<Node*> out;
+  out.reserve(num_op_nodes());
+  for (size_t i = 2; i < nodes_.size(); ++i) {
+    if (nodes_[i]) out.push_back(nodes_[i].get());
+  }
+  return out;
+}
+
+std::vector<Node*> Graph::nodes() const {
+  std::vector<Node*> out;
+  out.reserve(num_nodes_);
+  for (const auto& n : nodes_) {
+    if (n) out.push_back(n.get());
+  }
+  return out;
+}
+
+std::string Graph::NewName(std::string_view prefix) {
+  return std::string(prefix) + "/_" + std::to_string(name_counter_++);
+}
+
+namespace {
+
+// Rebuilds the input list of `node` from its in-edges (§0.5). `slots` is
+// scratch space reused across nodes.
+void WriteInputs(const Node& node, std::vector<const Edge*>* slots,
+                 NodeDef* out) {
+  int num_slots = node.num_inputs();
+  for (const Edge* e : node.in_edges()) {
+    if (!e->IsControlEdge()) num_slots = std::max(num_slots, e->dst_input + 1);
+  }
+  slots->assign(num_slots, nullptr);
+  size_t first_control = slots->size();
+  for (const Edge* e : node.in_edges()) {
+    if (e->IsControlEdge()) {
+      if (e->src->IsOp()) slots->push_back(e);
+    } else if ((*slots)[e->dst_input] == nullptr) {
+      (*slots)[e->dst_input] = e;
+    }
+  }
+  std::stable_sort(slots->begin() + first_control, slots->end(),
+                   [](const Edge* a, const Edge* b) {
+                     return a->src->name() < b->src->name();
+                   });
+  const NodeDef& def = node.def();
+  out->clear_input();
+  out->mutable_input()->Reserve(static_cast<int>(slots->size()));
+  for (size_t i = 0; i < slots->size(); ++i) {
+    const Edge* e = (*slots)[i];
+    if (e == nullptr) {
+      // A data slot without an edge keeps the input the NodeDef asked for.
+      int slot = static_cast<int>(i);
+      out->add_input(slot < def.input_size() ? def.input(slot) : "");
+    } else if (e->src->IsOp()) {
+      out->add_input(InputString(e->src->name(), e->src_output));
+    }
+  }
+}
+
+}  // namespace
+
+GraphDef Graph::ToGraphDef() const {
+  GraphDef out;
+  *out.mutable_versions() = versions_;
+  *out.mutable_library() = library_;
+  out.mutable_node()->Reserve(num_op_nodes());
+  std::vector<const Edge*> slots;
+  for (size_t i = 2; i < nodes_.size(); ++i) {
+    const Node* node = nodes_[i].get();
+    if (node == nullptr) continue;
+    NodeDef* def = out.add_node();
+    *def = node->def();
+    if (!node->assigned_device_name().empty()) {
+      def->set_device(node->assigned_device_name());
+    }
+    WriteInputs(*node, &slots, def);
+  }
+  return out;
+}
+
+std::unordered_map<std::string, Node*> Graph::BuildNameIndex() const {
+  std::unordered_map<std::string, Node*> index;
+  index.reserve(num_op_nodes());
+  for (size_t i = 2; i < nodes_.size(); ++i) {
+    if (nodes_[i]) index.emplace(nodes_[i]->name(), nodes_[i].get());
+  }
+  return index;
+}
+
+void FixupSourceAndSinkEdges(Graph* graph) {
+  Node* source = graph->source_node();
+  Node* sink = graph->sink_node();
+  for (int id = 0; id < graph->num_node_ids(); ++id) {
+    Node* n = graph->FindNodeId(id);
+    if (n == nullptr) continue;
+    if (!n->IsSource() && n->in_edges().empty()) {
+      graph->AddEdge(source, kControlSlot, n, kControlSlot);
+    }
+    if (!n->IsSink() && n->out_edges().empty()) {
+      graph->AddEdge(n, kControlSlot, sink, kControlSlot);
+    }
+  }
+}
+
+}  // namespace dfg
