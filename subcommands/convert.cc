@@ -1,13 +1,60 @@
-// dfg convert: placeholder until its issue lands.
+// dfg convert: the same graph in another form (pbtxt, pb or JSON), nothing
+// lost. The input form is detected from the content; a SavedModel,
+// MetaGraphDef or TensorFlow.js model.json gives its GraphDef.
 #include <CLI/CLI.hpp>
+#include <memory>
 
+#include "lib/io/graph_io.h"
 #include "subcommands/subcommands.h"
 
 namespace dfg {
+namespace {
+
+struct ConvertFlags {
+  InputFlags input;
+  OutputFlags output;
+};
+
+int RunConvert(Context& ctx, const ConvertFlags& flags) {
+  StatusOr<GraphFormat> format =
+      ResolveOutputFormat(flags.output, GraphFormat::kPbtxt);
+  if (!format.ok()) return ctx.Usage(format.status().message());
+  if (*format == GraphFormat::kDot) {
+    return ctx.Usage("DOT is a picture, not a GraphDef form; use 'dfg dot'");
+  }
+  LoadedGraph loaded;
+  if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
+  if (*format != GraphFormat::kPb && HasUnknownFields(loaded.graph)) {
+    ctx.Warn(fmt::format(
+        "{}: the graph has fields dfg does not model; {} cannot hold them, "
+        "so they are left out (-f pb keeps them)",
+        InputName(flags.input), GraphFormatName(*format)));
+  }
+  OutputFlags output = flags.output;
+  output.format = GraphFormatName(*format);
+  Status written = WriteGraphOutput(ctx, output, loaded.graph);
+  if (!written.ok()) return ctx.Error(written);
+  return kExitOk;
+}
+
+}  // namespace
 
 void RegisterConvert(CLI::App& app, Context& ctx) {
-  AddSubcommand(app, ctx, "convert", "(not built yet)",
-                [](Context& c) { return c.Error("not built yet"); });
+  auto flags = std::make_shared<ConvertFlags>();
+  CLI::App* sub = AddSubcommand(
+      app, ctx, "convert",
+      "Write the graph in another form: pbtxt, pb or json (nothing lost)",
+      [flags](Context& c) { return RunConvert(c, *flags); });
+  AddInputFlags(sub, &flags->input);
+  AddOutputFlags(sub, &flags->output, "pbtxt|pb|json");
+  sub->get_option("--format")->check(CLI::IsMember({"pbtxt", "pb", "json"}));
+  sub->footer(
+      "The input form (binary, text or JSON protobuf; GraphDef, MetaGraphDef,\n"
+      "SavedModel or TensorFlow.js model.json) is detected from the content.\n"
+      "Examples:\n"
+      "  dfg convert saved_model.pb -o graph.pbtxt\n"
+      "  dfg convert model.json -f pb -o frozen.pb\n"
+      "  cat graph.pb | dfg convert -f json");
 }
 
 }  // namespace dfg

@@ -1,13 +1,104 @@
-// dfg dot: placeholder until its issue lands.
+// dfg dot: a GraphDef as a picture (DOT text, or SVG/PNG/PDF through
+// Graphviz), with clusters, folding of big graphs and a focus on one node.
 #include <CLI/CLI.hpp>
 
+#include <ostream>
+
+#include "lib/base/strings.h"
+#include "lib/dot/dot.h"
 #include "subcommands/subcommands.h"
 
 namespace dfg {
+namespace {
+
+struct DotFlags {
+  InputFlags input;
+  OutputFlags output;
+  std::string cluster = "auto";
+  std::string rankdir = "TB";
+  int collapse = -1;
+  int max_nodes = 1500;
+  std::string focus;
+  int radius = 2;
+  std::string render;  // -T
+};
+
+// -T, else the -o extension (.svg, .png, .pdf), else DOT text.
+StatusOr<DotFormat> OutputForm(const DotFlags& flags) {
+  if (!flags.render.empty()) return ParseDotFormat(flags.render);
+  const std::string& out = flags.output.output;
+  for (const char* ext : {"svg", "png", "pdf"}) {
+    if (EndsWith(out, std::string(".") + ext)) return ParseDotFormat(ext);
+  }
+  return DotFormat::kDot;
+}
+
+DotCluster ClusterOption(const std::string& name) {
+  if (name == "device") return DotCluster::kDevice;
+  if (name == "scope") return DotCluster::kScope;
+  if (name == "none") return DotCluster::kNone;
+  return DotCluster::kAuto;
+}
+
+int RunDot(Context& ctx, const DotFlags& flags) {
+  DotOptions options;
+  options.cluster = ClusterOption(flags.cluster);
+  options.left_to_right = flags.rankdir == "LR";
+  options.collapse_depth = flags.collapse;
+  options.max_nodes = flags.max_nodes;
+  options.focus = flags.focus;
+  options.radius = flags.radius;
+  StatusOr<DotFormat> format = OutputForm(flags);
+  if (!format.ok()) return ctx.Usage(format.status().message());
+  options.format = *format;
+
+  LoadedGraph loaded;
+  if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
+  DotReport report;
+  StatusOr<std::string> picture = GraphToDot(loaded.graph, options, &report);
+  if (!picture.ok()) return ctx.Error(picture.status(), InputName(flags.input));
+  for (const std::string& note : report.notes) {
+    *ctx.io.err << "dfg dot: note: " << note << "\n";
+  }
+  Status written =
+      WriteOutput(ctx, flags.output, *picture, IsBinaryDotFormat(options.format));
+  if (!written.ok()) return ctx.Error(written);
+  return kExitOk;
+}
+
+}  // namespace
 
 void RegisterDot(CLI::App& app, Context& ctx) {
-  AddSubcommand(app, ctx, "dot", "(not built yet)",
-                [](Context& c) { return c.Error("not built yet"); });
+  auto flags = std::make_shared<DotFlags>();
+  CLI::App* sub = AddSubcommand(
+      app, ctx, "dot", "Draw a graph: DOT text, or SVG/PNG/PDF through Graphviz",
+      [flags](Context& c) { return RunDot(c, *flags); });
+  AddInputFlags(sub, &flags->input);
+  sub->add_option("-o,--output", flags->output.output,
+                  "output file; absent or - writes stdout");
+  sub->add_option("-T", flags->render,
+                  "render: svg, png or pdf (default: from the -o extension, "
+                  "else DOT text)")
+      ->check(CLI::IsMember({"dot", "svg", "png", "pdf"}));
+  sub->add_option("--cluster", flags->cluster,
+                  "group nodes by device, name scope, or not at all (default: "
+                  "device when any node has one, else scope)")
+      ->check(CLI::IsMember({"auto", "device", "scope", "none"}));
+  sub->add_option("--rankdir", flags->rankdir,
+                  "TB (top to bottom, default) or LR (left to right)")
+      ->check(CLI::IsMember({"TB", "LR"}));
+  sub->add_option("--collapse", flags->collapse,
+                  "fold every name scope below DEPTH into one node")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--max-nodes", flags->max_nodes,
+                  "above N nodes, fold scopes by themselves (default 1500; 0: "
+                  "never)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--focus", flags->focus,
+                  "draw only the neighbourhood of NODE");
+  sub->add_option("--radius", flags->radius,
+                  "with --focus: hops from NODE (default 2)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 }  // namespace dfg

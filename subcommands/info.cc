@@ -1,13 +1,51 @@
-// dfg info: placeholder until its issue lands.
+// dfg info: what a graph is, at a glance: what TensorFlow's summarize_graph
+// prints (inputs, variables, outputs, parameters, op types) plus node and
+// edge counts, constant bytes, requested devices, library functions, ops dfg
+// does not know, and a SavedModel's tags and signatures.
 #include <CLI/CLI.hpp>
+#include <memory>
 
+#include "lib/io/graph_io.h"
+#include "lib/io/graph_summary.h"
 #include "subcommands/subcommands.h"
 
 namespace dfg {
+namespace {
+
+struct InfoFlags {
+  InputFlags input;
+  OutputFlags output;
+  bool json = false;
+};
+
+int RunInfo(Context& ctx, const InfoFlags& flags) {
+  LoadedGraph loaded;
+  if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
+  GraphSummary summary = SummarizeGraph(loaded, InputName(flags.input));
+  std::string text =
+      flags.json ? GraphSummaryJson(summary) : FormatGraphSummary(summary);
+  Status written = WriteOutput(ctx, flags.output, text, /*binary=*/false);
+  if (!written.ok()) return ctx.Error(written);
+  return kExitOk;
+}
+
+}  // namespace
 
 void RegisterInfo(CLI::App& app, Context& ctx) {
-  AddSubcommand(app, ctx, "info", "(not built yet)",
-                [](Context& c) { return c.Error("not built yet"); });
+  auto flags = std::make_shared<InfoFlags>();
+  CLI::App* sub = AddSubcommand(
+      app, ctx, "info",
+      "Summarize a graph: inputs, outputs, ops, parameters, devices, functions",
+      [flags](Context& c) { return RunInfo(c, *flags); });
+  AddInputFlags(sub, &flags->input);
+  sub->add_option("-o,--output", flags->output.output,
+                  "output file; absent or - writes stdout");
+  sub->add_flag("--json", flags->json, "print the summary as a JSON object");
+  sub->footer(
+      "The first lines are those of TensorFlow's summarize_graph tool.\n"
+      "Examples:\n"
+      "  dfg info model.pb\n"
+      "  dfg info saved_model.pb --meta-graph-tag serve --json");
 }
 
 }  // namespace dfg

@@ -1,13 +1,154 @@
-// dfg partition: placeholder until its issue lands.
-#include <CLI/CLI.hpp>
+// dfg partition: cut a placed graph into one graph per device or worker, with
+// _Send/_Recv pairs at the cut (TensorFlow's Partition; lib/partition).
+#include "lib/partition/partition.h"
 
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <ostream>
+
+#include "lib/dot/dot.h"
+#include "lib/graph/graph_import.h"
+#include "lib/place/device_set.h"
+#include "lib/place/place.h"
 #include "subcommands/subcommands.h"
 
 namespace dfg {
+namespace {
+
+struct PartitionFlags {
+  InputFlags input;
+  OutputFlags output;  // -o is a directory here
+  std::string by = "device";
+  uint64_t incarnation = 1;
+  std::vector<std::string> devices;
+  bool soft_placement = false;
+  bool json = false;
+};
+
+// Each node's device: placed here with --devices, else the one it carries.
+Status AssignDevices(const PartitionFlags& flags, Graph* graph) {
+  if (flags.devices.empty()) {
+    for (Node* node : graph->op_nodes()) {
+      node->set_assigned_device_name(node->requested_device());
+    }
+    return Status::Ok();
+  }
+  DFG_ASSIGN_OR_RETURN(DeviceSet devices,
+                       DeviceSetFromFlags(SplitList(flags.devices)));
+  PlaceOptions options;
+  options.allow_soft_placement = flags.soft_placement;
+  return Place(graph, devices, options);
+}
+
+// -o DIR: one file per partition, named after it.
+Status WritePartitionFiles(const std::string& dir, GraphFormat format,
+                           const std::map<std::string, GraphDef>& parts) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (!std::filesystem::is_directory(dir)) {
+    return InvalidArgument("{}: cannot create the output directory", dir);
+  }
+  for (const auto& [key, graph] : parts) {
+    std::string data;
+    if (format == GraphFormat::kDot) {
+      DFG_ASSIGN_OR_RETURN(data, GraphToDot(graph, DotOptions()));
+    } else {
+      DFG_ASSIGN_OR_RETURN(data, SerializeGraph(graph, format));
+    }
+    std::string path = (std::filesystem::path(dir) /
+                        (PartitionFileName(key) + "." + GraphFormatName(format)))
+                           .string();
+    DFG_RETURN_IF_ERROR(WriteFileAtomically(path, data));
+  }
+  return Status::Ok();
+}
+
+Status WriteResult(Context& ctx, const PartitionFlags& flags,
+                   const std::map<std::string, GraphDef>& parts) {
+  const std::string& out = flags.output.output;
+  bool to_dir = !out.empty() && out != "-";
+  std::optional<GraphFormat> format = GraphFormat::kPbtxt;
+  if (!flags.output.format.empty()) {
+    format = ParseGraphFormat(flags.output.format);
+  } else if (!to_dir) {
+    format = GraphFormat::kDot;
+  }
+  if (!format) {
+    return InvalidArgument("unknown output format '{}'", flags.output.format);
+  }
+  if (to_dir) return WritePartitionFiles(out, *format, parts);
+  if (*format != GraphFormat::kDot) {
+    DFG_ASSIGN_OR_RETURN(std::string data,
+                         SerializeGraph(MergePartitions(parts), *format));
+    return WriteOutput(ctx, flags.output, data, *format == GraphFormat::kPb);
+  }
+  DotReport report;
+  DFG_ASSIGN_OR_RETURN(std::string dot,
+                       PartitionsToDot(parts, DotOptions(), &report));
+  for (const std::string& note : report.notes) {
+    *ctx.io.err << "dfg partition: note: " << note << "\n";
+  }
+  return WriteOutput(ctx, flags.output, dot, false);
+}
+
+int RunPartition(Context& ctx, const PartitionFlags& flags) {
+  LoadedGraph loaded;
+  if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
+  const std::string where = InputName(flags.input);
+  auto graph = ImportGraphDef(std::move(loaded.graph));
+  if (!graph.ok()) return ctx.Error(graph.status(), where);
+  if (Status s = AssignDevices(flags, graph->get()); !s.ok()) {
+    return ctx.Error(s, where);
+  }
+  std::vector<Transfer> transfers;
+  PartitionOptions options;
+  options.by = flags.by == "worker" ? PartitionBy::kWorker : PartitionBy::kDevice;
+  options.incarnation = flags.incarnation;
+  options.transfers = flags.json ? &transfers : nullptr;
+  auto parts = Partition(graph->get(), options);
+  if (!parts.ok()) {
+    if (parts.status().code() != Code::kFailedPrecondition) {
+      return ctx.Error(parts.status(), where);
+    }
+    return ctx.Error(where + ": " + parts.status().message() +
+                     ": the graph is not placed; run 'dfg place' first, or "
+                     "pass --devices");
+  }
+  if (flags.json) *ctx.io.err << PartitionReportJson(*parts, transfers);
+  if (Status s = WriteResult(ctx, flags, *parts); !s.ok()) return ctx.Error(s);
+  return kExitOk;
+}
+
+}  // namespace
 
 void RegisterPartition(CLI::App& app, Context& ctx) {
-  AddSubcommand(app, ctx, "partition", "(not built yet)",
-                [](Context& c) { return c.Error("not built yet"); });
+  auto flags = std::make_shared<PartitionFlags>();
+  CLI::App* sub = AddSubcommand(
+      app, ctx, "partition",
+      "split a placed graph per device or worker, with _Send/_Recv pairs at "
+      "the cut (TensorFlow's Partition)",
+      [flags](Context& c) { return RunPartition(c, *flags); });
+  AddInputFlags(sub, &flags->input);
+  sub->add_option("-o,--output", flags->output.output,
+                  "directory: one file per partition (default: DOT, or with "
+                  "-f one merged graph, on stdout)");
+  sub->add_option("-f,--format", flags->output.format,
+                  "dot, pbtxt, pb or json (default: dot on stdout, pbtxt "
+                  "files with -o)")
+      ->check(CLI::IsMember({"dot", "pbtxt", "pb", "json"}));
+  sub->add_option("--by", flags->by, "device (default) or worker")
+      ->check(CLI::IsMember({"device", "worker"}));
+  sub->add_option("--incarnation", flags->incarnation,
+                  "send_device_incarnation of every device (default 1)");
+  sub->add_option("--devices", flags->devices,
+                  "place first on these devices (as dfg place)");
+  sub->add_flag("--soft-placement", flags->soft_placement,
+                "with --devices: let nodes move off impossible requests");
+  sub->add_flag("--json", flags->json,
+                "on stderr: the partitions with node counts, and every "
+                "transfer of the cut");
 }
 
 }  // namespace dfg

@@ -1,13 +1,77 @@
-// dfg place: placeholder until its issue lands.
-#include <CLI/CLI.hpp>
+// dfg place: give every node a device (TensorFlow's Placer; lib/place/place.h).
+#include "lib/place/place.h"
 
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <ostream>
+
+#include "lib/place/device_set.h"
 #include "subcommands/subcommands.h"
 
 namespace dfg {
+namespace {
+
+struct PlaceFlags {
+  InputFlags input;
+  OutputFlags output;
+  std::vector<std::string> devices;
+  bool soft_placement = false;
+  bool keep_assigned = false;
+  bool explain = false;
+  bool json = false;
+};
+
+int RunPlace(Context& ctx, const PlaceFlags& flags) {
+  StatusOr<DeviceSet> devices = DeviceSetFromFlags(SplitList(flags.devices));
+  if (!devices.ok()) return ctx.Error(devices.status());
+  LoadedGraph loaded;
+  if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
+  PlaceOptions options;
+  options.allow_soft_placement = flags.soft_placement;
+  options.keep_assigned = flags.keep_assigned;
+  bool explain = flags.explain || flags.json;
+  PlacementReport report;
+  StatusOr<GraphDef> placed = PlaceGraphDef(loaded.graph, *devices, options,
+                                            explain ? &report : nullptr);
+  for (const std::string& warning : report.warnings) ctx.Warn(warning);
+  if (!placed.ok()) return ctx.Error(placed.status(), InputName(flags.input));
+  for (const NodePlacement& node : report.nodes) {
+    *ctx.io.err << (flags.json ? ExplainJson(node) : ExplainLine(node)) << "\n";
+  }
+  if (Status status = WriteGraphOutput(ctx, flags.output, *placed);
+      !status.ok()) {
+    return ctx.Error(status);
+  }
+  return kExitOk;
+}
+
+}  // namespace
 
 void RegisterPlace(CLI::App& app, Context& ctx) {
-  AddSubcommand(app, ctx, "place", "(not built yet)",
-                [](Context& c) { return c.Error("not built yet"); });
+  auto flags = std::make_shared<PlaceFlags>();
+  CLI::App* sub = AddSubcommand(
+      app, ctx, "place",
+      "give every node a device: requested devices, colocation, kernels, "
+      "soft placement (TensorFlow's Placer)",
+      [flags](Context& c) { return RunPlace(c, *flags); });
+  AddInputFlags(sub, &flags->input);
+  AddOutputFlags(sub, &flags->output);
+  sub->add_option("--devices", flags->devices,
+                  "devices to place onto: cpu:0, gpu:1, "
+                  "/job:worker/task:1/gpu:0, full names, or @cluster.json "
+                  "(see man dfg-place); comma-separated or repeated; default "
+                  "one CPU");
+  sub->add_flag("--soft-placement", flags->soft_placement,
+                "let a node whose requested device cannot run it move to one "
+                "that can (TensorFlow's allow_soft_placement)");
+  sub->add_flag("--keep-assigned", flags->keep_assigned,
+                "treat fully specified device names already on nodes as "
+                "assignments: never move those nodes");
+  sub->add_flag("--explain", flags->explain,
+                "on stderr, one line per node: its device, the candidates and "
+                "the rule that decided");
+  sub->add_flag("--json", flags->json,
+                "like --explain, one JSON object per line");
 }
 
 }  // namespace dfg

@@ -44,8 +44,12 @@ const Edge* Node::input_edge(int idx) const {
   return nullptr;
 }
 
-bool Node::IsSwitch() const { return OpIs(*this, "Switch", "RefSwitch", "_SwitchN"); }
-bool Node::IsMerge() const { return OpIs(*this, "Merge", "RefMerge", "_XlaMerge"); }
+bool Node::IsSwitch() const {
+  return OpIs(*this, "Switch", "RefSwitch", "_SwitchN");
+}
+bool Node::IsMerge() const {
+  return OpIs(*this, "Merge", "RefMerge", "_XlaMerge");
+}
 bool Node::IsEnter() const { return OpIs(*this, "Enter", "RefEnter"); }
 bool Node::IsExit() const { return OpIs(*this, "Exit", "RefExit"); }
 bool Node::IsNextIteration() const {
@@ -104,6 +108,8 @@ StatusOr<Node*> Graph::AddNode(NodeDef def) {
 
 const Edge* Graph::AddEdge(Node* src, int src_output, Node* dst,
                            int dst_input) {
+  DFG_CHECK(src != nullptr && dst != nullptr);
+  DFG_CHECK((src_output == kControlSlot) == (dst_input == kControlSlot));
   Edge& e = edge_storage_.emplace_back();
   e.id = static_cast<int>(edges_.size());
   e.src = src;

@@ -1,1 +1,532 @@
-// (being written)
+#include "lib/graph/graph_import.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <queue>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "lib/base/strings.h"
+#include "lib/graph/op_registry.h"
+#include "lib/graph/tensor_id.h"
+
+namespace dfg {
+namespace {
+
+bool IsMergeOp(std::string_view op) {
+  return op == "Merge" || op == "RefMerge" || op == "_XlaMerge";
+}
+
+bool IsNextIterationOp(std::string_view op) {
+  return op == "NextIteration" || op == "RefNextIteration";
+}
+
+bool IsLetterDigitDot(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '.';
+}
+
+bool IsNameChar(char c) {
+  return IsLetterDigitDot(c) || c == '_' || c == '-' || c == '/';
+}
+
+// [A-Za-z0-9.][A-Za-z0-9_./-]* pieces joined by '>'; with allow_internal_ops
+// the very first character may also be '_' (TensorFlow's IsValidNodeName).
+bool IsValidNodeName(std::string_view s, bool allow_internal_ops) {
+  size_t i = 0;
+  bool first_piece = true;
+  while (true) {
+    if (i >= s.size()) return false;
+    char c = s[i];
+    if (!IsLetterDigitDot(c) &&
+        !(first_piece && allow_internal_ops && c == '_'))
+      return false;
+    ++i;
+    while (i < s.size() && IsNameChar(s[i])) ++i;
+    if (i == s.size()) return true;
+    if (s[i] != '>') return false;
+    ++i;
+    first_piece = false;
+  }
+}
+
+std::string TypesString(const std::vector<DataType>& types) {
+  std::string out;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += DataTypeString(types[i]);
+  }
+  return out;
+}
+
+// TensorFlow's TypesCompatible, plus: an unknown dtype on either side (an op
+// dfg does not know) is never reported as a mismatch.
+bool TypesCompatible(DataType expected, DataType actual) {
+  if (expected == tensorflow::DT_INVALID || actual == tensorflow::DT_INVALID) {
+    return true;
+  }
+  return expected == actual || expected == BaseType(actual);
+}
+
+// The names of a GraphDef's nodes to their indices, by open addressing over
+// one flat array (no heap node per name: graphs have millions of nodes). The
+// names are read from the GraphDef, so it must not change while in use.
+class NameIndex {
+ public:
+  explicit NameIndex(const GraphDef* def) : def_(def) {
+    size_t capacity = 16;
+    while (capacity < 2 * static_cast<size_t>(def->node_size())) capacity *= 2;
+    slots_.assign(capacity, Slot{0, -1});
+    mask_ = capacity - 1;
+  }
+
+  // Adds node `n`; false when a node of the same name is already there.
+  bool Insert(int n) {
+    const std::string& name = def_->node(n).name();
+    size_t hash = Hash(name);
+    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      Slot& slot = slots_[i];
+      if (slot.index < 0) {
+        slot = Slot{static_cast<uint32_t>(hash), n};
+        return true;
+      }
+      if (slot.hash == static_cast<uint32_t>(hash) &&
+          def_->node(slot.index).name() == name) {
+        return false;
+      }
+    }
+  }
+
+  // The index of the node named `name`, or -1.
+  int Find(std::string_view name) const {
+    size_t hash = Hash(name);
+    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const Slot& slot = slots_[i];
+      if (slot.index < 0) return -1;
+      if (slot.hash == static_cast<uint32_t>(hash) &&
+          def_->node(slot.index).name() == name) {
+        return slot.index;
+      }
+    }
+  }
+
+ private:
+  struct Slot {
+    uint32_t hash;
+    int index;  // -1 when empty
+  };
+  static size_t Hash(std::string_view s) {
+    return std::hash<std::string_view>{}(s);
+  }
+  const GraphDef* def_;  // Not owned.
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+};
+
+// TensorFlow's GraphConstructor for ConvertGraphDefToGraph, over a GraphDef
+// it owns: node definitions are moved into the graph as they are converted.
+class Importer {
+ public:
+  Importer(GraphDef* def, const ImportOptions& options, Graph* graph)
+      : def_(def), options_(options), graph_(graph) {}
+
+  Status Run() {
+    DFG_RETURN_IF_ERROR(BuildNodeIndex());
+    DFG_RETURN_IF_ERROR(InitFromEdges());
+    DFG_RETURN_IF_ERROR(Convert());
+    DFG_RETURN_IF_ERROR(AddBackEdges());
+    *graph_->mutable_versions() = def_->versions();
+    *graph_->mutable_debug_info() = std::move(*def_->mutable_debug_info());
+    FixupSourceAndSinkEdges(graph_);
+    ReportUnknownOps();
+    return Status::Ok();
+  }
+
+ private:
+  struct Input {
+    int src;    // GraphDef index of the source node
+    int index;  // output index, or kControlSlot
+  };
+  struct BackEdge {
+    int src;
+    int src_output;
+    Node* dst;
+    int dst_input;
+  };
+
+  Status BuildNodeIndex();
+  Status InitFromEdges();
+  Status Convert();
+  Status ConvertNode(int o);
+  Status CheckInputs(int o, const NodeDef& def);
+  Status MakeSignature(int o, NodeDef* def, std::vector<DataType>* inputs,
+                       std::vector<DataType>* outputs, bool* known);
+  Status CheckInputCount(const NodeDef& def, const OpDef& op_def,
+                         const std::vector<DataType>& inputs, int o) const;
+  Status AddInputEdges(int o, Node* node);
+  Status MakeEdge(Node* src, int src_output, Node* dst, int dst_input);
+  Status AddBackEdges();
+  void UpdatePendingCountAndReady(int o, bool is_next_iteration);
+  void ReportUnknownOps();
+
+  int num_nodes() const { return def_->node_size(); }
+  int InputBegin(int n) const { return input_begin_[n]; }
+  int InputEnd(int n) const { return input_begin_[n + 1]; }
+  int NumDataInputs(int n) const {
+    int count = 0;
+    for (int j = InputBegin(n); j < InputEnd(n); ++j) {
+      if (inputs_[j].index != kControlSlot) ++count;
+    }
+    return count;
+  }
+  // The name of GraphDef node `n`, converted or not.
+  const std::string& NameOf(int n) const {
+    return nodes_[n] != nullptr ? nodes_[n]->name() : def_->node(n).name();
+  }
+
+  GraphDef* def_;                 // Not owned.
+  const ImportOptions& options_;  // Not owned.
+  Graph* graph_;                  // Not owned.
+  std::unique_ptr<OpLookup> ops_;
+
+  // Views into the names of def_, valid until Convert() moves nodes out.
+  std::unique_ptr<NameIndex> index_;
+  // Inputs of node n are inputs_[input_begin_[n], input_begin_[n + 1]).
+  std::vector<int> input_begin_;
+  std::vector<Input> inputs_;
+  // Consumers of node n are consumers_[consumer_begin_[n], ...[n + 1]), one
+  // entry per input that names n, in (consumer, input) order.
+  std::vector<int> consumer_begin_;
+  std::vector<int> consumers_;
+  std::vector<int> pending_;
+  std::vector<char> is_merge_;
+  std::vector<int> max_output_used_;  // largest data output index used
+  std::vector<Node*> nodes_;          // by GraphDef index; null until converted
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready_;
+  std::vector<BackEdge> back_edges_;
+  std::map<std::string, int> unknown_ops_;  // op -> node count
+  std::vector<Node*> srcs_;                 // scratch: sources of one node
+  std::vector<int> controls_;               // scratch: control sources
+};
+
+Status Importer::BuildNodeIndex() {
+  index_ = std::make_unique<NameIndex>(def_);
+  is_merge_.assign(num_nodes(), 0);
+  for (int n = 0; n < num_nodes(); ++n) {
+    const NodeDef& node = def_->node(n);
+    if (!IsValidNodeName(node.name(), options_.allow_internal_ops)) {
+      return InvalidArgument("Node '{}': Node name contains invalid characters",
+                             node.name());
+    }
+    if (!index_->Insert(n)) {
+      return InvalidArgument("Node '{}' is not unique", node.name());
+    }
+    if (node.op().empty()) {
+      return InvalidArgument("Node '{}' does not specify an operation",
+                             node.name());
+    }
+    is_merge_[n] = IsMergeOp(node.op());
+    bool in_control = false;
+    for (const std::string& input : node.input()) {
+      if (!input.empty() && input[0] == '^') {
+        in_control = true;
+      } else if (in_control) {
+        return InvalidArgument(
+            "Node '{}': Control dependencies must come after regular "
+            "dependencies",
+            node.name());
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status Importer::InitFromEdges() {
+  const int n_nodes = num_nodes();
+  size_t total = 0;
+  for (const NodeDef& node : def_->node()) total += node.input_size();
+  input_begin_.reserve(n_nodes + 1);
+  inputs_.reserve(total);
+  pending_.resize(n_nodes);
+  max_output_used_.assign(n_nodes, -1);
+  std::vector<int> num_consumers(n_nodes, 0);
+  for (int n = 0; n < n_nodes; ++n) {
+    const NodeDef& node = def_->node(n);
+    input_begin_.push_back(static_cast<int>(inputs_.size()));
+    for (const std::string& input : node.input()) {
+      TensorIdView id = ParseTensorNameView(input);
+      int src = index_->Find(id.node);
+      if (src < 0) {
+        return InvalidArgument("Node '{}': Unknown input node '{}'",
+                               node.name(), input);
+      }
+      inputs_.push_back(Input{src, id.index});
+      ++num_consumers[src];
+      int& used = max_output_used_[src];
+      used = std::max(used, id.index);
+    }
+    int pending = node.input_size();
+    if (is_merge_[n]) {
+      // A while loop's Merge waits for one data input (the loop's Enter), not
+      // for its NextIteration back edge.
+      int num_control = 0;
+      bool has_loop_back_edge = false;
+      for (int j = input_begin_[n]; j < static_cast<int>(inputs_.size()); ++j) {
+        if (inputs_[j].index == kControlSlot) {
+          ++num_control;
+        } else if (IsNextIterationOp(def_->node(inputs_[j].src).op())) {
+          has_loop_back_edge = true;
+        }
+      }
+      if (has_loop_back_edge) pending = num_control + 1;
+    }
+    pending_[n] = pending;
+    if (pending == 0) ready_.push(n);
+  }
+  input_begin_.push_back(static_cast<int>(inputs_.size()));
+  index_.reset();  // names are about to move; nothing looks them up now
+
+  consumer_begin_.resize(n_nodes + 1);
+  consumer_begin_[0] = 0;
+  for (int n = 0; n < n_nodes; ++n) {
+    consumer_begin_[n + 1] = consumer_begin_[n] + num_consumers[n];
+  }
+  consumers_.resize(inputs_.size());
+  std::vector<int> fill(consumer_begin_.begin(), consumer_begin_.end() - 1);
+  for (int n = 0; n < n_nodes; ++n) {
+    for (int j = InputBegin(n); j < InputEnd(n); ++j) {
+      consumers_[fill[inputs_[j].src]++] = n;
+    }
+  }
+  return Status::Ok();
+}
+
+Status Importer::Convert() {
+  // Functions first: nodes may call them.
+  *graph_->mutable_library() = std::move(*def_->mutable_library());
+  ops_ = std::make_unique<OpLookup>(&graph_->library());
+  nodes_.assign(num_nodes(), nullptr);
+  int processed = 0;
+  while (!ready_.empty()) {
+    int o = ready_.top();
+    ready_.pop();
+    ++processed;
+    DFG_RETURN_IF_ERROR(ConvertNode(o));
+  }
+  if (processed < num_nodes()) {
+    return InvalidArgument("{} nodes in a cycle", num_nodes() - processed);
+  }
+  return Status::Ok();
+}
+
+// Checks the inputs of GraphDef node `o` against the nodes converted so far
+// and records their sources (null for a back edge) in srcs_.
+Status Importer::CheckInputs(int o, const NodeDef& def) {
+  srcs_.clear();
+  bool has_back_edge = false;
+  for (int j = InputBegin(o); j < InputEnd(o); ++j) {
+    const Input& in = inputs_[j];
+    Node* src = nodes_[in.src];
+    if (src == nullptr) {
+      has_back_edge = true;
+    } else if (in.index >= src->num_outputs()) {
+      std::string hint;
+      if (src->op() == "If" || src->op() == "StatelessIf" ||
+          src->op() == "While" || src->op() == "StatelessWhile") {
+        hint =
+            " Try using "
+            "tf.compat.v1.experimental.output_all_intermediates(True).";
+      }
+      return InvalidArgument(
+          "Node '{}': Connecting to invalid output {} of source node {} which "
+          "has {} outputs.{}",
+          def.name(), in.index, src->name(), src->num_outputs(), hint);
+    }
+    srcs_.push_back(src);
+  }
+  if (has_back_edge && !IsMergeOp(def.op())) {
+    return InvalidArgument(
+        "Node '{}' had a back edge, but only Merge nodes can have back edges.",
+        def.name());
+  }
+  return Status::Ok();
+}
+
+Status Importer::ConvertNode(int o) {
+  NodeDef def = std::move(*def_->mutable_node(o));
+  DFG_RETURN_IF_ERROR(CheckInputs(o, def));
+  std::vector<DataType> input_types, output_types;
+  bool known = true;
+  DFG_RETURN_IF_ERROR(
+      MakeSignature(o, &def, &input_types, &output_types, &known));
+  Node* node = graph_->AddNode(std::move(def), std::move(input_types),
+                               std::move(output_types), known);
+  nodes_[o] = node;
+  DFG_RETURN_IF_ERROR(AddInputEdges(o, node));
+  UpdatePendingCountAndReady(o, node->IsNextIteration());
+  return Status::Ok();
+}
+
+// The signature of a known op from its OpDef (after adding default attrs);
+// of an unknown op from the graph itself (allow_unknown_ops).
+Status Importer::MakeSignature(int o, NodeDef* def,
+                               std::vector<DataType>* inputs,
+                               std::vector<DataType>* outputs, bool* known) {
+  if (const OpDef* op_def = ops_->LookUpOpDef(def->op())) {
+    if (options_.add_default_attributes) AddDefaultsToNodeDef(*op_def, def);
+    DFG_RETURN_IF_ERROR(InOutTypesForNode(*def, *op_def, inputs, outputs));
+    *known = true;
+    return CheckInputCount(*def, *op_def, *inputs, o);
+  }
+  if (!options_.allow_unknown_ops) {
+    // Same text as Graph::AddNode (TensorFlow's OpRegistry::LookUp).
+    return NotFound(
+        "Op type not registered '{}' in binary running on dfg. Make sure the "
+        "Op and Kernel are registered in the binary running in this "
+        "process.{}",
+        def->op(), DidYouMean(def->op(), OpRegistry::Global().OpNames()));
+  }
+  *known = false;
+  ++unknown_ops_[def->op()];
+  inputs->assign(NumDataInputs(o), tensorflow::DT_INVALID);
+  int num_outputs = max_output_used_[o] + 1;
+  const auto& attrs = def->attr();
+  auto shapes = attrs.find("_output_shapes");
+  if (shapes != attrs.end()) {
+    num_outputs = std::max(num_outputs, shapes->second.list().shape_size());
+  }
+  auto types = attrs.find("_output_types");
+  int num_types = types == attrs.end() ? 0 : types->second.list().type_size();
+  num_outputs = std::max(num_outputs, num_types);
+  outputs->assign(num_outputs, tensorflow::DT_INVALID);
+  for (int i = 0; i < num_types; ++i) {
+    (*outputs)[i] = static_cast<DataType>(types->second.list().type(i));
+  }
+  return Status::Ok();
+}
+
+// Too many data inputs fail when their edge is made ("Input K of node X does
+// not exist"); too few are caught here, as TensorFlow's ValidateNodeDef does.
+Status Importer::CheckInputCount(const NodeDef& def, const OpDef& op_def,
+                                 const std::vector<DataType>& inputs,
+                                 int o) const {
+  int given = NumDataInputs(o);
+  if (given >= static_cast<int>(inputs.size())) return Status::Ok();
+  DFG_RETURN_IF_ERROR(ValidateNodeDef(def, op_def));
+  return InvalidArgument(
+      "NodeDef expected inputs '{}' do not match {} inputs specified; "
+      "NodeDef: {}",
+      TypesString(inputs), given, SummarizeNodeDef(def));
+}
+
+// Data edges in slot order, then the control inputs sorted by source name
+// without duplicates; inputs from nodes not converted yet become back edges.
+Status Importer::AddInputEdges(int o, Node* node) {
+  controls_.clear();
+  const int begin = InputBegin(o);
+  for (int j = begin; j < InputEnd(o); ++j) {
+    const Input& in = inputs_[j];
+    if (in.index == kControlSlot) {
+      controls_.push_back(j);
+      continue;
+    }
+    int slot = j - begin;
+    Node* src = srcs_[slot];
+    if (src == nullptr) {
+      back_edges_.push_back(BackEdge{in.src, in.index, node, slot});
+      continue;
+    }
+    DFG_RETURN_IF_ERROR(MakeEdge(src, in.index, node, slot));
+  }
+  std::stable_sort(controls_.begin(), controls_.end(), [&](int a, int b) {
+    return NameOf(inputs_[a].src) < NameOf(inputs_[b].src);
+  });
+  controls_.erase(std::unique(controls_.begin(), controls_.end(),
+                              [&](int a, int b) {
+                                return inputs_[a].src == inputs_[b].src;
+                              }),
+                  controls_.end());
+  for (int j : controls_) {
+    Node* src = srcs_[j - begin];
+    if (src == nullptr) {
+      back_edges_.push_back(
+          BackEdge{inputs_[j].src, kControlSlot, node, kControlSlot});
+    } else {
+      graph_->AddEdge(src, kControlSlot, node, kControlSlot);
+    }
+  }
+  return Status::Ok();
+}
+
+Status Importer::MakeEdge(Node* src, int src_output, Node* dst, int dst_input) {
+  if (src_output >= src->num_outputs()) {
+    return InvalidArgument(
+        "Output {} of node {} does not exist. Node only has {} outputs.",
+        src_output, src->name(), src->num_outputs());
+  }
+  if (dst_input >= dst->num_inputs()) {
+    return InvalidArgument(
+        "Input {} of node {} does not exist. Node only has {} inputs.",
+        dst_input, dst->name(), dst->num_inputs());
+  }
+  DataType src_type = src->output_type(src_output);
+  DataType dst_type = dst->input_type(dst_input);
+  if (!TypesCompatible(dst_type, src_type)) {
+    return InvalidArgument(
+        "Input {} of node {} was passed {} from {}:{} incompatible with "
+        "expected {}.",
+        dst_input, dst->name(), DataTypeString(src_type), src->name(),
+        src_output, DataTypeString(dst_type));
+  }
+  graph_->AddEdge(src, src_output, dst, dst_input);
+  return Status::Ok();
+}
+
+Status Importer::AddBackEdges() {
+  for (const BackEdge& e : back_edges_) {
+    Node* src = nodes_[e.src];
+    DFG_CHECK(src != nullptr);
+    if (e.src_output == kControlSlot) {
+      graph_->AddEdge(src, kControlSlot, e.dst, kControlSlot);
+    } else {
+      DFG_RETURN_IF_ERROR(MakeEdge(src, e.src_output, e.dst, e.dst_input));
+    }
+  }
+  return Status::Ok();
+}
+
+void Importer::UpdatePendingCountAndReady(int o, bool is_next_iteration) {
+  for (int k = consumer_begin_[o]; k < consumer_begin_[o + 1]; ++k) {
+    int out = consumers_[k];
+    // NextIteration -> Merge edges were not counted (InitFromEdges).
+    if (is_next_iteration && is_merge_[out]) continue;
+    // TensorFlow CHECK-fails when a Merge with several forward inputs is
+    // decremented past zero; the node is already ready, so skip it.
+    if (pending_[out] <= 0) continue;
+    if (--pending_[out] == 0) ready_.push(out);
+  }
+}
+
+void Importer::ReportUnknownOps() {
+  if (options_.warnings == nullptr) return;
+  for (const auto& [op, count] : unknown_ops_) {
+    options_.warnings->push_back(fmt::format(
+        "op '{}' is not known to dfg ({} node{}); its outputs are inferred "
+        "from the graph",
+        op, count, count == 1 ? "" : "s"));
+  }
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Graph>> ImportGraphDef(GraphDef def,
+                                                const ImportOptions& options) {
+  auto graph = std::make_unique<Graph>();
+  Importer importer(&def, options, graph.get());
+  DFG_RETURN_IF_ERROR(importer.Run());
+  return graph;
+}
+
+}  // namespace dfg

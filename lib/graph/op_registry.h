@@ -24,6 +24,7 @@
 
 namespace dfg {
 
+using tensorflow::NodeDef;
 using tensorflow::OpDef;
 
 enum class MemoryType { kDevice = 0, kHost = 1 };
@@ -39,10 +40,16 @@ struct OpInfo {
   // dtypes the kernel is registered for: {attr name, allowed types}.
   std::map<std::string, std::pair<std::string, std::vector<DataType>>>
       kernel_type_constraints;
+  // Per device type, a type attr whose int32 kernel keeps every argument in
+  // host memory (TensorFlow registers most GPU int32 kernels that way, e.g.
+  // Add, Identity, Switch): when the node's attr is DT_INT32, all its args
+  // are HOST_MEMORY on that device type.
+  std::map<std::string, std::string> int32_host_memory_attr;
 
   bool HasKernelFor(std::string_view device_type) const;
   // True when a kernel for `device_type` accepts the node's attrs.
-  bool KernelSupports(std::string_view device_type, const NodeDef& node) const;
+  bool KernelSupports(std::string_view device_type,
+                      const tensorflow::NodeDef& node) const;
 };
 
 class OpRegistry {
@@ -88,7 +95,23 @@ void AddDefaultsToNodeDef(const OpDef& op_def, tensorflow::NodeDef* node);
 
 // Full ValidateNodeDef: missing attrs, attrs not in the op (names starting
 // with '_' are allowed), attr value types, allowed values, input counts.
-Status ValidateNodeDef(const tensorflow::NodeDef& node, const OpDef& op_def);
+// `allow_unknown_attrs`: skip attrs the OpDef does not know instead of
+// failing, as TensorFlow since 2021 does (it only logs them); graphs written
+// by newer TensorFlow versions or by passes (e.g. TPU graphs) carry such attrs.
+Status ValidateNodeDef(const tensorflow::NodeDef& node, const OpDef& op_def,
+                       bool allow_unknown_attrs = false);
+
+// TensorFlow's SummarizeOpDef: "Op<name=MatMul; signature=a:T, b:T ->
+// product:T; attr=transpose_a:bool,default=false; ...>".
+std::string SummarizeOpDef(const OpDef& op_def);
+
+// TensorFlow's SummarizeAttrValue: DT_FLOAT, true, 3, "str", [1, 2], [2,3],
+// "Tensor<type: float shape: [2] values: 1 2>", func names.
+std::string SummarizeAttrValue(const tensorflow::AttrValue& value);
+
+// The attrs of `node` as SummarizeNodeDef prints them between the brackets:
+// sorted by name, then _device="..." if the node has a device.
+std::string SummarizeAttrs(const tensorflow::NodeDef& node);
 
 // TensorFlow's SummarizeNodeDef:
 // "{{node n}} = Op[a=1, b=DT_FLOAT, _device=...](in1, in2)".

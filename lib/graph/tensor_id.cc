@@ -8,14 +8,14 @@
 namespace dfg {
 
 std::string TensorId::ToString() const {
-  if (index == kControlSlot) return "^" + node;
+  if (index == kControlSlot) return InputString(node, index);
   return node + ":" + std::to_string(index);
 }
 
 // Right to left, as TensorFlow does: a run of trailing digits preceded by a
 // ':' that is not the first character is an output index; otherwise a leading
 // '^' marks a control input; otherwise the whole string is the node name.
-TensorId ParseTensorName(std::string_view name) {
+TensorIdView ParseTensorNameView(std::string_view name) {
   size_t p = name.size();
   uint64_t index = 0;
   uint64_t mul = 1;  // stops growing once beyond int range
@@ -36,18 +36,29 @@ TensorId ParseTensorName(std::string_view name) {
     // TensorFlow wraps around on absurd indices; dfg saturates so that the
     // index can never turn into the control slot.
     int i = saturated ? INT_MAX : static_cast<int>(index);
-    return TensorId{std::string(name.substr(0, p - 1)), i};
+    return TensorIdView{name.substr(0, p - 1), i};
   }
   if (!name.empty() && name[0] == '^') {
-    return TensorId{std::string(name.substr(1)), kControlSlot};
+    return TensorIdView{name.substr(1), kControlSlot};
   }
-  return TensorId{std::string(name), 0};
+  return TensorIdView{name, 0};
+}
+
+TensorId ParseTensorName(std::string_view name) {
+  TensorIdView view = ParseTensorNameView(name);
+  return TensorId{std::string(view.node), view.index};
 }
 
 std::string InputString(std::string_view node, int index) {
-  if (index == kControlSlot) return "^" + std::string(node);
-  if (index == 0) return std::string(node);
-  return std::string(node) + ":" + std::to_string(index);
+  std::string out;
+  out.reserve(node.size() + 12);
+  if (index == kControlSlot) out += '^';
+  out += node;
+  if (index > 0) {
+    out += ':';
+    out += std::to_string(index);
+  }
+  return out;
 }
 
 }  // namespace dfg

@@ -62,8 +62,13 @@ StatusOr<LoadedGraph> ReadGraph(const std::string& path, std::istream& in,
 StatusOr<std::string> SerializeGraph(const tensorflow::GraphDef& graph,
                                      GraphFormat format);
 
+// True when `message` (recursively) carries fields dfg's protos do not model:
+// binary output keeps them; text and JSON output cannot and drop them.
+bool HasUnknownFields(const google::protobuf::Message& message);
+
 // Reads a whole file (or `in` for "-").
-StatusOr<std::string> ReadFileToString(const std::string& path, std::istream& in);
+StatusOr<std::string> ReadFileToString(const std::string& path,
+                                       std::istream& in);
 
 // Writes `data` to `path` through a temporary file in the same directory and
 // a rename, so that the file is whole or absent. Errors name the path.

@@ -21,7 +21,7 @@ namespace dfg {
 struct NpyArray {
   DataType dtype = tensorflow::DT_INVALID;
   std::vector<int64_t> shape;
-  std::string data;                  // numeric: element bytes, little-endian, C order
+  std::string data;  // numeric: element bytes, little-endian, C order
   std::vector<std::string> strings;  // DT_STRING: one per element, C order
 
   int64_t num_elements() const;
@@ -29,9 +29,12 @@ struct NpyArray {
 
 // Errors (kInvalidArgument) name `display_name`: bad magic, header too large
 // or malformed, unsupported dtype, shape overflow, data size not matching.
-StatusOr<NpyArray> ParseNpy(std::string_view bytes, std::string_view display_name);
+StatusOr<NpyArray> ParseNpy(std::string_view bytes,
+                            std::string_view display_name);
 // Always writes version 1.0 (2.0 when the header needs it), little-endian,
-// C order; strings as fixed-width unicode ('<U').
+// C order; strings as fixed-width unicode ('<U'), or as bytes ('|S') when
+// one of them is not valid UTF-8. Errors: dtypes numpy has no name for
+// (bfloat16, quantized, resource, variant), data not matching the shape.
 StatusOr<std::string> SerializeNpy(const NpyArray& array);
 
 // All arrays of an .npz, by name without the ".npy" suffix, in file order.

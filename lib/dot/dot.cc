@@ -1,0 +1,246 @@
+// Drawing: the view (dot_model.h) becomes a cgraph graph, which is written as
+// DOT or laid out and rendered by gvc. Graphviz does the quoting and
+// escaping; node ids are "n<k>" in view order, so the output is stable.
+#include "lib/dot/dot.h"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "lib/dot/dot_model.h"
+#include "lib/dot/dot_writer.h"
+
+namespace dfg {
+namespace {
+
+using dot_internal::DotModel;
+using dot_internal::DotView;
+using dot_internal::FoldOptions;
+
+// Graphviz reports errors through a process-wide hook; collect them while one
+// of our calls runs instead of letting them reach stderr.
+std::string* g_graphviz_errors = nullptr;
+
+int CollectGraphvizError(char* message) {
+  if (g_graphviz_errors != nullptr) g_graphviz_errors->append(message);
+  return 0;
+}
+
+class GraphvizErrors {
+ public:
+  GraphvizErrors() {
+    previous_level_ = agseterr(AGERR);
+    previous_ = agseterrf(CollectGraphvizError);
+    g_graphviz_errors = &text_;
+  }
+  ~GraphvizErrors() {
+    g_graphviz_errors = nullptr;
+    agseterrf(previous_);
+    agseterr(previous_level_);
+  }
+  // The collected text, trimmed, or `fallback`.
+  std::string Text(std::string_view fallback) const {
+    std::string text = text_;
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
+      text.pop_back();
+    }
+    return text.empty() ? std::string(fallback) : text;
+  }
+
+ private:
+  std::string text_;
+  agusererrf previous_;
+  agerrlevel_t previous_level_;
+};
+
+const char* GvFormat(DotFormat format) {
+  switch (format) {
+    case DotFormat::kSvg:
+      return "svg";
+    case DotFormat::kPng:
+      return "png";
+    case DotFormat::kPdf:
+      return "pdf";
+    case DotFormat::kDot:
+      break;
+  }
+  return "dot";
+}
+
+StatusOr<std::string> WriteDotText(Agraph_t* graph) {
+  char* buffer = nullptr;
+  size_t size = 0;
+  FILE* file = open_memstream(&buffer, &size);
+  if (file == nullptr) return Internal("cannot open a memory stream");
+  int rc = agwrite(graph, file);
+  std::fclose(file);
+  std::string text(buffer, size);
+  std::free(buffer);
+  if (rc != 0) return Internal("graphviz could not write the graph");
+  return text;
+}
+
+// Lays out `graph` with dot and renders it; kDot writes the text as is.
+StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
+                             const GraphvizErrors& errors) {
+  if (format == DotFormat::kDot) return WriteDotText(graph);
+  GVC_t* gvc = gvContext();
+  std::string result;
+  Status status;
+  if (gvLayout(gvc, graph, "dot") != 0) {
+    status = Internal("graphviz layout failed: {}", errors.Text("no reason given"));
+  } else {
+    char* data = nullptr;
+    unsigned int length = 0;
+    if (gvRenderData(gvc, graph, GvFormat(format), &data, &length) != 0) {
+      status = Internal("graphviz could not render {}: {}", GvFormat(format),
+                        errors.Text("no renderer"));
+    } else {
+      result.assign(data, length);
+    }
+    if (data != nullptr) gvFreeRenderData(data);
+    gvFreeLayout(gvc, graph);
+  }
+  gvFreeContext(gvc);
+  if (!status.ok()) return status;
+  return result;
+}
+
+Status CheckOptions(const DotOptions& options) {
+  if (options.collapse_depth == 0 || options.collapse_depth < -1) {
+    return InvalidArgument("--collapse: depth must be at least 1, not {}",
+                           options.collapse_depth);
+  }
+  if (options.max_nodes < 0) {
+    return InvalidArgument("--max-nodes: must be 0 (no limit) or more, not {}",
+                           options.max_nodes);
+  }
+  if (options.radius < 0) {
+    return InvalidArgument("--radius: must be 0 or more, not {}", options.radius);
+  }
+  return Status::Ok();
+}
+
+dot_internal::ClusterBy ResolveClusters(const DotModel& model,
+                                        const DotOptions& options,
+                                        bool partitions) {
+  using dot_internal::ClusterBy;
+  if (options.cluster == DotCluster::kNone) return ClusterBy::kNone;
+  if (partitions) return ClusterBy::kPartition;
+  if (options.cluster == DotCluster::kDevice) return ClusterBy::kDevice;
+  if (options.cluster == DotCluster::kScope) return ClusterBy::kScope;
+  return model.devices.empty() ? ClusterBy::kScope : ClusterBy::kDevice;
+}
+
+// Focus, then fold (explicitly or because of max_nodes), filling `report`.
+StatusOr<DotView> MakeDotView(const DotModel& model, const DotOptions& options,
+                              bool split_by_device, DotReport& report) {
+  std::vector<bool> visible(model.nodes.size(), true);
+  if (!options.focus.empty()) {
+    DFG_ASSIGN_OR_RETURN(
+        visible, dot_internal::FocusMask(model, options.focus, options.radius));
+  }
+  int visible_count = static_cast<int>(std::count(visible.begin(), visible.end(), true));
+  FoldOptions fold{options.collapse_depth, split_by_device};
+  if (fold.depth < 0 && options.max_nodes > 0 && visible_count > options.max_nodes) {
+    fold.depth = dot_internal::ChooseFoldDepth(model, visible, options.max_nodes,
+                                               split_by_device);
+    report.auto_fold_depth = fold.depth;
+  }
+  DotView view = dot_internal::MakeView(model, visible, fold);
+  report.drawn_nodes = static_cast<int>(view.nodes.size());
+  if (report.auto_fold_depth > 0) {
+    report.notes.push_back(fmt::format(
+        "{} nodes is more than --max-nodes {}: folded the name scopes below "
+        "depth {}, drawing {} nodes (--collapse DEPTH or --max-nodes 0 "
+        "chooses otherwise)",
+        visible_count, options.max_nodes, fold.depth, report.drawn_nodes));
+    if (report.drawn_nodes > options.max_nodes) {
+      report.notes.push_back(fmt::format(
+          "still {} nodes at depth 1; --focus NODE draws a part of the graph",
+          report.drawn_nodes));
+    }
+  }
+  return view;
+}
+
+StatusOr<std::string> Draw(const std::vector<const tensorflow::GraphDef*>& graphs,
+                           std::vector<std::string> partitions,
+                           const DotOptions& options, DotReport* report) {
+  DFG_RETURN_IF_ERROR(CheckOptions(options));
+  DotReport local_report;
+  DotReport& r = report != nullptr ? *report : local_report;
+  r = DotReport();
+  bool by_partition = !partitions.empty();
+  DotModel model = dot_internal::BuildModel(graphs);
+  model.partitions = std::move(partitions);
+  for (const auto* g : graphs) r.graph_nodes += g->node_size();
+  dot_internal::ClusterBy clusters = ResolveClusters(model, options, by_partition);
+  DFG_ASSIGN_OR_RETURN(
+      DotView view,
+      MakeDotView(model, options, clusters == dot_internal::ClusterBy::kDevice, r));
+  GraphvizErrors errors;
+  dot_internal::WriterOptions writer_options;
+  writer_options.clusters = clusters;
+  writer_options.left_to_right = options.left_to_right;
+  writer_options.graph_nodes = r.graph_nodes;
+  Agraph_t* graph = dot_internal::BuildAgraph(model, view, writer_options);
+  if (graph == nullptr) {
+    return Internal("graphviz could not build the graph: {}",
+                    errors.Text("no reason given"));
+  }
+  StatusOr<std::string> result = Render(graph, options.format, errors);
+  agclose(graph);
+  return result;
+}
+
+}  // namespace
+
+StatusOr<std::string> GraphToDot(const tensorflow::GraphDef& graph,
+                                 const DotOptions& options, DotReport* report) {
+  return Draw({&graph}, {}, options, report);
+}
+
+StatusOr<std::string> PartitionsToDot(
+    const std::map<std::string, tensorflow::GraphDef>& partitions,
+    const DotOptions& options, DotReport* report) {
+  std::vector<const tensorflow::GraphDef*> graphs;
+  std::vector<std::string> names;
+  for (const auto& [name, graph] : partitions) {
+    graphs.push_back(&graph);
+    names.push_back(name);
+  }
+  if (names.empty()) names.push_back("");  // still draw by partition
+  return Draw(graphs, std::move(names), options, report);
+}
+
+StatusOr<std::string> RenderDot(std::string_view dot_text, DotFormat format) {
+  GraphvizErrors errors;
+  std::string text(dot_text);
+  Agraph_t* graph = agmemread(text.c_str());
+  if (graph == nullptr) {
+    return InvalidArgument("not a DOT graph Graphviz accepts: {}",
+                           errors.Text("empty input"));
+  }
+  StatusOr<std::string> result = Render(graph, format, errors);
+  agclose(graph);
+  return result;
+}
+
+StatusOr<DotFormat> ParseDotFormat(std::string_view name) {
+  if (name == "dot" || name == "gv") return DotFormat::kDot;
+  if (name == "svg") return DotFormat::kSvg;
+  if (name == "png") return DotFormat::kPng;
+  if (name == "pdf") return DotFormat::kPdf;
+  return InvalidArgument("unknown output form '{}' (one of dot, svg, png, pdf)",
+                         name);
+}
+
+bool IsBinaryDotFormat(DotFormat format) {
+  return format == DotFormat::kPng || format == DotFormat::kPdf;
+}
+
+}  // namespace dfg

@@ -1,0 +1,301 @@
+// Each view node becomes "n<k>" (k = its view index) inside its cluster;
+// clusters are created when their first node is, so that the DOT text
+// follows the graph's own node order.
+#include "lib/dot/dot_writer.h"
+
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "lib/base/strings.h"
+
+namespace dfg::dot_internal {
+namespace {
+
+constexpr const char* kPalette[] = {"#F15854", "#5DA5DA", "#FAA43A",
+                                    "#60BD68", "#F17CB0", "#B2912F",
+                                    "#B276B2", "#DECF3F", "#4D4D4D"};
+
+char* Mutable(const char* text) { return const_cast<char*>(text); }
+char* Mutable(const std::string& text) { return const_cast<char*>(text.c_str()); }
+
+// Graphviz gives "\n", "\N", "\G"... meaning inside labels; a name keeps its
+// backslashes by doubling them.
+std::string EscapeLabel(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string EscapeHtml(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+const char* ShapeOf(Role role) {
+  switch (role) {
+    case Role::kFeed: return "invhouse";
+    case Role::kFetch: return "house";
+    case Role::kConstant: return "ellipse";
+    case Role::kVariable: return "cylinder";
+    case Role::kSendRecv: return "cds";
+    case Role::kControlFlow: return "hexagon";
+    case Role::kFolded: return "box3d";
+    case Role::kOp:
+    case Role::kMissing: break;
+  }
+  return "box";
+}
+
+std::string_view Parent(std::string_view name) {
+  size_t slash = name.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : name.substr(0, slash);
+}
+
+class Writer {
+ public:
+  Writer(const DotModel& model, const DotView& view, const WriterOptions& options)
+      : model_(model), view_(view), options_(options) {}
+
+  Agraph_t* Build() {
+    Agdesc_t desc = Agdirected;
+    graph_ = agopen(Mutable("G"), desc, nullptr);
+    if (graph_ == nullptr) return nullptr;
+    DeclareAttributes();
+    if (options_.clusters == ClusterBy::kScope) PlanScopes();
+    nodes_.reserve(view_.nodes.size());
+    for (size_t v = 0; v < view_.nodes.size(); ++v) AddNode(v);
+    for (const ViewEdge& e : view_.edges) AddEdge(e);
+    if (!model_.devices.empty()) AddLegend();
+    return graph_;
+  }
+
+ private:
+  void DeclareAttributes() {
+    agattr(graph_, AGRAPH, Mutable("rankdir"),
+           Mutable(options_.left_to_right ? "LR" : "TB"));
+    graph_label_ = agattr(graph_, AGRAPH, Mutable("label"), Mutable(""));
+    shape_ = agattr(graph_, AGNODE, Mutable("shape"), Mutable("box"));
+    style_ = agattr(graph_, AGNODE, Mutable("style"), Mutable("rounded"));
+    label_ = agattr(graph_, AGNODE, Mutable("label"), Mutable("\\N"));
+    fillcolor_ = agattr(graph_, AGNODE, Mutable("fillcolor"), Mutable(""));
+    fontcolor_ = agattr(graph_, AGNODE, Mutable("fontcolor"), Mutable(""));
+    edge_label_ = agattr(graph_, AGEDGE, Mutable("label"), Mutable(""));
+    edge_style_ = agattr(graph_, AGEDGE, Mutable("style"), Mutable(""));
+    constraint_ = agattr(graph_, AGEDGE, Mutable("constraint"), Mutable(""));
+  }
+
+  std::string_view ViewName(int v) const {
+    const ViewNode& node = view_.nodes[v];
+    return node.model_node >= 0 ? model_.nodes[node.model_node].name
+                                : std::string_view(node.scope);
+  }
+
+  // The scope a node sits in: its own name when it is itself the prefix of
+  // drawn names ("dense" beside "dense/MatMul", as TF draws it), else its parent.
+  std::string_view NodeScope(int v) const {
+    std::string_view name = ViewName(v);
+    if (view_.nodes[v].model_node >= 0 && prefixes_.count(name) > 0) return name;
+    return Parent(name);
+  }
+
+  // A scope becomes a cluster when it holds at least two drawn nodes and not
+  // all of them sit in one child scope (a chain a -> a/b is drawn once).
+  void PlanScopes() {
+    for (size_t v = 0; v < view_.nodes.size(); ++v) {
+      for (std::string_view p = Parent(ViewName(v)); !p.empty(); p = Parent(p)) {
+        if (!prefixes_.insert(p).second) break;
+      }
+    }
+    std::unordered_map<std::string_view, int> count;
+    for (size_t v = 0; v < view_.nodes.size(); ++v) {
+      for (std::string_view p = NodeScope(v); !p.empty(); p = Parent(p)) ++count[p];
+    }
+    std::unordered_map<std::string_view, int> largest_child;
+    for (auto [scope, n] : count) {
+      int& largest = largest_child[Parent(scope)];
+      largest = std::max(largest, n);
+    }
+    for (auto [scope, n] : count) {
+      if (n >= 2 && largest_child[scope] < n) drawn_scopes_.insert(scope);
+    }
+  }
+
+  std::string_view DrawnScope(std::string_view scope) const {
+    while (!scope.empty() && drawn_scopes_.count(scope) == 0) scope = Parent(scope);
+    return scope;
+  }
+
+  Agraph_t* Cluster(const std::string& key, const std::string& label,
+                    Agraph_t* parent) {
+    auto [it, added] = clusters_.emplace(key, nullptr);
+    if (added) {
+      it->second = agsubg(parent, Mutable("cluster_" + key), 1);
+      agxset(it->second, graph_label_, Mutable(EscapeLabel(label)));
+    }
+    return it->second;
+  }
+
+  Agraph_t* ScopeCluster(std::string_view scope) {
+    if (scope.empty()) return graph_;
+    auto it = clusters_.find(std::string(scope));
+    if (it != clusters_.end()) return it->second;
+    std::string_view parent = DrawnScope(Parent(scope));
+    Agraph_t* parent_graph = ScopeCluster(parent);
+    std::string_view label = parent.empty() ? scope : scope.substr(parent.size() + 1);
+    return Cluster(std::string(scope), std::string(label), parent_graph);
+  }
+
+  Agraph_t* ClusterOf(int v) {
+    const ViewNode& node = view_.nodes[v];
+    switch (options_.clusters) {
+      case ClusterBy::kNone:
+        return graph_;
+      case ClusterBy::kDevice: {
+        if (node.device_index < 0) return graph_;
+        const std::string& device = model_.devices[node.device_index];
+        return Cluster(device, device, graph_);
+      }
+      case ClusterBy::kPartition: {
+        const std::string& partition = model_.partitions[node.partition];
+        return Cluster(partition, partition, graph_);
+      }
+      case ClusterBy::kScope:
+        return ScopeCluster(DrawnScope(NodeScope(v)));
+    }
+    return graph_;
+  }
+
+  void AddNode(int v) {
+    const ViewNode& node = view_.nodes[v];
+    Agraph_t* parent = ClusterOf(v);
+    Agnode_t* n = agnode(parent, Mutable("n" + std::to_string(v)), 1);
+    nodes_.push_back(n);
+    Role role = Role::kFolded;
+    std::string label;
+    if (node.model_node < 0) {
+      label = fmt::format("{}\\n({} nodes)", EscapeLabel(node.scope), node.count);
+    } else {
+      const ModelNode& m = model_.nodes[node.model_node];
+      role = m.role;
+      label = role == Role::kMissing ? EscapeLabel(m.name) + "\\n(missing)"
+                                     : NodeLabel(m.name, m.op);
+    }
+    agxset(n, label_, Mutable(label));
+    if (role != Role::kOp && role != Role::kMissing) {
+      agxset(n, shape_, Mutable(ShapeOf(role)));
+    }
+    bool filled = node.device_index >= 0;
+    std::string style = role == Role::kOp        ? "rounded"
+                        : role == Role::kMissing ? "dashed"
+                                                 : "";
+    if (filled) {
+      style += style.empty() ? "filled" : ",filled";
+      agxset(n, fillcolor_, Mutable(DeviceColor(node.device_index)));
+      agxset(n, fontcolor_, Mutable("white"));
+    }
+    if (style != "rounded") agxset(n, style_, Mutable(style));
+  }
+
+  std::string EdgeLabel(const ViewEdge& e) const {
+    const ModelEdge& m = model_.edges[e.model_edge];
+    if (e.kind == EdgeKind::kSendRecv) {
+      auto it = model_.nodes[m.src].def->attr().find("tensor_name");
+      return it == model_.nodes[m.src].def->attr().end() ? "" : it->second.s();
+    }
+    if (e.kind == EdgeKind::kControl) return "";
+    if (e.tensors > 1) return fmt::format("{} tensors", e.tensors);
+    std::string label = TensorLabel(model_, m.src, m.port);
+    if (m.port > 0) label = label.empty() ? fmt::format(":{}", m.port)
+                                          : fmt::format(":{} {}", m.port, label);
+    return label;
+  }
+
+  void AddEdge(const ViewEdge& e) {
+    Agedge_t* edge = agedge(graph_, nodes_[e.src], nodes_[e.dst], nullptr, 1);
+    std::string label = EdgeLabel(e);
+    if (!label.empty()) agxset(edge, edge_label_, Mutable(EscapeLabel(label)));
+    if (e.kind == EdgeKind::kControl) agxset(edge, edge_style_, Mutable("dashed"));
+    if (e.kind == EdgeKind::kSendRecv) agxset(edge, edge_style_, Mutable("bold"));
+    if (e.kind == EdgeKind::kBack) agxset(edge, constraint_, Mutable("false"));
+  }
+
+  // TF's legend: the node count, then one row per device in its colour.
+  void AddLegend() {
+    std::string html =
+        "<TABLE BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"0\" "
+        "CELLPADDING=\"4\">";
+    std::string count = fmt::format("{} nodes", options_.graph_nodes);
+    if (static_cast<int>(view_.nodes.size()) != options_.graph_nodes) {
+      count += fmt::format(", {} drawn", view_.nodes.size());
+    }
+    html += "<TR><TD COLSPAN=\"2\">" + count + "</TD></TR>";
+    for (size_t i = 0; i < model_.devices.size(); ++i) {
+      html += fmt::format(
+          "<TR><TD BGCOLOR=\"{}\"><FONT COLOR=\"white\">{}</FONT></TD>"
+          "<TD>{}</TD></TR>",
+          DeviceColor(i), i, EscapeHtml(model_.devices[i]));
+    }
+    html += "</TABLE>";
+    Agraph_t* rank = agsubg(graph_, Mutable("legend"), 1);
+    agsafeset(rank, Mutable("rank"), Mutable("source"), Mutable(""));
+    Agnode_t* legend = agnode(rank, Mutable("legend"), 1);
+    agxset(legend, shape_, Mutable("plaintext"));
+    agxset(legend, style_, Mutable(""));
+    char* label = agstrdup_html(graph_, Mutable(html));
+    agxset(legend, label_, label);
+    agstrfree(graph_, label);
+  }
+
+  const DotModel& model_;
+  const DotView& view_;
+  const WriterOptions& options_;
+  Agraph_t* graph_ = nullptr;
+  std::vector<Agnode_t*> nodes_;
+  std::map<std::string, Agraph_t*> clusters_;
+  std::unordered_set<std::string_view> prefixes_;
+  std::unordered_set<std::string_view> drawn_scopes_;
+  Agsym_t* graph_label_ = nullptr;
+  Agsym_t* shape_ = nullptr;
+  Agsym_t* style_ = nullptr;
+  Agsym_t* label_ = nullptr;
+  Agsym_t* fillcolor_ = nullptr;
+  Agsym_t* fontcolor_ = nullptr;
+  Agsym_t* edge_label_ = nullptr;
+  Agsym_t* edge_style_ = nullptr;
+  Agsym_t* constraint_ = nullptr;
+};
+
+}  // namespace
+
+const char* DeviceColor(int device_index) {
+  return kPalette[device_index % (sizeof(kPalette) / sizeof(kPalette[0]))];
+}
+
+std::string NodeLabel(std::string_view name, std::string_view op) {
+  std::string label = EscapeLabel(name);
+  bool named_after_op = name.size() > op.size() && name.substr(0, op.size()) == op &&
+                        name[op.size()] == '_';
+  if (op != "NoOp" && !named_after_op) label += fmt::format("\\n({})", op);
+  return label;
+}
+
+Agraph_t* BuildAgraph(const DotModel& model, const DotView& view,
+                      const WriterOptions& options) {
+  return Writer(model, view, options).Build();
+}
+
+}  // namespace dfg::dot_internal

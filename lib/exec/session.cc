@@ -1,0 +1,406 @@
+#include "lib/exec/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "lib/base/strings.h"
+#include "lib/exec/call_frame.h"
+#include "lib/exec/rendezvous.h"
+#include "lib/exec/thread_pool.h"
+#include "lib/graph/device_name.h"
+#include "lib/graph/graph_import.h"
+#include "lib/graph/op_registry.h"
+#include "lib/graph/tensor_id.h"
+#include "lib/partition/partition.h"
+#include "lib/place/device_set.h"
+#include "lib/place/place.h"
+#include "lib/prune/prune.h"
+
+namespace dfg {
+namespace {
+
+struct PartitionExecutor {
+  std::string device;
+  std::unique_ptr<Executor> executor;
+  ResourceMgr* resources = nullptr;  // Not owned.
+};
+
+// Everything built for one (feeds, fetches, targets) signature.
+struct Signature {
+  std::vector<std::string> feeds, fetches, targets;  // sorted
+  std::vector<DataType> arg_types, ret_types;
+  std::vector<PartitionExecutor> executors;
+  std::map<std::string, GraphDef> partitions;
+};
+
+int DefaultThreads() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+std::vector<std::string> Sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+std::string CacheKey(const std::vector<std::string>& feeds,
+                     const std::vector<std::string>& fetches,
+                     const std::vector<std::string>& targets) {
+  std::string key;
+  for (const auto* list : {&feeds, &fetches, &targets}) {
+    for (const std::string& s : *list) key += s + ",";
+    key += "->";
+  }
+  return key;
+}
+
+// Python's spelling of a shape, as TensorFlow's feed check prints it.
+std::string PyShape(const std::vector<int64_t>& dims, bool unknown_rank) {
+  if (unknown_rank) return "<unknown>";
+  std::string out = "(";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += dims[i] < 0 ? "?" : std::to_string(dims[i]);
+  }
+  if (dims.size() == 1) out += ",";
+  return out + ")";
+}
+
+}  // namespace
+
+struct Session::Impl {
+  SessionOptions options;
+  std::unique_ptr<Graph> graph;  // placed full graph
+  std::unordered_map<std::string, Node*> by_name;
+  GraphDef placed;
+  DeviceSet device_set;
+  std::vector<std::string> devices;
+  std::map<std::string, std::unique_ptr<ResourceMgr>> resources;
+  std::unique_ptr<ThreadPool> inter_op_pool;
+  std::unique_ptr<ThreadPool> intra_op_pool;
+  std::atomic<int64_t> name_counter{0};
+  std::atomic<int64_t> next_step_id{1};
+
+  std::mutex mu;
+  std::map<std::string, std::unique_ptr<Signature>> cache;  // guarded by mu
+  const Signature* last = nullptr;                          // guarded by mu
+
+  Status Validate(const std::vector<std::string>& feeds,
+                  const std::vector<std::string>& fetches) const;
+  StatusOr<std::unique_ptr<Signature>> Build(std::vector<std::string> feeds,
+                                             std::vector<std::string> fetches,
+                                             std::vector<std::string> targets);
+  Status CheckFeedShape(const std::string& name, const Tensor& value) const;
+  Status RunSignature(const Signature& sig, std::vector<Tensor> args,
+                      std::vector<Tensor>* rets, const RunOptions& options);
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+StatusOr<std::unique_ptr<Session>> Session::Create(GraphDef graph,
+                                                   const SessionOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  std::vector<std::string> flags = options.devices;
+  if (flags.empty()) flags.push_back("cpu:0");
+  DFG_ASSIGN_OR_RETURN(impl->device_set, DeviceSetFromFlags(flags));
+  for (const Device& d : impl->device_set.devices()) impl->devices.push_back(d.name);
+  DFG_ASSIGN_OR_RETURN(impl->graph, ImportGraphDef(std::move(graph)));
+  PlaceOptions place_options;
+  place_options.allow_soft_placement = options.allow_soft_placement;
+  DFG_RETURN_IF_ERROR(Place(impl->graph.get(), impl->device_set, place_options));
+  impl->placed = impl->graph->ToGraphDef();
+  impl->by_name = impl->graph->BuildNameIndex();
+  for (const std::string& d : impl->devices) {
+    impl->resources[d] = std::make_unique<ResourceMgr>();
+  }
+  int inter = options.inter_op_threads > 0 ? options.inter_op_threads : DefaultThreads();
+  int intra = options.intra_op_threads > 0 ? options.intra_op_threads : DefaultThreads();
+  if (inter > 1) impl->inter_op_pool = std::make_unique<ThreadPool>(inter);
+  if (intra > 1) impl->intra_op_pool = std::make_unique<ThreadPool>(intra);
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+// GraphExecutionState::ValidateFeedAndFetchDevices: feeds first, then
+// fetches, each in sorted order.
+Status Session::Impl::Validate(const std::vector<std::string>& feeds,
+                               const std::vector<std::string>& fetches) const {
+  for (const auto* list : {&feeds, &fetches}) {
+    for (const std::string& name : *list) {
+      TensorId id = ParseTensorName(name);
+      auto it = by_name.find(id.node);
+      if (it == by_name.end()) {
+        std::vector<std::string> names;
+        names.reserve(by_name.size());
+        for (const auto& [n, node] : by_name) names.push_back(n);
+        std::sort(names.begin(), names.end());
+        return InvalidArgument(
+            "Tensor {}, specified in either feed_devices or fetch_devices was "
+            "not found in the Graph{}",
+            id.ToString(), DidYouMean(id.node, names));
+      }
+      const Node* node = it->second;
+      if (id.index < 0 || id.index >= node->num_outputs()) {
+        return OutOfRange(
+            "Node '{}' (type: '{}', num of outputs: {}) does not have output {}",
+            node->name(), node->op(), node->num_outputs(), id.index);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
+    std::vector<std::string> feeds, std::vector<std::string> fetches,
+    std::vector<std::string> targets) {
+  auto sig = std::make_unique<Signature>();
+  sig->feeds = std::move(feeds);
+  sig->fetches = std::move(fetches);
+  sig->targets = std::move(targets);
+
+  // A copy of the placed graph, pruned for this signature.
+  DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, ImportGraphDef(placed));
+  for (Node* n : g->op_nodes()) n->set_assigned_device_name(n->requested_device());
+  PruneOptions prune;
+  prune.feeds = sig->feeds;
+  prune.fetches = sig->fetches;
+  prune.targets = sig->targets;
+  prune.convention = Convention::kFunction;
+  prune.client_device = devices[0];
+  PruneReport report;
+  DFG_RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), prune, &report));
+  sig->arg_types = report.feed_types;
+  sig->ret_types = report.fetch_types;
+
+  PartitionOptions popts;
+  popts.name_counter = &name_counter;
+  popts.incarnation = 1;
+  DFG_ASSIGN_OR_RETURN(sig->partitions, Partition(g.get(), popts));
+
+  std::vector<std::string> local_names;
+  for (const std::string& d : devices) {
+    auto local = LocalName(d);
+    local_names.push_back(local.ok() ? *local : d);
+  }
+  for (auto& [device, def] : sig->partitions) {
+    int index = device_set.FindDeviceByName(device);
+    if (index < 0) {
+      auto local = LocalName(device);
+      return InvalidArgument(
+          "Creating a partition for {} which doesn't exist in the list of "
+          "available devices. Available devices: {}",
+          local.ok() ? *local : device, fmt::join(local_names, ","));
+    }
+    const Device& dev = device_set.devices()[index];
+    if (dev.type() != "CPU") {
+      std::string node = def.node_size() > 0 ? def.node(0).name() : "";
+      return InvalidArgument(
+          "dfg runs kernels on CPU devices only, but node '{}' is placed on "
+          "{}; run with soft placement (the default) or list CPU devices",
+          node, dev.name);
+    }
+    ImportOptions import_options;
+    import_options.allow_internal_ops = true;
+    DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> pg, ImportGraphDef(def, import_options));
+    for (Node* n : pg->op_nodes()) n->set_assigned_device_name(n->requested_device());
+    ExecutorOptions eopts;
+    eopts.device = dev.name;
+    eopts.device_type = dev.type();
+    DFG_ASSIGN_OR_RETURN(std::unique_ptr<Executor> exec,
+                         Executor::Create(std::move(pg), eopts));
+    sig->executors.push_back(
+        PartitionExecutor{dev.name, std::move(exec), resources[dev.name].get()});
+  }
+  return sig;
+}
+
+Status Session::Impl::CheckFeedShape(const std::string& name,
+                                     const Tensor& value) const {
+  TensorId id = ParseTensorName(name);
+  auto it = by_name.find(id.node);
+  if (it == by_name.end() || !it->second->IsPlaceholder() || id.index != 0) {
+    return Status::Ok();
+  }
+  const auto& attrs = it->second->def().attr();
+  auto shape_it = attrs.find("shape");
+  if (shape_it == attrs.end() || !shape_it->second.has_shape()) return Status::Ok();
+  const auto& shape = shape_it->second.shape();
+  if (shape.unknown_rank()) return Status::Ok();
+  bool ok = shape.dim_size() == value.dims();
+  std::vector<int64_t> want;
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    int64_t d = shape.dim(i).size();
+    want.push_back(d);
+    if (ok && d >= 0 && d != value.dim_size(i)) ok = false;
+  }
+  if (ok) return Status::Ok();
+  std::vector<int64_t> got(value.shape().dim_sizes().begin(),
+                           value.shape().dim_sizes().end());
+  return InvalidArgument(
+      "Cannot feed value of shape {} for Tensor '{}', which has shape '{}'",
+      PyShape(got, false), id.ToString(), PyShape(want, false));
+}
+
+Status Session::Impl::RunSignature(const Signature& sig, std::vector<Tensor> args,
+                                   std::vector<Tensor>* rets,
+                                   const RunOptions& options) {
+  CallFrame frame(sig.arg_types, sig.ret_types);
+  DFG_RETURN_IF_ERROR(frame.SetArgs(std::move(args)));
+  LocalRendezvous rendezvous;
+  std::atomic<bool> cancelled{false};
+
+  std::mutex mu;
+  std::condition_variable cv;
+  int pending = static_cast<int>(sig.executors.size());
+  Status first_error;
+  auto done = [&](const Status& s) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!s.ok() && first_error.ok()) {
+      first_error = s;
+      rendezvous.StartAbort(s);
+    }
+    if (--pending == 0) cv.notify_all();
+  };
+  const int64_t step_id = next_step_id++;
+  for (const PartitionExecutor& pe : sig.executors) {
+    Executor::Args a;
+    a.step_id = step_id;
+    a.rendezvous = &rendezvous;
+    a.call_frame = &frame;
+    a.resource_mgr = pe.resources;
+    a.cancelled = &cancelled;
+    a.intra_op_pool = intra_op_pool.get();
+    a.observer = options.observer;
+    if (inter_op_pool != nullptr) {
+      ThreadPool* pool = inter_op_pool.get();
+      a.runner = [pool](std::function<void()> fn) { pool->Schedule(std::move(fn)); };
+    }
+    pe.executor->RunAsync(a, done);
+  }
+
+  using Clock = std::chrono::steady_clock;
+  const bool watch = options.timeout_ms > 0 || options.cancelled != nullptr;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(options.timeout_ms);
+  std::unique_lock<std::mutex> lock(mu);
+  while (pending > 0) {
+    if (!watch) {
+      cv.wait(lock, [&] { return pending == 0; });
+      break;
+    }
+    cv.wait_for(lock, std::chrono::milliseconds(5), [&] { return pending == 0; });
+    if (pending == 0 || cancelled.load()) continue;
+    Status stop;
+    if (options.cancelled != nullptr && options.cancelled->load()) {
+      stop = Cancelled("Run call was cancelled");
+    } else if (options.timeout_ms > 0 && Clock::now() >= deadline) {
+      stop = DeadlineExceeded("Timed out waiting for notification (--timeout-ms {})",
+                              options.timeout_ms);
+    }
+    if (!stop.ok()) {
+      cancelled.store(true);
+      if (first_error.ok()) first_error = stop;
+      lock.unlock();
+      rendezvous.StartAbort(stop);
+      lock.lock();
+    }
+  }
+  if (!first_error.ok()) return first_error;
+  lock.unlock();
+  Status s = frame.ConsumeRetvals(rets);
+  if (!s.ok()) return InvalidArgument("{}", s.message());
+  return Status::Ok();
+}
+
+Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                    const std::vector<std::string>& fetches,
+                    const std::vector<std::string>& targets,
+                    std::vector<Tensor>* outputs, const RunOptions& run_options) {
+  Impl& impl = *impl_;
+  std::vector<std::string> feed_names;
+  for (const auto& [name, value] : feeds) feed_names.push_back(name);
+  std::vector<std::string> sorted_feeds = Sorted(feed_names);
+  std::vector<std::string> sorted_fetches = Sorted(fetches);
+  std::vector<std::string> sorted_targets = Sorted(targets);
+  DFG_RETURN_IF_ERROR(impl.Validate(sorted_feeds, sorted_fetches));
+  for (const auto& [name, value] : feeds) {
+    DFG_RETURN_IF_ERROR(impl.CheckFeedShape(name, value));
+  }
+
+  const Signature* sig = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(impl.mu);
+    std::string key = CacheKey(sorted_feeds, sorted_fetches, sorted_targets);
+    auto it = impl.cache.find(key);
+    if (it == impl.cache.end()) {
+      DFG_ASSIGN_OR_RETURN(std::unique_ptr<Signature> built,
+                           impl.Build(sorted_feeds, sorted_fetches, sorted_targets));
+      it = impl.cache.emplace(key, std::move(built)).first;
+    }
+    sig = it->second.get();
+    impl.last = sig;
+  }
+
+  // Feeds in sorted order (a name fed twice was refused by prune already).
+  std::vector<Tensor> args;
+  std::vector<bool> used(feeds.size(), false);
+  for (const std::string& name : sig->feeds) {
+    for (size_t i = 0; i < feeds.size(); ++i) {
+      if (!used[i] && feeds[i].first == name) {
+        used[i] = true;
+        args.push_back(feeds[i].second);
+        break;
+      }
+    }
+  }
+  std::vector<Tensor> rets;
+  DFG_RETURN_IF_ERROR(impl.RunSignature(*sig, std::move(args), &rets, run_options));
+
+  // Back to the caller's fetch order; a fetch named twice gets one tensor.
+  outputs->clear();
+  for (const std::string& f : fetches) {
+    auto pos = std::lower_bound(sig->fetches.begin(), sig->fetches.end(), f);
+    outputs->push_back(rets[pos - sig->fetches.begin()]);
+  }
+  return Status::Ok();
+}
+
+const std::map<std::string, GraphDef>& Session::last_partitions() const {
+  static const std::map<std::string, GraphDef>* const kEmpty =
+      new std::map<std::string, GraphDef>();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->last != nullptr ? impl_->last->partitions : *kEmpty;
+}
+
+void DefaultFetchesAndTargets(const GraphDef& graph,
+                              std::vector<std::string>* fetches,
+                              std::vector<std::string>* targets) {
+  std::unordered_map<std::string, bool> consumed;
+  for (const NodeDef& n : graph.node()) {
+    for (const std::string& in : n.input()) consumed[ParseTensorName(in).node] = true;
+  }
+  OpLookup ops(&graph.library());
+  for (const NodeDef& n : graph.node()) {
+    if (consumed.count(n.name())) continue;
+    const OpDef* op = ops.LookUpOpDef(n.op());
+    std::vector<DataType> in_types, out_types;
+    bool has_outputs = true;
+    if (op != nullptr && InOutTypesForNode(n, *op, &in_types, &out_types).ok()) {
+      has_outputs = !out_types.empty();
+    }
+    if (has_outputs) {
+      fetches->push_back(n.name() + ":0");
+    } else {
+      targets->push_back(n.name());
+    }
+  }
+}
+
+const std::vector<std::string>& Session::devices() const { return impl_->devices; }
+const GraphDef& Session::placed_graph() const { return impl_->placed; }
+
+}  // namespace dfg

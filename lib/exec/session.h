@@ -1,0 +1,86 @@
+// The session: TensorFlow's DirectSession for dfg (TF-SEMANTICS.md §4.1).
+//
+// Create imports and places the whole graph once (soft placement on by
+// default). Each Run validates feeds and fetches, sorts feeds, fetches and
+// targets as DirectSession does, and looks up or builds the executors for
+// that signature: prune (function convention: _Arg/_Retval on the client
+// device) → partition (session-wide name counter, incarnation 1) → one
+// executor per partition. The executors of a step share one inter-op thread
+// pool and one rendezvous; feeds and fetches go through a call frame; the
+// first error aborts the rendezvous and is the step's result. Variables live
+// in one ResourceMgr per device and persist across steps.
+#ifndef DFG_LIB_EXEC_SESSION_H_
+#define DFG_LIB_EXEC_SESSION_H_
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/base/status.h"
+#include "lib/exec/executor.h"
+#include "lib/kernels/tensor.h"
+#include "lib/proto/graph.pb.h"
+
+namespace dfg {
+
+struct SessionOptions {
+  // --devices values (cpu:0, full names, @cluster.json); empty: one CPU.
+  // Only CPU devices get executors; other device types are placed onto but
+  // cannot run (use soft placement to move their nodes to CPUs).
+  std::vector<std::string> devices;
+  bool allow_soft_placement = true;
+  int inter_op_threads = 0;  // 0: the number of cores; 1: run inline
+  int intra_op_threads = 0;  // 0: the number of cores
+};
+
+struct RunOptions {
+  int64_t timeout_ms = 0;                        // 0: no timeout
+  const std::atomic<bool>* cancelled = nullptr;  // Not owned; e.g. SIGINT
+  ExecutionObserver* observer = nullptr;         // Not owned; trace/stats
+};
+
+class Session {
+ public:
+  // Errors: import and placement errors, a device that is not a CPU where a
+  // node must run.
+  static StatusOr<std::unique_ptr<Session>> Create(GraphDef graph,
+                                                   const SessionOptions& options);
+  ~Session();
+
+  // Runs one step. `outputs` receives one tensor per fetch, in the order
+  // given (a fetch named twice gets the same tensor twice). Errors in
+  // DirectSession's order and wording (§4.1.3), then kernel errors naming
+  // the node; a timeout gives kDeadlineExceeded, cancellation kCancelled.
+  Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+             const std::vector<std::string>& fetches,
+             const std::vector<std::string>& targets,
+             std::vector<Tensor>* outputs, const RunOptions& run_options = {});
+
+  // The partition graphs that ran for the signature of the last Run, by
+  // device (`dfg run --dump-partitions`).
+  const std::map<std::string, GraphDef>& last_partitions() const;
+  // The device names of the session, client device first.
+  const std::vector<std::string>& devices() const;
+  // The placed full graph.
+  const GraphDef& placed_graph() const;
+
+  struct Impl;
+
+ private:
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// What `dfg run` fetches when told nothing: output 0 of every node that no
+// other node consumes (data or control), in graph order; such nodes without
+// outputs (NoOp) become targets instead.
+void DefaultFetchesAndTargets(const GraphDef& graph,
+                              std::vector<std::string>* fetches,
+                              std::vector<std::string>* targets);
+
+}  // namespace dfg
+
+#endif  // DFG_LIB_EXEC_SESSION_H_

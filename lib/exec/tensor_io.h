@@ -1,0 +1,35 @@
+// Tensors in and out of files: .npy / .npz feeds, .npy fetches, and the
+// numpy-like and JSON renderings `dfg run` prints.
+#ifndef DFG_LIB_EXEC_TENSOR_IO_H_
+#define DFG_LIB_EXEC_TENSOR_IO_H_
+
+#include <string>
+
+#include "lib/base/status.h"
+#include "lib/io/npy.h"
+#include "lib/kernels/tensor.h"
+
+namespace dfg {
+
+StatusOr<Tensor> TensorFromNpy(const NpyArray& array);
+StatusOr<NpyArray> NpyFromTensor(const Tensor& tensor);
+
+// "FILE.npy" or "FILE.npz:KEY" (a .npz with one array needs no key).
+// Errors name the file (and the key, listing the keys there are).
+StatusOr<Tensor> LoadTensorFile(const std::string& spec);
+
+// `name` with every character outside [A-Za-z0-9._-] replaced by '_' and
+// ".npy" appended ("while/Exit:0" -> "while_Exit_0.npy").
+std::string FetchFileName(const std::string& name);
+
+// "x:0 float32 [2,3]\n[[1 2 3]\n [4 5 6]]" — numpy-like, elided past
+// `max_entries`.
+std::string FormatTensor(const std::string& name, const Tensor& tensor,
+                         int64_t max_entries = 1000);
+
+// numpy's dtype names: float32, int64, bool, str...
+std::string NumpyDtypeName(DataType dtype);
+
+}  // namespace dfg
+
+#endif  // DFG_LIB_EXEC_TENSOR_IO_H_

@@ -1,0 +1,488 @@
+// AttrValue helpers with TensorFlow's exact texts: SummarizeAttrValue (as
+// error messages print attrs, including the short tensor summary
+// "Tensor<type: float shape: [2] values: 1 2>"), AttrValueHasType and
+// ValidateAttrValue (attr_value_util.cc and op_def_util.cc in TensorFlow).
+#include <fmt/format.h>
+#include <fmt/printf.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include "lib/base/strings.h"
+#include "lib/graph/op_registry.h"
+#include "lib/graph/op_registry_builder.h"
+#include "lib/graph/types.h"
+
+namespace dfg {
+namespace {
+
+using tensorflow::AttrValue;
+using tensorflow::TensorProto;
+using tensorflow::TensorShapeProto;
+
+// TensorFlow's FloatToBuffer / DoubleToBuffer: the shorter of %.6g / %.15g
+// when it round-trips, else %.9g / %.17g.
+std::string FormatFloat(float f) {
+  if (std::isnan(f)) return std::signbit(f) ? "-nan" : "nan";
+  std::string s = fmt::sprintf("%.*g", FLT_DIG, f);
+  if (std::strtof(s.c_str(), nullptr) != f)
+    s = fmt::sprintf("%.*g", FLT_DIG + 3, f);
+  return s;
+}
+
+std::string FormatDouble(double d) {
+  if (std::isnan(d)) return std::signbit(d) ? "-nan" : "nan";
+  std::string s = fmt::sprintf("%.*g", DBL_DIG, d);
+  if (std::strtod(s.c_str(), nullptr) != d)
+    s = fmt::sprintf("%.*g", DBL_DIG + 2, d);
+  return s;
+}
+
+std::string SummarizeString(const std::string& str) {
+  std::string escaped = CEscape(str);
+  if (escaped.size() >= 80) {
+    return fmt::format("\"{}...{}\"", escaped.substr(0, 10),
+                       escaped.substr(escaped.size() - 10));
+  }
+  return fmt::format("\"{}\"", escaped);
+}
+
+// TensorShape::DebugString of a shape proto: "[2,?]", "<unknown>".
+std::string ShapeString(const TensorShapeProto& shape) {
+  std::string s;
+  if (shape.unknown_rank()) {
+    s = "<unknown>";
+    if (shape.dim_size() == 0) return s;
+  }
+  s += "[";
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    if (i > 0) s += ",";
+    int64_t size = shape.dim(i).size();
+    s += size == -1 ? std::string("?") : std::to_string(size);
+  }
+  return s + "]";
+}
+
+float HalfToFloat(uint16_t h) {
+  uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  float value;
+  if (exp == 0) {
+    value = std::ldexp(static_cast<float>(mant), -24);
+  } else if (exp == 31) {
+    value = mant ? NAN : INFINITY;
+  } else {
+    value = std::ldexp(static_cast<float>(mant | 0x400),
+                       static_cast<int>(exp) - 25);
+  }
+  return sign ? -value : value;
+}
+
+float BFloat16ToFloat(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+// Element i of a repeated field, with TensorFlow's FromProto fill rule: a
+// short list repeats its last value, an empty one means zeros.
+template <typename Field>
+auto Fill(const Field& field, int64_t i, decltype(field.Get(0)) zero) {
+  if (field.empty()) return zero;
+  return field.Get(static_cast<int>(std::min<int64_t>(i, field.size() - 1)));
+}
+
+template <typename T>
+T FromContent(const std::string& content, int64_t i) {
+  T value;
+  std::memcpy(&value, content.data() + i * sizeof(T), sizeof(T));
+  return value;
+}
+
+// A printer of element i, or nullptr when the proto does not decode.
+std::function<std::string(int64_t)> ElementPrinter(const TensorProto& t,
+                                                   int64_t n) {
+  using namespace tensorflow;  // NOLINT: DataType enumerators
+  const std::string& c = t.tensor_content();
+  size_t size = DataTypeSize(t.dtype());
+  bool content = !c.empty();
+  if (content && (size == 0 || c.size() != n * size)) return nullptr;
+  auto ints = [&t, content](auto tag) -> std::function<std::string(int64_t)> {
+    using T = decltype(tag);
+    return [&t, content](int64_t i) {
+      int64_t v =
+          content ? static_cast<int64_t>(FromContent<T>(t.tensor_content(), i))
+                  : Fill(t.int_val(), i, 0);
+      return std::to_string(static_cast<T>(v));
+    };
+  };
+  switch (t.dtype()) {
+    case DT_FLOAT:
+      return [&t, content](int64_t i) {
+        return FormatFloat(content ? FromContent<float>(t.tensor_content(), i)
+                                   : Fill(t.float_val(), i, 0.0f));
+      };
+    case DT_DOUBLE:
+      return [&t, content](int64_t i) {
+        return FormatDouble(content ? FromContent<double>(t.tensor_content(), i)
+                                    : Fill(t.double_val(), i, 0.0));
+      };
+    case DT_HALF:
+    case DT_BFLOAT16:
+      return [&t, content](int64_t i) {
+        uint16_t bits = content
+                            ? FromContent<uint16_t>(t.tensor_content(), i)
+                            : static_cast<uint16_t>(Fill(t.half_val(), i, 0));
+        return FormatFloat(t.dtype() == DT_HALF ? HalfToFloat(bits)
+                                                : BFloat16ToFloat(bits));
+      };
+    case DT_INT32:
+    case DT_QINT32:
+      return ints(int32_t{});
+    case DT_INT16:
+    case DT_QINT16:
+      return ints(int16_t{});
+    case DT_UINT16:
+    case DT_QUINT16:
+      return ints(uint16_t{});
+    case DT_INT8:
+    case DT_QINT8:
+      return ints(int8_t{});
+    case DT_UINT8:
+    case DT_QUINT8:
+      return ints(uint8_t{});
+    case DT_INT64:
+      return [&t, content](int64_t i) {
+        return std::to_string(content
+                                  ? FromContent<int64_t>(t.tensor_content(), i)
+                                  : Fill(t.int64_val(), i, int64_t{0}));
+      };
+    case DT_UINT32:
+      return [&t, content](int64_t i) {
+        return std::to_string(content
+                                  ? FromContent<uint32_t>(t.tensor_content(), i)
+                                  : Fill(t.uint32_val(), i, uint32_t{0}));
+      };
+    case DT_UINT64:
+      return [&t, content](int64_t i) {
+        return std::to_string(content
+                                  ? FromContent<uint64_t>(t.tensor_content(), i)
+                                  : Fill(t.uint64_val(), i, uint64_t{0}));
+      };
+    case DT_BOOL:
+      return [&t, content](int64_t i) {
+        bool b = content ? FromContent<bool>(t.tensor_content(), i)
+                         : Fill(t.bool_val(), i, false);
+        return std::string(b ? "1" : "0");
+      };
+    case DT_STRING:
+      if (content) return nullptr;
+      return [&t](int64_t i) {
+        if (t.string_val().empty()) return std::string();
+        return CEscape(t.string_val(
+            static_cast<int>(std::min<int64_t>(i, t.string_val_size() - 1))));
+      };
+    case DT_COMPLEX64:
+    case DT_COMPLEX128:
+      return [&t, content](int64_t i) {
+        double re, im;
+        if (t.dtype() == DT_COMPLEX64) {
+          re = content ? FromContent<float>(t.tensor_content(), 2 * i)
+                       : Fill(t.scomplex_val(), 2 * i, 0.0f);
+          im = content ? FromContent<float>(t.tensor_content(), 2 * i + 1)
+                       : Fill(t.scomplex_val(), 2 * i + 1, 0.0f);
+          return fmt::format("({},{})", FormatFloat(re), FormatFloat(im));
+        }
+        re = content ? FromContent<double>(t.tensor_content(), 2 * i)
+                     : Fill(t.dcomplex_val(), 2 * i, 0.0);
+        im = content ? FromContent<double>(t.tensor_content(), 2 * i + 1)
+                     : Fill(t.dcomplex_val(), 2 * i + 1, 0.0);
+        return fmt::format("({},{})", FormatDouble(re), FormatDouble(im));
+      };
+    default:
+      return [](int64_t) { return std::string("?"); };
+  }
+}
+
+// Tensor::SummarizeValue's nested printing (PrintOneDim).
+void PrintOneDim(int dim, const std::vector<int64_t>& shape, int64_t limit,
+                 const std::function<std::string(int64_t)>& element,
+                 int64_t* index, std::string* out) {
+  if (*index >= limit) return;
+  int64_t count = shape[dim];
+  if (dim == static_cast<int>(shape.size()) - 1) {
+    for (int64_t i = 0; i < count; ++i) {
+      if (*index >= limit) {
+        if (dim != 0) *out += "...";
+        return;
+      }
+      if (i > 0) *out += " ";
+      *out += element((*index)++);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    bool open = false;
+    if (*index < limit) {
+      *out += "[";
+      open = true;
+    }
+    PrintOneDim(dim + 1, shape, limit, element, index, out);
+    if (*index < limit || open) *out += "]";
+  }
+}
+
+std::string SummarizeTensor(const TensorProto& t) {
+  int64_t n = 1;
+  bool valid_shape = !t.tensor_shape().unknown_rank();
+  std::vector<int64_t> shape;
+  for (const auto& d : t.tensor_shape().dim()) {
+    if (d.size() < 0) valid_shape = false;
+    shape.push_back(d.size());
+    n *= std::max<int64_t>(d.size(), 0);
+  }
+  if (!valid_shape ||
+      n * static_cast<int64_t>(DataTypeSize(t.dtype())) > (int64_t{32} << 20)) {
+    return fmt::format("<TensorProto: {}>", t.ShortDebugString());
+  }
+  std::function<std::string(int64_t)> element;
+  if (t.dtype() != tensorflow::DT_INVALID && !IsRefType(t.dtype()))
+    element = ElementPrinter(t, n);
+  if (!element)
+    return fmt::format("<Invalid TensorProto: {}>", t.ShortDebugString());
+
+  int64_t limit = std::min<int64_t>(3, n);
+  std::string values;
+  if (shape.empty()) {
+    for (int64_t i = 0; i < limit; ++i)
+      values += (i > 0 ? " " : "") + element(i);
+  } else {
+    int64_t index = 0;
+    PrintOneDim(0, shape, limit, element, &index, &values);
+  }
+  if (n > limit) values += "...";
+  std::string shape_text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    shape_text += (i > 0 ? "," : "") + std::to_string(shape[i]);
+  return fmt::format("Tensor<type: {} shape: {}] values: {}>",
+                     DataTypeString(t.dtype()), shape_text, values);
+}
+
+std::string SummarizeFunc(const tensorflow::NameAttrList& func) {
+  std::vector<std::string> entries;
+  for (const auto& [name, value] : func.attr())
+    entries.push_back(fmt::format("{}={}", name, SummarizeAttrValue(value)));
+  std::sort(entries.begin(), entries.end());
+  return fmt::format("{}[{}]", func.name(), fmt::join(entries, ", "));
+}
+
+std::string SummarizeList(const AttrValue::ListValue& list) {
+  std::vector<std::string> pieces;
+  if (list.s_size() > 0) {
+    for (const auto& s : list.s()) pieces.push_back(SummarizeString(s));
+  } else if (list.i_size() > 0) {
+    for (int64_t i : list.i()) pieces.push_back(std::to_string(i));
+  } else if (list.f_size() > 0) {
+    for (float f : list.f()) pieces.push_back(FormatFloat(f));
+  } else if (list.b_size() > 0) {
+    for (bool b : list.b()) pieces.push_back(b ? "true" : "false");
+  } else if (list.type_size() > 0) {
+    for (int t : list.type())
+      pieces.push_back(tensorflow::DataType_Name(static_cast<DataType>(t)));
+  } else if (list.shape_size() > 0) {
+    for (const auto& s : list.shape()) pieces.push_back(ShapeString(s));
+  } else if (list.tensor_size() > 0) {
+    for (const auto& t : list.tensor()) pieces.push_back(SummarizeTensor(t));
+  } else if (list.func_size() > 0) {
+    for (const auto& f : list.func()) pieces.push_back(SummarizeFunc(f));
+  }
+  // TensorFlow shortens long lists and appends a fingerprint; dfg keeps the
+  // shortening (first 5, "...", last 6) without the hash.
+  if (pieces.size() >= 30) {
+    pieces.erase(pieces.begin() + 5, pieces.end() - 6);
+    pieces[5] = "...";
+  }
+  return fmt::format("[{}]", fmt::join(pieces, ", "));
+}
+
+}  // namespace
+
+std::string SummarizeAttrValue(const AttrValue& value) {
+  switch (value.value_case()) {
+    case AttrValue::kS:
+      return SummarizeString(value.s());
+    case AttrValue::kI:
+      return std::to_string(value.i());
+    case AttrValue::kF:
+      return FormatFloat(value.f());
+    case AttrValue::kB:
+      return value.b() ? "true" : "false";
+    case AttrValue::kType:
+      return tensorflow::DataType_Name(value.type());
+    case AttrValue::kShape:
+      return ShapeString(value.shape());
+    case AttrValue::kTensor:
+      return SummarizeTensor(value.tensor());
+    case AttrValue::kList:
+      return SummarizeList(value.list());
+    case AttrValue::kFunc:
+      return SummarizeFunc(value.func());
+    case AttrValue::kPlaceholder:
+      return "$" + value.placeholder();
+    case AttrValue::VALUE_NOT_SET:
+      break;
+  }
+  return "<Unknown AttrValue type>";
+}
+
+Status AttrValueHasType(const AttrValue& value, std::string_view type) {
+  int num_set = 0;
+  const bool has_list = value.value_case() == AttrValue::kList;
+  const auto& list = value.list();
+  struct Field {
+    const char* name;
+    int list_size;
+    AttrValue::ValueCase oneof;
+  };
+  const Field fields[] = {
+      {"string", list.s_size(), AttrValue::kS},
+      {"int", list.i_size(), AttrValue::kI},
+      {"float", list.f_size(), AttrValue::kF},
+      {"bool", list.b_size(), AttrValue::kB},
+      {"type", list.type_size(), AttrValue::kType},
+      {"shape", list.shape_size(), AttrValue::kShape},
+      {"tensor", list.tensor_size(), AttrValue::kTensor},
+      {"func", list.func_size(), AttrValue::kFunc},
+  };
+  for (const Field& f : fields) {
+    if (has_list) {
+      if (f.list_size == 0) continue;
+      std::string list_type = fmt::format("list({})", f.name);
+      if (type != list_type) {
+        return InvalidArgument(
+            "AttrValue had value with type '{}' when '{}' expected", list_type,
+            type);
+      }
+      ++num_set;
+    } else if (value.value_case() == f.oneof) {
+      if (type != f.name) {
+        return InvalidArgument(
+            "AttrValue had value with type '{}' when '{}' expected", f.name,
+            type);
+      }
+      ++num_set;
+    }
+  }
+  if (value.value_case() == AttrValue::kPlaceholder)
+    return InvalidArgument(
+        "AttrValue had value with unexpected type 'placeholder'");
+  const bool want_list = StartsWith(type, "list(");
+  if (want_list && !has_list) {
+    if (num_set)
+      return InvalidArgument("AttrValue missing value with expected type '{}'",
+                             type);
+    ++num_set;  // an empty list
+  }
+  if (num_set == 0 && !want_list)
+    return InvalidArgument("AttrValue missing value with expected type '{}'",
+                           type);
+
+  auto check_type = [](int t, const char* invalid) -> Status {
+    auto dt = static_cast<DataType>(t);
+    if (!tensorflow::DataType_IsValid(t))
+      return InvalidArgument("AttrValue has invalid DataType enum: {}", t);
+    if (IsRefType(dt))
+      return InvalidArgument(
+          "AttrValue must not have reference type value of {}",
+          DataTypeString(dt));
+    if (dt == tensorflow::DT_INVALID) return InvalidArgument("{}", invalid);
+    return Status::Ok();
+  };
+  if (type == "type")
+    return check_type(value.type(), "AttrValue has invalid DataType");
+  if (type == "list(type)") {
+    for (int t : list.type())
+      DFG_RETURN_IF_ERROR(check_type(t, "AttrValue contains invalid DataType"));
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+Status AllowedValue(const AttrValue& value, const OpDef::AttrDef& attr,
+                    bool is_type, int index) {
+  const auto& allowed = attr.allowed_values().list();
+  std::vector<std::string> names;
+  if (is_type) {
+    int dt = index < 0 ? value.type() : value.list().type(index);
+    for (int t : allowed.type()) {
+      if (t == dt) return Status::Ok();
+      names.push_back(DataTypeString(static_cast<DataType>(t)));
+    }
+    return InvalidArgument(
+        "Value for attr '{}' of {} is not in the list of allowed values: {}",
+        attr.name(), DataTypeString(static_cast<DataType>(dt)),
+        fmt::join(names, ", "));
+  }
+  const std::string& s = index < 0 ? value.s() : value.list().s(index);
+  for (const auto& a : allowed.s()) {
+    if (a == s) return Status::Ok();
+    names.push_back(fmt::format("\"{}\"", a));
+  }
+  return InvalidArgument(
+      "Value for attr '{}' of \"{}\" is not in the list of allowed values: {}",
+      attr.name(), s, fmt::join(names, ", "));
+}
+
+int ListLength(const AttrValue& value, std::string_view type) {
+  const auto& l = value.list();
+  if (type == "list(string)") return l.s_size();
+  if (type == "list(int)") return l.i_size();
+  if (type == "list(float)") return l.f_size();
+  if (type == "list(bool)") return l.b_size();
+  if (type == "list(type)") return l.type_size();
+  if (type == "list(shape)") return l.shape_size();
+  if (type == "list(tensor)") return l.tensor_size();
+  if (type == "list(func)") return l.func_size();
+  return -1;
+}
+
+}  // namespace
+
+Status ValidateAttrValue(const AttrValue& value, const OpDef::AttrDef& attr) {
+  Status s = AttrValueHasType(value, attr.type());
+  if (!s.ok())
+    return InvalidArgument("{}\n\t for attr '{}'", s.message(), attr.name());
+  if (attr.has_minimum()) {
+    if (attr.type() == "int") {
+      if (value.i() < attr.minimum())
+        return InvalidArgument(
+            "Value for attr '{}' of {} must be at least minimum {}",
+            attr.name(), value.i(), attr.minimum());
+    } else {
+      int length = ListLength(value, attr.type());
+      if (length < attr.minimum())
+        return InvalidArgument(
+            "Length for attr '{}' of {} must be at least minimum {}",
+            attr.name(), length, attr.minimum());
+    }
+  }
+  if (attr.has_allowed_values()) {
+    if (attr.type() == "type") return AllowedValue(value, attr, true, -1);
+    if (attr.type() == "string") return AllowedValue(value, attr, false, -1);
+    if (attr.type() == "list(type)") {
+      for (int i = 0; i < value.list().type_size(); ++i)
+        DFG_RETURN_IF_ERROR(AllowedValue(value, attr, true, i));
+    } else if (attr.type() == "list(string)") {
+      for (int i = 0; i < value.list().s_size(); ++i)
+        DFG_RETURN_IF_ERROR(AllowedValue(value, attr, false, i));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace dfg

@@ -1,0 +1,171 @@
+// Whole-file reads and atomic writes (the file parts of graph_io.h).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <istream>
+
+#include "lib/io/graph_io.h"
+
+namespace dfg {
+namespace {
+
+std::string ErrnoText(int error) { return std::strerror(error); }
+
+Status ReadFd(int fd, const std::string& path, size_t size_hint,
+              std::string* out) {
+  out->clear();
+  out->resize(size_hint > 0 ? size_hint : 1 << 16);
+  size_t filled = 0;
+  while (true) {
+    if (filled == out->size()) out->resize(out->size() * 2);
+    ssize_t n = ::read(fd, out->data() + filled, out->size() - filled);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int error = errno;
+      return Unavailable("{}: read failed: {}", path, ErrnoText(error));
+    }
+    if (n == 0) break;
+    filled += static_cast<size_t>(n);
+  }
+  out->resize(filled);
+  return Status::Ok();
+}
+
+Status ReadStream(std::istream& in, std::string* out) {
+  out->clear();
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
+    out->append(buffer, static_cast<size_t>(in.gcount()));
+    if (!in) break;
+  }
+  if (in.bad()) return Unavailable("<stdin>: read failed");
+  return Status::Ok();
+}
+
+// The process umask, without changing it (umask(2) would, for a moment, for
+// every thread).
+mode_t CurrentUmask() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Umask:", 0) == 0) {
+      return static_cast<mode_t>(std::strtol(line.c_str() + 6, nullptr, 8));
+    }
+  }
+  return 022;
+}
+
+Status WriteAll(int fd, std::string_view data, const std::string& path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int error = errno;
+      return Unavailable("{}: write failed: {}", path, ErrnoText(error));
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
+// Devices and pipes (-o /dev/null, -o /dev/stdout) cannot be replaced by a
+// rename; they are written in place.
+Status WriteInPlace(const std::string& path, std::string_view data) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) {
+    int error = errno;
+    return Unavailable("{}: cannot open for writing: {}", path,
+                       ErrnoText(error));
+  }
+  Status status = WriteAll(fd, data, path);
+  if (::close(fd) != 0 && status.ok()) {
+    int error = errno;
+    status = Unavailable("{}: write failed: {}", path, ErrnoText(error));
+  }
+  return status;
+}
+
+}  // namespace
+
+StatusOr<std::string> ReadFileToString(const std::string& path,
+                                       std::istream& in) {
+  std::string out;
+  if (path == "-") {
+    DFG_RETURN_IF_ERROR(ReadStream(in, &out));
+    return out;
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int error = errno;
+    return NotFound("{}: {}", path, ErrnoText(error));
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return InvalidArgument("{}: is a directory, not a file", path);
+  }
+  size_t hint = S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) + 1 : 0;
+  Status status = ReadFd(fd, path, hint, &out);
+  ::close(fd);
+  if (!status.ok()) return status;
+  return out;
+}
+
+StatusOr<LoadedGraph> ReadGraph(const std::string& path, std::istream& in,
+                                const ReadOptions& options) {
+  std::string name = path == "-" ? "<stdin>" : path;
+  struct stat st;
+  if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      st.st_size > INT_MAX) {
+    return InvalidArgument(
+        "{}: {} bytes is more than protobuf's 2 GB limit for a GraphDef", name,
+        static_cast<int64_t>(st.st_size));
+  }
+  DFG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path, in));
+  return ParseGraph(bytes, name, options);
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view data) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      return InvalidArgument("{}: is a directory, not a file", path);
+    }
+    if (!S_ISREG(st.st_mode)) return WriteInPlace(path, data);
+  }
+  std::string temp = path + ".tmp-XXXXXX";
+  int fd = ::mkstemp(temp.data());
+  if (fd < 0) {
+    int error = errno;
+    return Unavailable("{}: cannot create a temporary file beside it: {}", path,
+                       ErrnoText(error));
+  }
+  Status status = WriteAll(fd, data, path);
+  if (status.ok() && ::fchmod(fd, 0666 & ~CurrentUmask()) != 0) {
+    int error = errno;
+    status = Unavailable("{}: chmod failed: {}", path, ErrnoText(error));
+  }
+  if (status.ok() && ::fsync(fd) != 0) {
+    int error = errno;
+    status = Unavailable("{}: write failed: {}", path, ErrnoText(error));
+  }
+  if (::close(fd) != 0 && status.ok()) {
+    int error = errno;
+    status = Unavailable("{}: write failed: {}", path, ErrnoText(error));
+  }
+  if (status.ok() && std::rename(temp.c_str(), path.c_str()) != 0) {
+    int error = errno;
+    status = Unavailable("{}: cannot rename the temporary file into place: {}",
+                         path, ErrnoText(error));
+  }
+  if (!status.ok()) ::unlink(temp.c_str());
+  return status;
+}
+
+}  // namespace dfg

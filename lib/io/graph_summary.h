@@ -1,0 +1,103 @@
+// What a graph is, at a glance (`dfg info`): what TensorFlow's
+// summarize_graph prints (possible inputs, variables, possible outputs,
+// parameter counts, op types) plus node/edge counts, constant bytes, requested
+// devices, library functions, ops dfg does not know, and for SavedModels and
+// MetaGraphDefs their tags and signatures.
+//
+// Computed from the GraphDef directly with hash maps (no Graph is built), so
+// a graph of a million nodes takes well under a second.
+#ifndef DFG_LIB_IO_GRAPH_SUMMARY_H_
+#define DFG_LIB_IO_GRAPH_SUMMARY_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lib/graph/types.h"
+#include "lib/io/graph_io.h"
+
+namespace dfg {
+
+struct GraphSummary {
+  struct NodeRef {
+    std::string name;
+    std::string op;
+  };
+  // A Placeholder-like node: dtype attr and shape attr as TensorFlow prints
+  // them ("float", "[?,5]", "<unknown>", "None" when there is no shape attr).
+  struct Input {
+    std::string name;
+    std::string op;
+    DataType dtype = tensorflow::DT_INVALID;
+    std::string shape;
+  };
+  struct Function {
+    std::string name;
+    int64_t nodes = 0;
+    int64_t inputs = 0;
+    int64_t outputs = 0;
+  };
+  struct SignatureTensor {
+    std::string key;     // the signature's name for it
+    std::string tensor;  // the graph tensor ("x:0")
+    DataType dtype = tensorflow::DT_INVALID;
+    std::string shape;
+  };
+  struct Signature {
+    std::string key;
+    std::string method;
+    std::vector<SignatureTensor> inputs;
+    std::vector<SignatureTensor> outputs;
+  };
+  using Count = std::pair<std::string, int64_t>;
+
+  std::string source;
+  GraphFormat format = GraphFormat::kPb;
+  GraphContainer container = GraphContainer::kGraphDef;
+  int64_t producer = 0;  // versions.producer
+
+  int64_t nodes = 0;
+  int64_t data_edges = 0;
+  int64_t control_edges = 0;
+
+  std::vector<Input> inputs;  // Placeholder nodes (as summarize_graph)
+  std::vector<Input> defaulted_inputs;  // PlaceholderWithDefault nodes
+  std::vector<Input> variables;         // Variable, VariableV2, VarHandleOp
+  // summarize_graph's rule: consumed by nothing, op not Const, Assign, NoOp
+  // or Placeholder.
+  std::vector<NodeRef> outputs;
+  std::vector<NodeRef> unconsumed;  // every node nothing consumes
+
+  int64_t const_nodes = 0;
+  int64_t const_parameters = 0;     // elements of every Const's value
+  int64_t const_bytes = 0;          // their bytes (tensor_content or elements)
+  int64_t variable_parameters = 0;  // elements of fully defined var shapes
+
+  std::vector<Count> op_counts;     // graph and function bodies; count desc
+  std::vector<Count> devices;       // requested device -> nodes; by name
+  std::vector<Function> functions;  // by name
+  std::vector<Count> unknown_ops;   // neither registry nor library; by name
+  // summarize_graph's FindInvalidInputs: {node, input naming no node}.
+  std::vector<std::pair<std::string, std::string>> invalid_inputs;
+
+  std::vector<std::string> tags;
+  std::vector<std::vector<std::string>> available_tag_sets;
+  std::vector<Signature> signatures;  // by key
+};
+
+GraphSummary SummarizeGraph(const LoadedGraph& loaded, std::string_view source);
+
+// The summary as text: summarize_graph's lines first, then dfg's sections.
+std::string FormatGraphSummary(const GraphSummary& summary);
+
+// The same as a JSON object (one line per key, sorted lists).
+std::string GraphSummaryJson(const GraphSummary& summary);
+
+// TensorFlow's strings::HumanReadableNum: 999, "1.20k", "3.40M".
+std::string HumanReadableNum(int64_t value);
+
+}  // namespace dfg
+
+#endif  // DFG_LIB_IO_GRAPH_SUMMARY_H_

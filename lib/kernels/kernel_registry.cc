@@ -1,0 +1,229 @@
+// KernelRegistry: lookup by op and device type, dtype constraints, and
+// TensorFlow's error texts when nothing matches.
+#include "lib/kernels/kernel_registry.h"
+
+#include <algorithm>
+#include <map>
+
+#include "lib/graph/op_registry.h"
+
+namespace dfg {
+
+using tensorflow::AttrValue;
+
+// One per kernel file (explicit list, no static constructors).
+void RegisterConstantKernels(KernelRegistry* r);
+void RegisterIdentityKernels(KernelRegistry* r);
+void RegisterCastKernels(KernelRegistry* r);
+void RegisterCwiseBinaryKernels(KernelRegistry* r);
+void RegisterCwiseCompareKernels(KernelRegistry* r);
+void RegisterCwiseUnaryKernels(KernelRegistry* r);
+void RegisterSelectKernels(KernelRegistry* r);
+void RegisterMatMulKernels(KernelRegistry* r);
+void RegisterNnKernels(KernelRegistry* r);
+void RegisterShapeKernels(KernelRegistry* r);
+void RegisterTransposeKernels(KernelRegistry* r);
+void RegisterConcatKernels(KernelRegistry* r);
+void RegisterReductionKernels(KernelRegistry* r);
+void RegisterVariableKernels(KernelRegistry* r);
+void RegisterSendRecvKernels(KernelRegistry* r);
+void RegisterControlFlowKernels(KernelRegistry* r);
+
+void RegisterAllKernels(KernelRegistry* r) {
+  RegisterConstantKernels(r);
+  RegisterIdentityKernels(r);
+  RegisterCastKernels(r);
+  RegisterCwiseBinaryKernels(r);
+  RegisterCwiseCompareKernels(r);
+  RegisterCwiseUnaryKernels(r);
+  RegisterSelectKernels(r);
+  RegisterMatMulKernels(r);
+  RegisterNnKernels(r);
+  RegisterShapeKernels(r);
+  RegisterTransposeKernels(r);
+  RegisterConcatKernels(r);
+  RegisterReductionKernels(r);
+  RegisterVariableKernels(r);
+  RegisterSendRecvKernels(r);
+  RegisterControlFlowKernels(r);
+}
+
+const KernelRegistry& KernelRegistry::Global() {
+  static const KernelRegistry* const registry = [] {
+    auto* r = new KernelRegistry();
+    RegisterAllKernels(r);
+    return r;
+  }();
+  return *registry;
+}
+
+void KernelRegistry::Register(KernelRegistration registration) {
+  std::string op = registration.op;
+  kernels_[op].push_back(std::move(registration));
+}
+
+namespace {
+
+const AttrValue* FindAttrOrDefault(const NodeDef& node,
+                                   const std::string& name) {
+  auto it = node.attr().find(name);
+  if (it != node.attr().end()) return &it->second;
+  const OpInfo* info = OpRegistry::Global().Find(node.op());
+  if (info == nullptr) return nullptr;
+  for (const auto& attr : info->def.attr()) {
+    if (attr.name() == name && attr.has_default_value()) {
+      return &attr.default_value();
+    }
+  }
+  return nullptr;
+}
+
+bool Matches(const KernelRegistration& reg, const NodeDef& node) {
+  for (const auto& c : reg.constraints) {
+    const AttrValue* v = FindAttrOrDefault(node, c.attr);
+    if (v == nullptr) return false;
+    if (v->value_case() == AttrValue::kType) {
+      if (std::find(c.allowed.begin(), c.allowed.end(), v->type()) ==
+          c.allowed.end()) {
+        return false;
+      }
+    } else if (v->value_case() == AttrValue::kList) {
+      for (int t : v->list().type()) {
+        if (std::find(c.allowed.begin(), c.allowed.end(),
+                      static_cast<DataType>(t)) == c.allowed.end()) {
+          return false;
+        }
+      }
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string TypeEnumName(DataType t) { return tensorflow::DataType_Name(t); }
+
+std::string SummarizeValue(const AttrValue& v) {
+  switch (v.value_case()) {
+    case AttrValue::kS:
+      return fmt::format("\"{}\"", v.s());
+    case AttrValue::kI:
+      return std::to_string(v.i());
+    case AttrValue::kF:
+      return fmt::format("{}", v.f());
+    case AttrValue::kB:
+      return v.b() ? "true" : "false";
+    case AttrValue::kType:
+      return TypeEnumName(v.type());
+    case AttrValue::kShape:
+      return PartialShapeDebugString(v.shape());
+    case AttrValue::kTensor:
+      return "<tensor>";
+    case AttrValue::kFunc:
+      return v.func().name();
+    case AttrValue::kPlaceholder:
+      return "$" + v.placeholder();
+    case AttrValue::kList: {
+      std::vector<std::string> items;
+      const auto& l = v.list();
+      for (const auto& s : l.s()) items.push_back(fmt::format("\"{}\"", s));
+      for (int64_t i : l.i()) items.push_back(std::to_string(i));
+      for (float f : l.f()) items.push_back(fmt::format("{}", f));
+      for (bool b : l.b()) items.push_back(b ? "true" : "false");
+      for (int t : l.type()) {
+        items.push_back(TypeEnumName(static_cast<DataType>(t)));
+      }
+      for (const auto& s : l.shape()) {
+        items.push_back(PartialShapeDebugString(s));
+      }
+      return fmt::format("[{}]", fmt::join(items, ", "));
+    }
+    default:
+      return "";
+  }
+}
+
+std::string SummarizeNodeAttrs(const NodeDef& node) {
+  std::map<std::string, const AttrValue*> sorted;
+  for (const auto& [k, v] : node.attr()) sorted[k] = &v;
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : sorted) {
+    parts.push_back(k + "=" + SummarizeValue(*v));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string SummarizeRegistration(const KernelRegistration& reg) {
+  std::string out = fmt::format("device='{}'", reg.device_type);
+  for (const auto& c : reg.constraints) {
+    std::vector<std::string> names;
+    for (DataType t : c.allowed) names.push_back(TypeEnumName(t));
+    out += fmt::format("; {} in [{}]", c.attr, fmt::join(names, ", "));
+  }
+  return out;
+}
+
+}  // namespace
+
+const KernelRegistration* KernelRegistry::Find(
+    const NodeDef& node, std::string_view device_type) const {
+  auto it = kernels_.find(node.op());
+  if (it == kernels_.end()) return nullptr;
+  for (const auto& reg : it->second) {
+    if (reg.device_type == device_type && Matches(reg, node)) return &reg;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> KernelRegistry::OpNames(
+    std::string_view device_type) const {
+  std::vector<std::string> names;
+  for (const auto& [op, regs] : kernels_) {
+    for (const auto& reg : regs) {
+      if (reg.device_type == device_type) {
+        names.push_back(op);
+        break;
+      }
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
+    const NodeDef& node, std::string_view device_type,
+    const std::vector<DataType>& input_types,
+    const std::vector<DataType>& output_types) const {
+  const KernelRegistration* reg = Find(node, device_type);
+  if (reg == nullptr) {
+    std::string registered;
+    auto it = kernels_.find(node.op());
+    if (it == kernels_.end() || it->second.empty()) {
+      registered = "  <no registered kernels>";
+    } else {
+      for (const auto& r : it->second) {
+        if (!registered.empty()) registered += "\n";
+        registered += "  " + SummarizeRegistration(r);
+      }
+    }
+    return InvalidArgument(
+        "No OpKernel was registered to support Op '{}' used by {{{{node {}}}}} "
+        "with these attrs: [{}]\nRegistered devices: [{}]\nRegistered "
+        "kernels:\n{}",
+        node.op(), node.name(), SummarizeNodeAttrs(node), kDeviceCpu,
+        registered);
+  }
+  OpKernelConstruction construction(&node, device_type, &input_types,
+                                    &output_types);
+  std::unique_ptr<OpKernel> kernel = reg->factory(&construction);
+  if (!construction.status().ok()) {
+    const Status& s = construction.status();
+    return Status(s.code(),
+                  fmt::format("Executor failed to create kernel. {}\n\t "
+                              "[[{{{{node {}}}}}]]",
+                              s.message(), node.name()));
+  }
+  return kernel;
+}
+
+}  // namespace dfg

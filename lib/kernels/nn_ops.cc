@@ -1,0 +1,125 @@
+// BiasAdd (NHWC / NCHW), BiasAddV1, Softmax and LogSoftmax (last dim).
+#include <cmath>
+
+#include "lib/kernels/cwise_ops.h"
+
+namespace dfg {
+namespace {
+
+class BiasAddOp : public OpKernel {
+ public:
+  explicit BiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::string format = "NHWC";
+    if (ctx->HasAttr("data_format")) {
+      DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
+    }
+    DFG_OP_REQUIRES(ctx, format == "NHWC" || format == "NCHW",
+                    InvalidArgument("Invalid data format"));
+    nchw_ = format == "NCHW";
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& bias = ctx->input(1);
+    DFG_OP_REQUIRES(ctx, x.dims() >= 2,
+                    InvalidArgument("Input tensor must be at least 2D: {}",
+                                    x.shape().DebugString()));
+    DFG_OP_REQUIRES(
+        ctx, bias.dims() == 1,
+        InvalidArgument("Biases must be 1D: {}", bias.shape().DebugString()));
+    // NCHW: channels are dim 1 (the last dim for a matrix).
+    const int cdim = nchw_ && x.dims() > 2 ? 1 : x.dims() - 1;
+    const int64_t channels = x.dim_size(cdim);
+    DFG_OP_REQUIRES(
+        ctx, bias.dim_size(0) == channels,
+        InvalidArgument("Must provide as many biases as the last "
+                        "dimension of the input tensor: {} vs. {}",
+                        bias.shape().DebugString(), x.shape().DebugString()));
+    int64_t inner = 1;  // elements per channel run
+    for (int d = cdim + 1; d < x.dims(); ++d) inner *= x.dim_size(d);
+    const int64_t outer =
+        channels == 0 || inner == 0 ? 0 : x.NumElements() / (channels * inner);
+    const void* xd = x.data();
+    const void* bd = bias.data();
+    const TensorShape shape = x.shape();
+    const DataType dtype = x.dtype();
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(
+        ctx, ctx->forward_input_or_allocate_output({0}, 0, shape, &out));
+    Dispatch(NumberTypes(), dtype, [&](auto v) {
+      using T = decltype(v);
+      const T* xp = static_cast<const T*>(xd);
+      const T* bp = static_cast<const T*>(bd);
+      T* op = static_cast<T*>(out->data());
+      ForRange(ctx->intra_op_pool(), outer * channels, inner,
+               [&](int64_t b, int64_t e) {
+                 for (int64_t r = b; r < e; ++r) {
+                   const auto bv = Load(bp[r % channels]);
+                   const T* __restrict src = xp + r * inner;
+                   T* __restrict dst = op + r * inner;
+                   for (int64_t i = 0; i < inner; ++i) {
+                     dst[i] = Store<T>(Load(src[i]) + bv);
+                   }
+                 }
+               });
+    });
+  }
+
+ private:
+  bool nchw_ = false;
+};
+
+template <bool kLog>
+class SoftmaxOp : public OpKernel {
+ public:
+  explicit SoftmaxOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    DFG_OP_REQUIRES(ctx, x.dims() >= 1,
+                    InvalidArgument("logits must have >= 1 dimension, got {}",
+                                    x.shape().DebugString()));
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    const int64_t depth = x.dim_size(x.dims() - 1);
+    if (depth == 0 || x.NumElements() == 0) return;
+    const int64_t rows = x.NumElements() / depth;
+    Dispatch(FloatTypes(), x.dtype(), [&](auto v) {
+      using T = decltype(v);
+      using C = CalcType<T>;
+      const T* xp = static_cast<const T*>(x.data());
+      T* op = static_cast<T*>(out->data());
+      ForRange(
+          ctx->intra_op_pool(), rows, depth * 20, [&](int64_t b, int64_t e) {
+            std::vector<C> tmp(depth);
+            for (int64_t r = b; r < e; ++r) {
+              const T* row = xp + r * depth;
+              C max = Load(row[0]);
+              for (int64_t i = 1; i < depth; ++i) {
+                max = std::max(max, Load(row[i]));
+              }
+              C sum = 0;
+              for (int64_t i = 0; i < depth; ++i) {
+                tmp[i] = Load(row[i]) - max;
+                sum += std::exp(tmp[i]);
+              }
+              for (int64_t i = 0; i < depth; ++i) {
+                op[r * depth + i] = kLog ? Store<T>(tmp[i] - std::log(sum))
+                                         : Store<T>(std::exp(tmp[i]) / sum);
+              }
+            }
+          });
+    });
+  }
+};
+
+}  // namespace
+
+void RegisterNnKernels(KernelRegistry* r) {
+  r->Register<BiasAddOp>("BiasAdd", {TypeConstraint("T", NumberTypes())});
+  r->Register<BiasAddOp>("BiasAddV1", {TypeConstraint("T", NumberTypes())});
+  r->Register<SoftmaxOp<false>>("Softmax", {TypeConstraint("T", FloatTypes())});
+  r->Register<SoftmaxOp<true>>("LogSoftmax",
+                               {TypeConstraint("T", FloatTypes())});
+}
+
+}  // namespace dfg

@@ -1,0 +1,320 @@
+// TensorShape, TensorBuffer and the value semantics of Tensor.
+#include "lib/kernels/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace dfg {
+
+// ---------------------------------------------------------------------------
+// TensorShape
+
+TensorShape::TensorShape(std::initializer_list<int64_t> dims) {
+  Assign(std::span<const int64_t>(dims.begin(), dims.size()));
+}
+
+TensorShape::TensorShape(std::span<const int64_t> dims) { Assign(dims); }
+
+TensorShape::TensorShape(const TensorShape& other) {
+  Assign(other.dim_sizes());
+}
+
+TensorShape& TensorShape::operator=(const TensorShape& other) {
+  if (this != &other) Assign(other.dim_sizes());
+  return *this;
+}
+
+TensorShape::~TensorShape() {
+  if (rank_ > kInline) delete[] heap_;
+}
+
+void TensorShape::Assign(std::span<const int64_t> dims) {
+  const int new_rank = static_cast<int>(dims.size());
+  if (rank_ > kInline && new_rank <= kInline) {
+    delete[] heap_;
+  }
+  if (new_rank > kInline) {
+    int64_t* storage = new int64_t[new_rank];
+    std::memcpy(storage, dims.data(), new_rank * sizeof(int64_t));
+    if (rank_ > kInline) delete[] heap_;
+    heap_ = storage;
+  } else if (new_rank > 0) {
+    std::memmove(inline_, dims.data(), new_rank * sizeof(int64_t));
+  }
+  rank_ = new_rank;
+  Recompute();
+}
+
+void TensorShape::Recompute() {
+  int64_t n = 1;
+  for (int64_t d : dim_sizes()) n *= d;
+  num_elements_ = n;
+}
+
+bool TensorShape::IsValid(std::span<const int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) return false;
+    if (d != 0 && n > INT64_MAX / d) return false;
+    n *= d;
+  }
+  return true;
+}
+
+StatusOr<TensorShape> TensorShape::FromProto(const TensorShapeProto& proto) {
+  if (proto.unknown_rank()) {
+    return InvalidArgument("Shape {} is not fully defined",
+                           PartialShapeDebugString(proto));
+  }
+  std::vector<int64_t> dims;
+  dims.reserve(proto.dim_size());
+  for (const auto& d : proto.dim()) {
+    if (d.size() < 0) {
+      return InvalidArgument("Shape {} is not fully defined",
+                             PartialShapeDebugString(proto));
+    }
+    dims.push_back(d.size());
+  }
+  if (!IsValid(dims)) {
+    return InvalidArgument("Shape {} has too many elements",
+                           PartialShapeDebugString(proto));
+  }
+  return TensorShape(std::span<const int64_t>(dims));
+}
+
+void TensorShape::AsProto(TensorShapeProto* proto) const {
+  proto->Clear();
+  for (int64_t d : dim_sizes()) proto->add_dim()->set_size(d);
+}
+
+void TensorShape::AddDim(int64_t size) { InsertDim(rank_, size); }
+
+void TensorShape::InsertDim(int d, int64_t size) {
+  std::vector<int64_t> dims(dim_sizes().begin(), dim_sizes().end());
+  dims.insert(dims.begin() + d, size);
+  Assign(dims);
+}
+
+void TensorShape::RemoveDim(int d) {
+  std::vector<int64_t> dims(dim_sizes().begin(), dim_sizes().end());
+  dims.erase(dims.begin() + d);
+  Assign(dims);
+}
+
+void TensorShape::set_dim(int d, int64_t size) {
+  data()[d] = size;
+  Recompute();
+}
+
+std::string TensorShape::DebugString() const {
+  std::string out = "[";
+  for (int i = 0; i < rank_; ++i) {
+    if (i > 0) out += ',';
+    out += std::to_string(dim_size(i));
+  }
+  out += ']';
+  return out;
+}
+
+bool TensorShape::IsSameSize(const TensorShape& other) const {
+  if (rank_ != other.rank_) return false;
+  for (int i = 0; i < rank_; ++i) {
+    if (dim_size(i) != other.dim_size(i)) return false;
+  }
+  return true;
+}
+
+std::string PartialShapeDebugString(const TensorShapeProto& proto) {
+  if (proto.unknown_rank()) return "<unknown>";
+  std::string out = "[";
+  for (int i = 0; i < proto.dim_size(); ++i) {
+    if (i > 0) out += ',';
+    const int64_t d = proto.dim(i).size();
+    out += d < 0 ? std::string("?") : std::to_string(d);
+  }
+  out += ']';
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// TensorBuffer
+
+namespace {
+
+constexpr size_t kAlign = 64;
+constexpr size_t kHeader = 64;  // TensorBuffer lives in the first 64 bytes
+
+size_t ElementSize(DataType dtype) {
+  size_t size = 0;
+  VisitElementType(dtype, [&](auto v) { size = sizeof(v); });
+  return size;
+}
+
+bool IsNonTrivial(DataType dtype) {
+  return dtype == tensorflow::DT_STRING || dtype == tensorflow::DT_RESOURCE;
+}
+
+template <typename T>
+void ConstructAll(void* data, int64_t n) {
+  T* p = static_cast<T*>(data);
+  for (int64_t i = 0; i < n; ++i) new (p + i) T();
+}
+
+template <typename T>
+void DestroyAll(void* data, int64_t n) {
+  T* p = static_cast<T*>(data);
+  for (int64_t i = 0; i < n; ++i) p[i].~T();
+}
+
+}  // namespace
+
+TensorBuffer* TensorBuffer::Allocate(DataType dtype, int64_t num_elements) {
+  static_assert(sizeof(TensorBuffer) <= kHeader);
+  const size_t elem = ElementSize(dtype);
+  DFG_CHECK_MSG(elem > 0, "unsupported tensor dtype " + DataTypeString(dtype));
+  if (num_elements < 0 ||
+      static_cast<uint64_t>(num_elements) > (SIZE_MAX / 2 - kHeader) / elem) {
+    return nullptr;
+  }
+  const size_t bytes = elem * static_cast<size_t>(num_elements);
+  const size_t total = (kHeader + bytes + kAlign - 1) / kAlign * kAlign;
+  void* block = std::aligned_alloc(kAlign, total);
+  if (block == nullptr) return nullptr;
+  auto* buf = new (block) TensorBuffer();
+  buf->dtype_ = dtype;
+  buf->num_elements_ = num_elements;
+  buf->bytes_ = bytes;
+  buf->data_ = static_cast<char*>(block) + kHeader;
+  if (dtype == tensorflow::DT_STRING) {
+    ConstructAll<std::string>(buf->data_, num_elements);
+  } else if (dtype == tensorflow::DT_RESOURCE) {
+    ConstructAll<ResourceHandle>(buf->data_, num_elements);
+  }
+  return buf;
+}
+
+void TensorBuffer::Unref() {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (IsNonTrivial(dtype_)) {
+    if (dtype_ == tensorflow::DT_STRING) {
+      DestroyAll<std::string>(data_, num_elements_);
+    } else {
+      DestroyAll<ResourceHandle>(data_, num_elements_);
+    }
+  }
+  this->~TensorBuffer();
+  std::free(this);
+}
+
+// ---------------------------------------------------------------------------
+// Tensor
+
+Tensor::Tensor(DataType dtype) : dtype_(dtype) {}
+
+Tensor::Tensor(DataType dtype, const TensorShape& shape)
+    : dtype_(dtype), shape_(shape) {
+  buf_ = TensorBuffer::Allocate(dtype, shape.num_elements());
+  DFG_CHECK_MSG(buf_ != nullptr, "out of memory allocating a tensor of shape " +
+                                     shape.DebugString());
+}
+
+StatusOr<Tensor> Tensor::TryAllocate(DataType dtype, const TensorShape& shape) {
+  if (!IsSupportedTensorType(dtype)) {
+    return InvalidArgument("tensors of dtype {} are not supported",
+                           DataTypeString(dtype));
+  }
+  Tensor t(dtype);
+  t.shape_ = shape;
+  t.buf_ = TensorBuffer::Allocate(dtype, shape.num_elements());
+  if (t.buf_ == nullptr) {
+    return ResourceExhausted(
+        "OOM when allocating tensor with shape{} and type {} on cpu",
+        shape.DebugString(), DataTypeString(dtype));
+  }
+  return t;
+}
+
+Tensor::Tensor(const Tensor& other)
+    : dtype_(other.dtype_), shape_(other.shape_), buf_(other.buf_) {
+  if (buf_) buf_->Ref();
+}
+
+Tensor::Tensor(Tensor&& other) noexcept
+    : dtype_(other.dtype_), shape_(other.shape_), buf_(other.buf_) {
+  other.buf_ = nullptr;
+}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (other.buf_) other.buf_->Ref();
+  if (buf_) buf_->Unref();
+  buf_ = other.buf_;
+  dtype_ = other.dtype_;
+  shape_ = other.shape_;
+  return *this;
+}
+
+Tensor& Tensor::operator=(Tensor&& other) noexcept {
+  if (this == &other) return *this;
+  if (buf_) buf_->Unref();
+  buf_ = other.buf_;
+  other.buf_ = nullptr;
+  dtype_ = other.dtype_;
+  shape_ = other.shape_;
+  return *this;
+}
+
+Tensor::~Tensor() {
+  if (buf_) buf_->Unref();
+}
+
+size_t Tensor::TotalBytes() const {
+  if (IsNonTrivial(dtype_)) return 0;
+  return ElementSize(dtype_) * static_cast<size_t>(NumElements());
+}
+
+void Tensor::set_shape_uninitialized(const TensorShape& shape) {
+  DFG_CHECK(buf_ == nullptr);
+  shape_ = shape;
+}
+
+bool Tensor::CopyFrom(const Tensor& other, const TensorShape& shape) {
+  if (other.NumElements() != shape.num_elements()) return false;
+  *this = other;
+  shape_ = shape;
+  return true;
+}
+
+Tensor Tensor::DeepCopy() const {
+  if (buf_ == nullptr) {
+    Tensor t(dtype_);
+    t.shape_ = shape_;
+    return t;
+  }
+  Tensor t(dtype_, shape_);
+  if (dtype_ == tensorflow::DT_STRING) {
+    auto src = flat<std::string>();
+    auto dst = t.flat<std::string>();
+    for (size_t i = 0; i < src.size(); ++i) dst[i] = src[i];
+  } else if (dtype_ == tensorflow::DT_RESOURCE) {
+    auto src = flat<ResourceHandle>();
+    auto dst = t.flat<ResourceHandle>();
+    for (size_t i = 0; i < src.size(); ++i) dst[i] = src[i];
+  } else if (TotalBytes() > 0) {
+    std::memcpy(t.data(), data(), TotalBytes());
+  }
+  return t;
+}
+
+void Tensor::TypeMismatch(DataType expected) const {
+  CheckFailed(__FILE__, __LINE__, "dtype() == expected",
+              "tensor of " + DataTypeString(dtype_) + " accessed as " +
+                  DataTypeString(expected));
+}
+
+void Tensor::NotOneElement() const {
+  CheckFailed(__FILE__, __LINE__, "NumElements() == 1",
+              "scalar access to a tensor of shape " + shape_.DebugString());
+}
+
+}  // namespace dfg

@@ -1,0 +1,172 @@
+// Tensor::SummarizeValue: a NumPy-like print ("[[1 2]\n [3 4]]"), truncated
+// after max_entries elements.
+#include <fmt/format.h>
+
+#include "lib/kernels/tensor.h"
+
+namespace dfg {
+namespace {
+
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      default:
+        if (c < 0x20 || c >= 0x7f) {
+          out += fmt::format("\\x{:02x}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+template <typename T>
+std::string Element(const T& v) {
+  return fmt::format("{}", v);
+}
+template <>
+std::string Element(const bool& v) {
+  return v ? "True" : "False";
+}
+template <>
+std::string Element(const int8_t& v) {
+  return fmt::format("{}", static_cast<int>(v));
+}
+template <>
+std::string Element(const uint8_t& v) {
+  return fmt::format("{}", static_cast<int>(v));
+}
+template <>
+std::string Element(const Half& v) {
+  return fmt::format("{}", HalfToFloat(v));
+}
+template <>
+std::string Element(const BFloat16& v) {
+  return fmt::format("{}", BFloat16ToFloat(v));
+}
+template <>
+std::string Element(const std::string& v) {
+  return Quote(v);
+}
+template <>
+std::string Element(const ResourceHandle& v) {
+  return fmt::format(
+      "<ResourceHandle(name=\"{}\", device=\"{}\", "
+      "container=\"{}\")>",
+      v.name, v.device, v.container);
+}
+template <typename C>
+std::string Complex(const C& v) {
+  return fmt::format("({}{}{}j)", v.real(), v.imag() < 0 ? "" : "+", v.imag());
+}
+template <>
+std::string Element(const std::complex<float>& v) {
+  return Complex(v);
+}
+template <>
+std::string Element(const std::complex<double>& v) {
+  return Complex(v);
+}
+template <typename Q>
+std::string Quantized(const Q& v) {
+  return fmt::format("{}", static_cast<int64_t>(v.value));
+}
+template <>
+std::string Element(const QInt8& v) {
+  return Quantized(v);
+}
+template <>
+std::string Element(const QUInt8& v) {
+  return Quantized(v);
+}
+template <>
+std::string Element(const QInt16& v) {
+  return Quantized(v);
+}
+template <>
+std::string Element(const QUInt16& v) {
+  return Quantized(v);
+}
+template <>
+std::string Element(const QInt32& v) {
+  return Quantized(v);
+}
+
+// Prints the sub-array at `dim` starting at element *index; returns false
+// once the limit was hit (the caller then only closes brackets).
+template <typename T>
+bool PrintDim(std::span<const T> data, const TensorShape& shape, int dim,
+              int64_t limit, int64_t* index, std::string* out) {
+  *out += '[';
+  const int rank = shape.dims();
+  const int64_t n = shape.dim_size(dim);
+  bool more = true;
+  for (int64_t i = 0; i < n && more; ++i) {
+    if (i > 0) {
+      if (dim == rank - 1) {
+        *out += ' ';
+      } else {
+        out->append(rank - dim - 1, '\n');
+        out->append(dim + 1, ' ');
+      }
+    }
+    if (dim == rank - 1) {
+      if (*index >= limit) {
+        *out += "...";
+        more = false;
+        break;
+      }
+      *out += Element(data[(*index)++]);
+    } else {
+      more = PrintDim(data, shape, dim + 1, limit, index, out);
+    }
+  }
+  *out += ']';
+  return more;
+}
+
+}  // namespace
+
+std::string Tensor::SummarizeValue(int64_t max_entries) const {
+  if (!IsInitialized()) return "<uninitialized>";
+  const int64_t n = NumElements();
+  const int64_t limit = max_entries < 0 ? n : std::min(max_entries, n);
+  std::string out;
+  VisitElementType(dtype_, [&](auto v) {
+    using T = decltype(v);
+    auto data = flat<T>();
+    if (dims() == 0) {
+      out = Element(data[0]);
+      return;
+    }
+    int64_t index = 0;
+    PrintDim<T>(data, shape_, 0, limit, &index, &out);
+  });
+  return out;
+}
+
+std::string Tensor::DebugString(int64_t max_entries) const {
+  return fmt::format("Tensor<type: {} shape: {} values: {}>",
+                     DataTypeString(dtype_), shape_.DebugString(),
+                     SummarizeValue(max_entries));
+}
+
+}  // namespace dfg

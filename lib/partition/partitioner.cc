@@ -1,0 +1,255 @@
+#include "lib/partition/partitioner.h"
+
+#include <utility>
+
+#include "lib/graph/device_name.h"
+#include "lib/graph/tensor_id.h"
+#include "lib/proto/attr_value.pb.h"
+
+namespace dfg::partition_internal {
+namespace {
+
+DataType OutputType(const Node& node, int k) {
+  return k >= 0 && k < node.num_outputs() ? node.output_type(k)
+                                          : DataType::DT_INVALID;
+}
+
+}  // namespace
+
+size_t RecvKeyHash::operator()(const RecvKey& k) const {
+  uint64_t h = static_cast<uint64_t>(k.src_id) * 0x9E3779B97F4A7C15ull;
+  h ^= static_cast<uint64_t>(k.src_output + 1) * 0xC2B2AE3D27D4EB4Full;
+  h ^= static_cast<uint64_t>(k.partition) * 0x165667B19E3779F9ull;
+  h ^= static_cast<uint64_t>(k.on_host);
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+
+uint64_t Partitioner::Incarnation(const std::string& device) const {
+  return options_.get_incarnation ? options_.get_incarnation(device)
+                                  : options_.incarnation;
+}
+
+Status Partitioner::AssignDevices() {
+  std::unordered_map<std::string, int> device_index;
+  std::unordered_map<std::string, int> partition_index;
+  node_device_.assign(graph_->num_node_ids(), -1);
+  const std::string* last = nullptr;
+  int last_index = -1;
+  for (const Node* node : graph_->op_nodes()) {
+    const std::string& device = node->assigned_device_name();
+    if (last != nullptr && *last == device) {
+      node_device_[node->id()] = last_index;
+      continue;
+    }
+    auto [it, inserted] = device_index.emplace(device, devices_.size());
+    if (inserted) {
+      if (device.empty()) {
+        return FailedPrecondition("node '{}' ({}) has no assigned device",
+                                  node->name(), node->op());
+      }
+      ParsedDeviceName parsed;
+      if (!ParseFullName(device, &parsed)) {
+        return Internal("Malformed assigned device '{}'", device);
+      }
+      auto key = PartitionKey(device, options_.by);
+      if (!key.ok()) return key.status().WithPrefix("node '" + node->name() + "': ");
+      auto [pit, new_part] = partition_index.emplace(*key, keys_.size());
+      if (new_part) {
+        keys_.push_back(*key);
+        parts_.emplace_back();
+      }
+      DeviceInfo info;
+      info.type = parsed.type;
+      info.is_cpu = parsed.type == "CPU";
+      info.partition = pit->second;
+      devices_.push_back(std::move(info));
+    }
+    last = &device;
+    last_index = it->second;
+    node_device_[node->id()] = last_index;
+  }
+  return Status::Ok();
+}
+
+// Memory types are needed only where a transfer may be made: at both ends of
+// a data edge between partitions, or between two nodes on one non-CPU device.
+Status Partitioner::ComputeMemoryTypes() {
+  memory_index_.assign(graph_->num_node_ids(), -1);
+  std::vector<bool> needed(graph_->num_node_ids(), false);
+  for (const Node* dst : graph_->op_nodes()) {
+    for (const Edge* edge : dst->in_edges()) {
+      if (edge->IsControlEdge() || !edge->src->IsOp()) continue;
+      const Node* src = edge->src;
+      if (PartitionOf(src) != PartitionOf(dst) ||
+          (!Device(src).is_cpu &&
+           src->assigned_device_name() == dst->assigned_device_name())) {
+        needed[src->id()] = true;
+        needed[dst->id()] = true;
+      }
+    }
+  }
+  OpLookup ops(&graph_->library());
+  for (const Node* node : graph_->op_nodes()) {
+    if (!needed[node->id()]) continue;
+    NodeMemory memory;
+    DFG_RETURN_IF_ERROR(MemoryTypesForNode(
+        ops, Device(node).type, node->def(), node->input_types(),
+        node->output_types(), &memory.inputs, &memory.outputs));
+    memory_index_[node->id()] = static_cast<int>(memory_.size());
+    memory_.push_back(std::move(memory));
+  }
+  return Status::Ok();
+}
+
+MemoryType Partitioner::InputMemory(const Node* node, int slot) const {
+  int index = memory_index_[node->id()];
+  if (index < 0 || slot < 0 ||
+      slot >= static_cast<int>(memory_[index].inputs.size())) {
+    return MemoryType::kDevice;
+  }
+  return memory_[index].inputs[slot];
+}
+
+MemoryType Partitioner::OutputMemory(const Node* node, int slot) const {
+  int index = memory_index_[node->id()];
+  if (index < 0 || slot < 0 ||
+      slot >= static_cast<int>(memory_[index].outputs.size())) {
+    return MemoryType::kDevice;
+  }
+  return memory_[index].outputs[slot];
+}
+
+// A same-device data edge on a non-CPU device whose two ends disagree on the
+// memory the tensor lives in still needs a send/recv (§3.3g).
+bool Partitioner::NeedSameDeviceSendRecv(const Edge* edge) const {
+  if (edge->IsControlEdge()) return false;
+  const Node* src = edge->src;
+  const Node* dst = edge->dst;
+  if (src->assigned_device_name() != dst->assigned_device_name()) return false;
+  if (Device(src).is_cpu) return false;
+  return OutputMemory(src, edge->src_output) !=
+         InputMemory(dst, edge->dst_input);
+}
+
+bool Partitioner::IsDstInputOnHost(const Edge* edge) const {
+  if (Device(edge->dst).is_cpu) return true;
+  if (edge->IsControlEdge()) return false;
+  return InputMemory(edge->dst, edge->dst_input) == MemoryType::kHost;
+}
+
+DataType Partitioner::EdgeType(const Edge* edge) const {
+  if (edge->IsControlEdge()) return DataType::DT_FLOAT;
+  DataType type = edge->dst_input < edge->dst->num_inputs()
+                      ? edge->dst->input_type(edge->dst_input)
+                      : DataType::DT_INVALID;
+  // Ops dfg does not know have no declared input types: use the producer's.
+  if (type == DataType::DT_INVALID) type = OutputType(*edge->src, edge->src_output);
+  return type;
+}
+
+void Partitioner::SetSendRecvAttrs(const Edge* edge,
+                                   const std::string& tensor_name,
+                                   NodeDef* def) const {
+  auto& attr = *def->mutable_attr();
+  const std::string& send_device = edge->src->assigned_device_name();
+  attr["tensor_name"].set_s(tensor_name);
+  attr["send_device"].set_s(send_device);
+  attr["send_device_incarnation"].set_i(
+      static_cast<int64_t>(Incarnation(send_device)));
+  attr["recv_device"].set_s(edge->dst->assigned_device_name());
+  attr["client_terminated"].set_b(false);
+  attr["_src"].set_s(edge->src->name());
+  attr["_dst"].set_s(edge->dst->name());
+}
+
+NodeDef* Partitioner::AddSend(const Edge* edge, GraphDef* graph,
+                              const std::string& input,
+                              const std::string& tensor_name) {
+  bool host = !edge->IsControlEdge() &&
+              OutputMemory(edge->src, edge->src_output) == MemoryType::kHost;
+  NodeDef* send = graph->add_node();
+  send->set_name(NewName(edge->src->name()));
+  send->set_op(host ? "_HostSend" : "_Send");
+  send->add_input(input);
+  send->set_device(edge->src->assigned_device_name());
+  SetSendRecvAttrs(edge, tensor_name, send);
+  (*send->mutable_attr())["T"].set_type(BaseType(EdgeType(edge)));
+  return send;
+}
+
+NodeDef* Partitioner::AddRecv(const Edge* edge, GraphDef* graph,
+                              const std::string& tensor_name,
+                              NodeDef** real_recv) {
+  bool host = !edge->IsControlEdge() &&
+              InputMemory(edge->dst, edge->dst_input) == MemoryType::kHost;
+  const std::string& device = edge->dst->assigned_device_name();
+  NodeDef* recv = graph->add_node();
+  recv->set_name(NewName(edge->src->name()));
+  recv->set_op(host ? "_HostRecv" : "_Recv");
+  recv->set_device(device);
+  SetSendRecvAttrs(edge, tensor_name, recv);
+  (*recv->mutable_attr())["tensor_type"].set_type(BaseType(EdgeType(edge)));
+  *real_recv = recv;
+  if (!edge->IsControlEdge()) return recv;
+  // A control edge is received as a float tensor nobody reads: an Identity
+  // turns it back into a node that others can depend on.
+  NodeDef* identity = graph->add_node();
+  identity->set_name(NewName(edge->src->name()));
+  identity->set_op("Identity");
+  identity->add_input(recv->name());
+  identity->set_device(device);
+  (*identity->mutable_attr())["T"].set_type(DataType::DT_FLOAT);
+  return identity;
+}
+
+// Makes the send and recv for `edge` (in that naming order, after the dummy
+// Const of a control edge).
+void Partitioner::AddTransfer(const Edge* edge, int dst_partition,
+                              NodeDef** recv, NodeDef** real_recv,
+                              int* transfer) {
+  const Node* src = edge->src;
+  GraphDef* src_graph = &parts_[PartitionOf(src)];
+  GraphDef* dst_graph = &parts_[dst_partition];
+  std::string send_from;
+  if (edge->IsControlEdge()) {
+    NodeDef* dummy = src_graph->add_node();
+    dummy->set_name(NewName(src->name() + "/ctrl"));
+    dummy->set_op("Const");
+    dummy->add_input(InputString(src->name(), kControlSlot));
+    dummy->set_device(src->assigned_device_name());
+    auto& attr = *dummy->mutable_attr();
+    attr["dtype"].set_type(DataType::DT_FLOAT);
+    tensorflow::TensorProto* value = attr["value"].mutable_tensor();
+    value->set_dtype(DataType::DT_FLOAT);
+    value->mutable_tensor_shape()->add_dim()->set_size(0);
+    send_from = dummy->name();
+  } else {
+    send_from = InputString(src->name(), edge->src_output);
+  }
+  std::string tensor_name =
+      "edge_" + std::to_string(edge->id) + "_" + src->name();
+  NodeDef* send = AddSend(edge, src_graph, send_from, tensor_name);
+  *recv = AddRecv(edge, dst_graph, tensor_name, real_recv);
+  if (src_graph == dst_graph) {
+    // A same-device transfer: the recv must not run before the send.
+    (*real_recv)->add_input(InputString(send->name(), kControlSlot));
+  }
+  *transfer = -1;
+  if (options_.transfers != nullptr) {
+    Transfer t;
+    t.tensor_name = tensor_name;
+    t.dtype = BaseType(EdgeType(edge));
+    t.control = edge->IsControlEdge();
+    t.send_device = src->assigned_device_name();
+    t.recv_device = edge->dst->assigned_device_name();
+    t.src = src->name();
+    t.src_output = edge->src_output;
+    t.send = send->name();
+    t.recv = (*real_recv)->name();
+    t.dsts.push_back(edge->dst->name());
+    *transfer = static_cast<int>(options_.transfers->size());
+    options_.transfers->push_back(std::move(t));
+  }
+}
+
+}  // namespace dfg::partition_internal

@@ -1,0 +1,122 @@
+// Internal to lib/partition: the state of one Partition call. partition.cc
+// holds the main loop over nodes; partitioner.cc the devices, memory types
+// and the nodes a transfer is made of.
+#ifndef DFG_LIB_PARTITION_PARTITIONER_H_
+#define DFG_LIB_PARTITION_PARTITIONER_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "lib/base/status.h"
+#include "lib/graph/graph.h"
+#include "lib/graph/op_registry.h"
+#include "lib/partition/partition.h"
+
+namespace dfg::partition_internal {
+
+// A device as Partition sees it: its type (memory types differ on CPU) and
+// the partition its nodes go to.
+struct DeviceInfo {
+  bool is_cpu = false;
+  std::string type;
+  int partition = -1;
+};
+
+// Input and output memory types of one node.
+struct NodeMemory {
+  std::vector<MemoryType> inputs;
+  std::vector<MemoryType> outputs;
+};
+
+// The dedup key of a transfer (§3.4): the same tensor (or control) of the
+// same producer into the same partition, landing in the same memory.
+struct RecvKey {
+  int src_id;
+  int src_output;
+  int partition;
+  bool on_host;
+  friend bool operator==(const RecvKey& a, const RecvKey& b) {
+    return a.src_id == b.src_id && a.src_output == b.src_output &&
+           a.partition == b.partition && a.on_host == b.on_host;
+  }
+};
+struct RecvKeyHash {
+  size_t operator()(const RecvKey& k) const;
+};
+struct RecvEntry {
+  NodeDef* recv;  // what consumers read: the recv, or the control Identity
+  int transfer;   // index into options.transfers, or -1 when not recorded
+};
+
+class Partitioner {
+ public:
+  Partitioner(Graph* graph, const PartitionOptions& options)
+      : graph_(graph), options_(options) {}
+
+  StatusOr<std::map<std::string, GraphDef>> Run();
+
+  std::string NewName(std::string_view prefix);
+
+ private:
+  // partitioner.cc
+  uint64_t Incarnation(const std::string& device) const;
+  Status AssignDevices();
+  Status ComputeMemoryTypes();
+  const DeviceInfo& Device(const Node* node) const {
+    return devices_[node_device_[node->id()]];
+  }
+  int PartitionOf(const Node* node) const { return Device(node).partition; }
+  MemoryType InputMemory(const Node* node, int slot) const;
+  MemoryType OutputMemory(const Node* node, int slot) const;
+  bool NeedSameDeviceSendRecv(const Edge* edge) const;
+  bool IsDstInputOnHost(const Edge* edge) const;
+  DataType EdgeType(const Edge* edge) const;
+  void AddTransfer(const Edge* edge, int dst_partition, NodeDef** recv,
+                   NodeDef** real_recv, int* transfer);
+  NodeDef* AddSend(const Edge* edge, GraphDef* graph, const std::string& input,
+                   const std::string& tensor_name);
+  NodeDef* AddRecv(const Edge* edge, GraphDef* graph,
+                   const std::string& tensor_name, NodeDef** real_recv);
+  void SetSendRecvAttrs(const Edge* edge, const std::string& tensor_name,
+                        NodeDef* def) const;
+
+  // partition.cc
+  Status ProcessNode(Node* dst);
+  Status CollectInputs(const Node* dst, const Edge** control_flow_edge,
+                       int* num_control_flow_edges);
+  NodeDef* CopyNode(Node* dst, GraphDef* graph);
+  void AddInputFrom(const Edge* edge, int dst_partition, NodeDef* dst_def,
+                    const Edge* control_flow_edge,
+                    int* num_control_flow_edges);
+  void Finish();
+
+  Graph* graph_;  // Not owned.
+  const PartitionOptions& options_;
+  int64_t local_counter_ = 0;
+
+  std::vector<DeviceInfo> devices_;
+  std::vector<int> node_device_;   // by node id: index into devices_
+  std::vector<std::string> keys_;  // by partition index
+  std::vector<GraphDef> parts_;    // by partition index
+  std::vector<int> memory_index_;  // by node id: index into memory_, or -1
+  std::vector<NodeMemory> memory_;
+
+  std::unordered_map<RecvKey, RecvEntry, RecvKeyHash> dup_recv_;
+  std::vector<const Edge*> inputs_;  // scratch, per dst
+  std::vector<NodeDef*> ref_recvs_;
+  std::vector<std::string> ref_control_inputs_;
+};
+
+// The functions of `library` reachable from `graph`'s nodes (their ops and
+// function-valued attrs, then transitively the function bodies, and
+// gradients), in library order, with their GradientDefs.
+FunctionDefLibrary ReachableFunctions(const FunctionDefLibrary& library,
+                                      const GraphDef& graph);
+
+}  // namespace dfg::partition_internal
+
+#endif  // DFG_LIB_PARTITION_PARTITIONER_H_

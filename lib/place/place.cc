@@ -1,0 +1,318 @@
+// The assignment passes of TensorFlow's Placer::Run (placer.cc) over the
+// colocation groups, plus the report --explain prints.
+#include "lib/place/place.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "lib/graph/graph_import.h"
+#include "lib/graph/op_registry.h"
+#include "lib/place/colocation.h"
+#include "lib/place/kernel_support.h"
+
+namespace dfg {
+namespace {
+
+using place_internal::AttachNode;
+using place_internal::ColocationGraph;
+using place_internal::Join;
+using place_internal::JoinKind;
+using place_internal::KernelSupport;
+using place_internal::Member;
+
+// Heuristic A's nodes: no inputs and one output that is not a ref.
+bool IsGenerator(const Node& node) {
+  return node.num_inputs() == 0 && node.num_outputs() == 1 &&
+         !IsRefType(node.output_type(0));
+}
+
+// Heuristic B's nodes: they read only their input's metadata.
+bool IsMetadata(const Node& node) {
+  return node.op() == "Shape" || node.op() == "Size" || node.op() == "Rank";
+}
+
+bool Contains(const std::vector<int>& devices, int device) {
+  return device >= 0 &&
+         std::find(devices.begin(), devices.end(), device) != devices.end();
+}
+
+struct Decision {
+  const std::vector<int>* candidates = nullptr;
+  PlacementRule rule = PlacementRule::kDefault;
+  std::string detail;
+};
+
+class Placer {
+ public:
+  Placer(Graph* graph, const DeviceSet& devices, const PlaceOptions& options,
+         PlacementReport* report)
+      : graph_(graph),
+        devices_(devices),
+        report_(report),
+        ops_(&graph->library()),
+        kernels_(devices, ops_),
+        colocation_(*graph, devices, &kernels_, options, report != nullptr) {}
+
+  Status Run();
+  const std::vector<std::string>& warnings() { return colocation_.warnings(); }
+
+ private:
+  Status Assign(const Node& node, bool generator_pass);
+  int Heuristic(const Node& node, const std::vector<int>& candidates,
+                bool generator_pass, Decision* decision);
+  void Describe(const Node& node, bool by_heuristic, Decision* decision);
+  void WriteReport();
+
+  Graph* graph_;
+  const DeviceSet& devices_;
+  PlacementReport* report_;  // Not owned; may be null.
+  OpLookup ops_;
+  KernelSupport kernels_;
+  ColocationGraph colocation_;
+  std::vector<Decision> decisions_;  // by node id, when reporting
+};
+
+Status Placer::Run() {
+  DFG_RETURN_IF_ERROR(colocation_.Initialize());
+  if (report_ != nullptr) decisions_.resize(graph_->num_node_ids());
+  std::vector<const Node*> second_pass;
+  for (const Node* node : colocation_.op_nodes()) {
+    int device = colocation_.assigned_device(node->id());
+    if (device >= 0) {
+      DFG_RETURN_IF_ERROR(colocation_.LimitToAssignedDevice(*node, device));
+      if (report_ != nullptr) {
+        Decision& d = decisions_[node->id()];
+        d.rule = PlacementRule::kPreAssigned;
+        d.detail = node->assigned_device_name().empty()
+                       ? "its requested device is a full name, kept as "
+                         "assigned"
+                       : "kept its assigned device";
+      }
+      continue;
+    }
+    // Generators wait for their consumers (Heuristic A).
+    if (IsGenerator(*node)) {
+      second_pass.push_back(node);
+      continue;
+    }
+    DFG_RETURN_IF_ERROR(Assign(*node, /*generator_pass=*/false));
+  }
+  for (const Node* node : second_pass) {
+    DFG_RETURN_IF_ERROR(Assign(*node, /*generator_pass=*/true));
+  }
+  for (Node* node : graph_->op_nodes()) {
+    node->set_assigned_device_name(
+        devices_.devices()[colocation_.assigned_device(node->id())].name);
+  }
+  if (report_ != nullptr) WriteReport();
+  return Status::Ok();
+}
+
+Status Placer::Assign(const Node& node, bool generator_pass) {
+  const std::vector<int>* candidates = nullptr;
+  Status status = colocation_.GetDevicesForNode(node, &candidates);
+  if (!status.ok()) {
+    return AttachNode(
+        InvalidArgument("Cannot assign a device for operation {}: {}",
+                        node.name(), status.message()),
+        node.name());
+  }
+  Decision scratch;
+  Decision* decision = report_ != nullptr ? &decisions_[node.id()] : &scratch;
+  decision->candidates = candidates;
+  int device = Heuristic(node, *candidates, generator_pass, decision);
+  bool by_heuristic = device >= 0;
+  // The candidates are sorted, so the first is the deterministic default.
+  if (device < 0) device = (*candidates)[0];
+  if (report_ != nullptr) Describe(node, by_heuristic, decision);
+  return colocation_.LimitToAssignedDevice(node, device);
+}
+
+int Placer::Heuristic(const Node& node, const std::vector<int>& candidates,
+                      bool generator_pass, Decision* decision) {
+  if (generator_pass) {
+    // Heuristic A: every out-edge (control ones too) leads to one device.
+    const auto& out = node.out_edges();
+    if (out.empty()) return -1;
+    int device = colocation_.assigned_device(out[0]->dst->id());
+    for (const Edge* e : out) {
+      if (colocation_.assigned_device(e->dst->id()) != device) return -1;
+    }
+    if (!Contains(candidates, device)) return -1;
+    decision->rule = PlacementRule::kGenerator;
+    const Node* first = out[0]->dst;
+    bool one = std::all_of(out.begin(), out.end(),
+                           [&](const Edge* e) { return e->dst == first; });
+    decision->detail =
+        one ? fmt::format("generator follows its consumer '{}'", first->name())
+            : fmt::format("generator follows its consumers ('{}', ...)",
+                          first->name());
+    return device;
+  }
+  // Heuristic B: a metadata op goes where its (first) input already is.
+  if (!IsMetadata(node) || node.in_edges().empty()) return -1;
+  const Node& input = *node.in_edges()[0]->src;
+  int device = colocation_.assigned_device(input.id());
+  if (!Contains(candidates, device)) return -1;
+  decision->rule = PlacementRule::kMetadata;
+  decision->detail =
+      fmt::format("metadata op follows its input '{}'", input.name());
+  return device;
+}
+
+// The rule that decided. A group already placed by another member leaves a
+// single candidate, so that outranks the heuristics.
+void Placer::Describe(const Node& node, bool by_heuristic, Decision* decision) {
+  int root = colocation_.FindRoot(node.id());
+  const Member& m = colocation_.member(root);
+  const auto& specs = colocation_.specs();
+  if (m.placed_by >= 0) {
+    const Join& join = colocation_.join(node.id());
+    std::string partner =
+        join.partner >= 0 ? graph_->FindNodeId(join.partner)->name() : "";
+    std::string root_name = graph_->FindNodeId(root)->name();
+    std::string placed = graph_->FindNodeId(m.placed_by)->name();
+    if (join.kind == JoinKind::kRefEdge ||
+        join.kind == JoinKind::kResourceEdge) {
+      decision->rule = PlacementRule::kRefEdge;
+      decision->detail = fmt::format(
+          "{} edge {} '{}' puts it in the colocation group of '{}', placed "
+          "with '{}'",
+          join.kind == JoinKind::kRefEdge ? "ref" : "resource",
+          join.is_src ? "to" : "from", partner, root_name, placed);
+    } else {
+      decision->rule = PlacementRule::kColocation;
+      decision->detail = fmt::format(
+          "colocation group {}(root '{}') placed with '{}'",
+          join.kind == JoinKind::kClass ? "'loc:@" + join.group + "' "
+                                        : std::string(),
+          root_name, placed);
+    }
+  } else if (by_heuristic) {
+    // Heuristic() filled in the rule.
+  } else if (m.soft) {
+    decision->rule = PlacementRule::kSoftPlacement;
+    decision->detail = fmt::format("soft placement moved it from '{}'",
+                                   specs.str(m.requested));
+  } else if (specs[m.requested].HasSomeDetails()) {
+    decision->rule = PlacementRule::kRequested;
+    decision->detail =
+        fmt::format("requested spec '{}'", specs.str(m.requested));
+    if (node.requested_device() != specs.str(m.requested)) {
+      decision->detail +=
+          node.requested_device().empty()
+              ? " (from its colocation group)"
+              : fmt::format(" (its own: '{}')", node.requested_device());
+    }
+  } else {
+    decision->rule = PlacementRule::kDefault;
+    decision->detail = "default = first candidate";
+  }
+  auto note = colocation_.notes().find(node.id());
+  if (note != colocation_.notes().end())
+    decision->detail += "; " + note->second;
+}
+
+void Placer::WriteReport() {
+  report_->nodes.clear();
+  for (const Node* node : colocation_.op_nodes()) {
+    const Decision& d = decisions_[node->id()];
+    NodePlacement p;
+    p.node = node->name();
+    p.op = node->op();
+    p.device = node->assigned_device_name();
+    if (d.candidates != nullptr) {
+      for (int device : *d.candidates) {
+        p.candidates.push_back(devices_.devices()[device].name);
+      }
+    } else {
+      p.candidates.push_back(p.device);
+    }
+    p.rule = d.rule;
+    p.detail = d.detail;
+    report_->nodes.push_back(std::move(p));
+  }
+}
+
+}  // namespace
+
+const char* PlacementRuleName(PlacementRule rule) {
+  switch (rule) {
+    case PlacementRule::kPreAssigned:
+      return "pre-assigned";
+    case PlacementRule::kRequested:
+      return "requested";
+    case PlacementRule::kColocation:
+      return "colocation";
+    case PlacementRule::kRefEdge:
+      return "ref-edge";
+    case PlacementRule::kGenerator:
+      return "generator";
+    case PlacementRule::kMetadata:
+      return "metadata";
+    case PlacementRule::kSoftPlacement:
+      return "soft-placement";
+    case PlacementRule::kDefault:
+      return "default";
+  }
+  return "default";
+}
+
+std::string ExplainLine(const NodePlacement& p) {
+  return fmt::format("{} ({}): {}; {}: {}; candidates [{}]", p.node, p.op,
+                     p.device, PlacementRuleName(p.rule), p.detail,
+                     fmt::join(p.candidates, ", "));
+}
+
+std::string ExplainJson(const NodePlacement& p) {
+  nlohmann::ordered_json j;
+  j["node"] = p.node;
+  j["op"] = p.op;
+  j["device"] = p.device;
+  j["candidates"] = p.candidates;
+  j["rule"] = PlacementRuleName(p.rule);
+  j["detail"] = p.detail;
+  // Names are arbitrary bytes; never throw on invalid UTF-8.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Status Place(Graph* graph, const DeviceSet& devices,
+             const PlaceOptions& options, PlacementReport* report) {
+  if (devices.empty()) return FailedPrecondition("No devices are registered");
+  if (devices.PrioritizedDeviceTypeList().size() >
+      static_cast<size_t>(place_internal::kMaxDeviceTypes)) {
+    return InvalidArgument("more than {} device types",
+                           place_internal::kMaxDeviceTypes);
+  }
+  Placer placer(graph, devices, options, report);
+  Status status = placer.Run();
+  if (report != nullptr) {
+    report->warnings = placer.warnings();
+    if (!status.ok()) report->nodes.clear();
+  }
+  return status;
+}
+
+StatusOr<GraphDef> PlaceGraphDef(const GraphDef& graph,
+                                 const DeviceSet& devices,
+                                 const PlaceOptions& options,
+                                 PlacementReport* report) {
+  DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported, ImportGraphDef(graph));
+  DFG_RETURN_IF_ERROR(Place(imported.get(), devices, options, report));
+  std::unordered_map<std::string_view, const std::string*> device_of;
+  device_of.reserve(imported->num_op_nodes());
+  for (const Node* node : imported->op_nodes()) {
+    device_of.emplace(node->name(), &node->assigned_device_name());
+  }
+  GraphDef out = graph;
+  for (NodeDef& node : *out.mutable_node()) {
+    auto it = device_of.find(node.name());
+    if (it != device_of.end()) node.set_device(*it->second);
+  }
+  return out;
+}
+
+}  // namespace dfg

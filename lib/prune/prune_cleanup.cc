@@ -1,0 +1,224 @@
+// What dfg's prune does beyond TensorFlow's: the placeholder convention's
+// feed nodes, dropping colocation entries that name removed nodes (the placer
+// would fail on them), and dropping library functions nothing uses.
+#include <fmt/format.h>
+
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "lib/prune/prune_internal.h"
+
+namespace dfg::prune_internal {
+namespace {
+
+constexpr std::string_view kColocationPrefix = "loc:@";
+
+const AttrValue* FindAttr(const Node& node, const char* name) {
+  auto it = node.def().attr().find(name);
+  return it == node.def().attr().end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+bool KnownShape(const Node& node, int port,
+                tensorflow::TensorShapeProto* shape) {
+  if (port == 0 &&
+      (node.IsPlaceholder() || node.op() == "PlaceholderWithDefault")) {
+    if (const AttrValue* attr = FindAttr(node, "shape");
+        attr != nullptr && attr->has_shape()) {
+      *shape = attr->shape();
+      return true;
+    }
+  }
+  if (port == 0 && node.IsConstant()) {
+    if (const AttrValue* attr = FindAttr(node, "value");
+        attr != nullptr && attr->has_tensor()) {
+      *shape = attr->tensor().tensor_shape();
+      return true;
+    }
+  }
+  if (const AttrValue* attr = FindAttr(node, "_output_shapes");
+      attr != nullptr && port < attr->list().shape_size()) {
+    *shape = attr->list().shape(port);
+    return true;
+  }
+  return false;
+}
+
+Node* AddFeedPlaceholder(Graph* graph, const Node& fed, int port,
+                         DataType dtype) {
+  NodeDef def;
+  def.set_name(port == 0 ? fed.name() : fmt::format("{}_{}", fed.name(), port));
+  def.set_op("Placeholder");
+  def.set_device(fed.requested_device());
+  auto& attrs = *def.mutable_attr();
+  attrs["dtype"].set_type(dtype);
+  tensorflow::TensorShapeProto shape;
+  if (!KnownShape(fed, port, &shape)) shape.set_unknown_rank(true);
+  if (FindAttr(fed, "_output_shapes") != nullptr) {
+    *attrs["_output_shapes"].mutable_list()->add_shape() = shape;
+  }
+  *attrs["shape"].mutable_shape() = std::move(shape);
+  return graph->AddNode(std::move(def), {}, {dtype});
+}
+
+void FinalizePlaceholderNames(Graph* graph, const std::vector<Node*>& feeds,
+                              const std::vector<std::string>& fed_names,
+                              const std::vector<int>& ports) {
+  std::unordered_set<const Node*> placeholders(feeds.begin(), feeds.end());
+  std::unordered_set<std::string> taken;
+  for (Node* n : graph->op_nodes()) {
+    if (placeholders.count(n) == 0) taken.insert(n->name());
+  }
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    if (feeds[i] == nullptr) continue;
+    std::string base = ports[i] == 0
+                           ? fed_names[i]
+                           : fmt::format("{}_{}", fed_names[i], ports[i]);
+    std::string name = base;
+    for (int k = 1; taken.count(name) > 0; ++k) {
+      name = fmt::format("{}_{}", base, k);
+    }
+    taken.insert(name);
+    feeds[i]->mutable_def()->set_name(name);
+  }
+}
+
+void DropDanglingColocations(Graph* graph, PruneReport* report) {
+  std::vector<Node*> colocated;
+  for (Node* n : graph->op_nodes()) {
+    const AttrValue* attr = FindAttr(*n, "_class");
+    if (attr != nullptr && attr->has_list()) colocated.push_back(n);
+  }
+  if (colocated.empty()) return;
+  std::unordered_set<std::string_view> live;
+  for (Node* n : graph->op_nodes()) live.insert(n->name());
+  size_t first = report->dropped_colocations.size();
+  for (Node* n : colocated) {
+    auto& attrs = *n->mutable_def()->mutable_attr();
+    auto* list = attrs["_class"].mutable_list()->mutable_s();
+    int out = 0;
+    for (int i = 0; i < list->size(); ++i) {
+      std::string_view entry = list->Get(i);
+      if (entry.substr(0, kColocationPrefix.size()) == kColocationPrefix &&
+          live.count(entry.substr(kColocationPrefix.size())) == 0) {
+        report->dropped_colocations.push_back(
+            fmt::format("{}: {}", n->name(), entry));
+        continue;
+      }
+      if (out != i) list->SwapElements(out, i);
+      ++out;
+    }
+    list->DeleteSubrange(out, list->size() - out);
+    if (list->empty()) attrs.erase("_class");
+  }
+  size_t dropped = report->dropped_colocations.size() - first;
+  if (dropped == 0) return;
+  std::string which;
+  for (size_t i = first; i < report->dropped_colocations.size(); ++i) {
+    if (i - first == 5) {
+      which += ", ...";
+      break;
+    }
+    which += (i == first ? "" : ", ") + report->dropped_colocations[i];
+  }
+  report->warnings.push_back(fmt::format(
+      "dropped {} colocation constraint{} naming removed nodes ({})", dropped,
+      dropped == 1 ? "" : "s", which));
+}
+
+namespace {
+
+// Names of the functions a NodeDef uses: its op when that is a library
+// function, and every func-valued attr, nested ones included.
+class FunctionReach {
+ public:
+  explicit FunctionReach(const FunctionDefLibrary& library)
+      : library_(library) {
+    for (int i = 0; i < library.function_size(); ++i) {
+      index_.emplace(library.function(i).signature().name(), i);
+    }
+    reached_.assign(library.function_size(), false);
+    for (const auto& gradient : library.gradient()) {
+      gradients_[gradient.function_name()].push_back(&gradient.gradient_func());
+    }
+  }
+
+  void AddNode(const NodeDef& node) {
+    Reach(node.op());
+    for (const auto& [name, value] : node.attr()) AddAttr(value);
+  }
+
+  // Follows function bodies (and gradient functions) until nothing is new.
+  void Close() {
+    while (!work_.empty()) {
+      const tensorflow::FunctionDef& f = library_.function(work_.back());
+      work_.pop_back();
+      for (const NodeDef& node : f.node_def()) AddNode(node);
+      for (const auto& [name, value] : f.attr()) AddAttr(value);
+      auto it = gradients_.find(f.signature().name());
+      if (it == gradients_.end()) continue;
+      for (const std::string* gradient : it->second) Reach(*gradient);
+    }
+  }
+
+  void Reach(const std::string& name) {
+    auto it = index_.find(name);
+    if (it == index_.end() || reached_[it->second]) return;
+    reached_[it->second] = true;
+    work_.push_back(it->second);
+  }
+
+  bool reached(int i) const { return reached_[i]; }
+
+ private:
+  void AddAttr(const AttrValue& value) {
+    if (value.has_func()) AddFunc(value.func());
+    for (const auto& func : value.list().func()) AddFunc(func);
+  }
+  void AddFunc(const tensorflow::NameAttrList& func) {
+    Reach(func.name());
+    for (const auto& [name, value] : func.attr()) AddAttr(value);
+  }
+
+  const FunctionDefLibrary& library_;
+  std::unordered_map<std::string, int> index_;
+  std::unordered_map<std::string, std::vector<const std::string*>> gradients_;
+  std::vector<bool> reached_;
+  std::vector<int> work_;
+};
+
+}  // namespace
+
+void PruneLibrary(Graph* graph, PruneReport* report) {
+  const FunctionDefLibrary& library = graph->library();
+  if (library.function_size() == 0) return;
+  FunctionReach reach(library);
+  for (Node* n : graph->op_nodes()) reach.AddNode(n->def());
+  for (const auto& registered : library.registered_gradients()) {
+    reach.Reach(registered.gradient_func());
+  }
+  reach.Close();
+  FunctionDefLibrary kept;
+  std::unordered_set<std::string_view> kept_names;
+  for (int i = 0; i < library.function_size(); ++i) {
+    const std::string& name = library.function(i).signature().name();
+    if (reach.reached(i)) {
+      *kept.add_function() = library.function(i);
+      kept_names.insert(name);
+    } else {
+      report->dropped_functions.push_back(name);
+    }
+  }
+  if (report->dropped_functions.empty()) return;
+  for (const auto& gradient : library.gradient()) {
+    if (kept_names.count(gradient.function_name()) > 0) {
+      *kept.add_gradient() = gradient;
+    }
+  }
+  *kept.mutable_registered_gradients() = library.registered_gradients();
+  *graph->mutable_library() = std::move(kept);
+}
+
+}  // namespace dfg::prune_internal

@@ -1,0 +1,43 @@
+// Pieces of prune shared between its .cc files; not a public interface.
+#ifndef DFG_LIB_PRUNE_PRUNE_INTERNAL_H_
+#define DFG_LIB_PRUNE_PRUNE_INTERNAL_H_
+
+#include <vector>
+
+#include "lib/graph/graph.h"
+#include "lib/proto/tensor_shape.pb.h"
+#include "lib/prune/prune.h"
+
+namespace dfg::prune_internal {
+
+// The shape of output `port` of `node` when the graph says it: a Placeholder's
+// or PlaceholderWithDefault's `shape` attr, a Const's value shape, else the
+// node's `_output_shapes` entry. False when none of them is there.
+bool KnownShape(const Node& node, int port,
+                tensorflow::TensorShapeProto* shape);
+
+// The Placeholder that stands for feed (`fed`, `port`) in the placeholder
+// convention: dtype, shape (unknown rank when not known), `_output_shapes`
+// when the fed node had them, the fed node's requested device. Named
+// provisionally; FinalizePlaceholderNames names it.
+Node* AddFeedPlaceholder(Graph* graph, const Node& fed, int port,
+                         DataType dtype);
+
+// Names each surviving placeholder-convention feed node `feeds[i]` after its
+// tensor: "<node>" for port 0, "<node>_<k>" for port k; when a kept node
+// already has that name, "_1", "_2"... is appended. `ports` and `fed_names`
+// are indexed like `feeds` (null entries: pruned away).
+void FinalizePlaceholderNames(Graph* graph, const std::vector<Node*>& feeds,
+                              const std::vector<std::string>& fed_names,
+                              const std::vector<int>& ports);
+
+// Drops `_class` entries `loc:@x` of live nodes whose x is no live node.
+void DropDanglingColocations(Graph* graph, PruneReport* report);
+
+// Removes library functions (and gradient entries) that no live node reaches
+// through its op or a func-valued attr, recursively through function bodies.
+void PruneLibrary(Graph* graph, PruneReport* report);
+
+}  // namespace dfg::prune_internal
+
+#endif  // DFG_LIB_PRUNE_PRUNE_INTERNAL_H_
