@@ -1,8 +1,8 @@
 #include "cli/dfg_main.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <exception>
 #include <ostream>
 
@@ -18,9 +18,12 @@ struct SubcommandEntry {
 
 // The single table of subcommands, in the order `dfg --help` lists them.
 constexpr SubcommandEntry kSubcommands[] = {
-    {"prune", RegisterPrune},         {"place", RegisterPlace},
-    {"partition", RegisterPartition}, {"run", RegisterRun},
-    {"dot", RegisterDot},             {"convert", RegisterConvert},
+    {"prune", RegisterPrune},
+    {"place", RegisterPlace},
+    {"partition", RegisterPartition},
+    {"run", RegisterRun},
+    {"dot", RegisterDot},
+    {"convert", RegisterConvert},
     {"info", RegisterInfo},
 };
 
@@ -52,6 +55,13 @@ int DfgMain(int argc, const char* const* argv, const Io& io) {
   app.footer(kFooter);
   for (const SubcommandEntry& entry : kSubcommands) {
     entry.register_fn(app, ctx);
+  }
+  // A repeatable option takes one value per occurrence, so that
+  // `dfg prune --fetch y model.pb` reads model.pb as INPUT, not as a fetch.
+  for (CLI::App* sub : app.get_subcommands({})) {
+    for (CLI::Option* opt : sub->get_options()) {
+      if (!opt->get_positional()) opt->allow_extra_args(false);
+    }
   }
   try {
     app.parse(argc, argv);

@@ -44,7 +44,8 @@ std::vector<fs::path> GoldenCases() {
   return cases;
 }
 
-TEST_CASE("golden CLI cases give their expected output and exit code", "[cli]") {
+TEST_CASE("golden CLI cases give their expected output and exit code",
+          "[cli]") {
   auto cases = GoldenCases();
   REQUIRE_FALSE(cases.empty());
   bool update = std::getenv("DFG_GOLDEN_UPDATE") != nullptr;

@@ -1,8 +1,8 @@
 // dfg run: prune, place, partition and execute a graph on CPU devices
 // (TensorFlow's DirectSession::Run).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -32,11 +32,14 @@ struct RunFlags {
 std::atomic<bool> interrupted{false};
 extern "C" void OnSigint(int) { interrupted.store(true); }
 
-Status WriteTensors(const std::string& dir, const std::vector<std::string>& names,
+Status WriteTensors(const std::string& dir,
+                    const std::vector<std::string>& names,
                     const std::vector<Tensor>& values) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return InvalidArgument("{}: cannot create directory: {}", dir, ec.message());
+  if (ec)
+    return InvalidArgument("{}: cannot create directory: {}", dir,
+                           ec.message());
   // Serialize everything first: no file is written when one tensor fails.
   std::vector<std::string> blobs;
   for (const Tensor& t : values) {
@@ -46,16 +49,20 @@ Status WriteTensors(const std::string& dir, const std::vector<std::string>& name
   }
   for (size_t i = 0; i < names.size(); ++i) {
     DFG_RETURN_IF_ERROR(WriteFileAtomically(
-        (std::filesystem::path(dir) / FetchFileName(names[i])).string(), blobs[i]));
+        (std::filesystem::path(dir) / FetchFileName(names[i])).string(),
+        blobs[i]));
   }
   return Status::Ok();
 }
 
 std::string LatencyLine(std::vector<double> us) {
   std::sort(us.begin(), us.end());
-  auto at = [&](double q) { return us[std::min(us.size() - 1, size_t(q * us.size()))]; };
-  return fmt::format("{} steps: min {:.1f} us, median {:.1f} us, p90 {:.1f} us\n",
-                     us.size(), us.front(), at(0.5), at(0.9));
+  auto at = [&](double q) {
+    return us[std::min(us.size() - 1, size_t(q * us.size()))];
+  };
+  return fmt::format(
+      "{} steps: min {:.1f} us, median {:.1f} us, p90 {:.1f} us\n", us.size(),
+      us.front(), at(0.5), at(0.9));
 }
 
 int RunRun(const RunFlags& f, Context& ctx) {
@@ -72,7 +79,8 @@ int RunRun(const RunFlags& f, Context& ctx) {
     if (!t.ok()) return ctx.Error(t.status(), "--feed " + spec.substr(0, eq));
     feeds.emplace_back(spec.substr(0, eq), std::move(t).value());
   }
-  std::vector<std::string> fetches = SplitList(f.fetches), targets = SplitList(f.targets);
+  std::vector<std::string> fetches = SplitList(f.fetches),
+                           targets = SplitList(f.targets);
   if (fetches.empty() && targets.empty()) {
     DefaultFetchesAndTargets(loaded.graph, &fetches, &targets);
   }
@@ -96,11 +104,13 @@ int RunRun(const RunFlags& f, Context& ctx) {
   const int steps = std::max(1, f.repeat) + std::max(0, f.warmup);
   for (int i = 0; i < steps && s.ok(); ++i) {
     bool last = i == steps - 1;
-    run_options.observer = last && (!f.trace.empty() || f.stats) ? &collector : nullptr;
+    run_options.observer =
+        last && (!f.trace.empty() || f.stats) ? &collector : nullptr;
     auto start = std::chrono::steady_clock::now();
     s = (*session)->Run(feeds, fetches, targets, &outputs, run_options);
     auto us = std::chrono::duration<double, std::micro>(
-                  std::chrono::steady_clock::now() - start).count();
+                  std::chrono::steady_clock::now() - start)
+                  .count();
     if (i >= f.warmup) latencies.push_back(us);
     if (ctx.io.stderr_is_terminal && steps > 100 && i % (steps / 20) == 0) {
       *ctx.io.err << fmt::format("\rstep {}/{}", i + 1, steps) << std::flush;
@@ -112,8 +122,10 @@ int RunRun(const RunFlags& f, Context& ctx) {
   if (!f.dump_partitions.empty()) {
     for (const auto& [device, graph] : (*session)->last_partitions()) {
       auto text = SerializeGraph(graph, GraphFormat::kPbtxt);
-      std::string file = (std::filesystem::path(f.dump_partitions) /
-                          (SanitizeFileName(device.substr(device[0] == '/')) + ".pbtxt")).string();
+      std::string file =
+          (std::filesystem::path(f.dump_partitions) /
+           (SanitizeFileName(device.substr(device[0] == '/')) + ".pbtxt"))
+              .string();
       std::error_code ec;
       std::filesystem::create_directories(f.dump_partitions, ec);
       Status w = text.ok() ? WriteFileAtomically(file, *text) : text.status();
@@ -122,7 +134,8 @@ int RunRun(const RunFlags& f, Context& ctx) {
   }
   std::vector<NodeStat> stats = collector.Take();
   if (!f.trace.empty()) {
-    Status w = WriteFileAtomically(f.trace, ChromeTraceJson(stats, (*session)->devices()));
+    Status w = WriteFileAtomically(
+        f.trace, ChromeTraceJson(stats, (*session)->devices()));
     if (!w.ok()) return ctx.Error(w);
   }
   if (f.stats) *ctx.io.err << StatsTable(stats);
@@ -142,7 +155,8 @@ int RunRun(const RunFlags& f, Context& ctx) {
     *ctx.io.out << j.dump(2) << "\n";
     return kExitOk;
   }
-  for (size_t i = 0; i < fetches.size(); ++i) *ctx.io.out << FormatTensor(fetches[i], outputs[i]);
+  for (size_t i = 0; i < fetches.size(); ++i)
+    *ctx.io.out << FormatTensor(fetches[i], outputs[i]);
   return kExitOk;
 }
 
@@ -150,27 +164,38 @@ int RunRun(const RunFlags& f, Context& ctx) {
 
 void RegisterRun(CLI::App& app, Context& ctx) {
   auto flags = std::make_shared<RunFlags>();
-  CLI::App* sub = AddSubcommand(app, ctx, "run",
-                                "prune, place, partition and execute on CPU (DirectSession::Run)",
-                                [flags](Context& c) { return RunRun(*flags, c); });
+  CLI::App* sub = AddSubcommand(
+      app, ctx, "run",
+      "prune, place, partition and execute on CPU (DirectSession::Run)",
+      [flags](Context& c) { return RunRun(*flags, c); });
   AddInputFlags(sub, &flags->in);
-  sub->add_option("--feed", flags->feeds, "TENSOR=FILE.npy or TENSOR=FILE.npz:KEY");
-  sub->add_option("--fetch", flags->fetches, "tensors to fetch (default: unconsumed outputs)");
+  sub->add_option("--feed", flags->feeds,
+                  "TENSOR=FILE.npy or TENSOR=FILE.npz:KEY");
+  sub->add_option("--fetch", flags->fetches,
+                  "tensors to fetch (default: unconsumed outputs)");
   sub->add_option("--target", flags->targets, "nodes to run without fetching");
-  sub->add_option("--output-dir", flags->output_dir, "write each fetch as DIR/<name>.npy");
+  sub->add_option("--output-dir", flags->output_dir,
+                  "write each fetch as DIR/<name>.npy");
   sub->add_flag("--json", flags->json, "print the fetched tensors as JSON");
-  sub->add_option("--devices", flags->devices, "devices, e.g. cpu:0,cpu:1 (default cpu:0)");
+  sub->add_option("--devices", flags->devices,
+                  "devices, e.g. cpu:0,cpu:1 (default cpu:0)");
   sub->add_flag("--no-soft-placement", flags->no_soft_placement,
                 "fail instead of moving nodes to a CPU");
-  sub->add_option("--threads", flags->threads, "inter-op threads (default: cores; 1 = inline)");
-  sub->add_option("--intra-threads", flags->intra_threads, "intra-op threads (default: cores)");
-  sub->add_option("--timeout-ms", flags->timeout_ms, "cancel the step after MS milliseconds");
-  sub->add_option("--repeat", flags->repeat, "run the step N times and print latencies")
+  sub->add_option("--threads", flags->threads,
+                  "inter-op threads (default: cores; 1 = inline)");
+  sub->add_option("--intra-threads", flags->intra_threads,
+                  "intra-op threads (default: cores)");
+  sub->add_option("--timeout-ms", flags->timeout_ms,
+                  "cancel the step after MS milliseconds");
+  sub->add_option("--repeat", flags->repeat,
+                  "run the step N times and print latencies")
       ->check(CLI::PositiveNumber);
   sub->add_option("--warmup", flags->warmup, "steps run before the timed ones")
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--trace", flags->trace, "write a Chrome trace-event JSON of the last step");
-  sub->add_flag("--stats", flags->stats, "print time per op type and the slowest nodes");
+  sub->add_option("--trace", flags->trace,
+                  "write a Chrome trace-event JSON of the last step");
+  sub->add_flag("--stats", flags->stats,
+                "print time per op type and the slowest nodes");
   sub->add_option("--dump-partitions", flags->dump_partitions,
                   "write the partition graphs that ran to DIR");
 }

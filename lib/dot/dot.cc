@@ -182,11 +182,24 @@ StatusOr<std::string> Draw(const std::vector<const tensorflow::GraphDef*>& graph
   DFG_ASSIGN_OR_RETURN(
       DotView view,
       MakeDotView(model, options, clusters == dot_internal::ClusterBy::kDevice, r));
+  auto env = [](const char* name, int fallback) {
+    const char* v = std::getenv(name);
+    return v ? std::atoi(v) : fallback;
+  };
+  int cut = dot_internal::CutLongEdges(view, env("DFG_DOT_BUDGET", 3000),
+                                       env("DFG_DOT_MINSPAN", 4));
+  if (cut > 0) {
+    r.notes.push_back(fmt::format("{} long edges drawn as links", cut));
+  }
   GraphvizErrors errors;
   dot_internal::WriterOptions writer_options;
   writer_options.clusters = clusters;
   writer_options.left_to_right = options.left_to_right;
   writer_options.graph_nodes = r.graph_nodes;
+  writer_options.edge_labels =
+      static_cast<int>(view.nodes.size()) <= env("DFG_DOT_LABELS", 300);
+  writer_options.fast_layout =
+      static_cast<int>(view.nodes.size()) > env("DFG_DOT_FAST", 300);
   Agraph_t* graph = dot_internal::BuildAgraph(model, view, writer_options);
   if (graph == nullptr) {
     return Internal("graphviz could not build the graph: {}",

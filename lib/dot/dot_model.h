@@ -99,6 +99,10 @@ int ChooseFoldDepth(const DotModel& model, const std::vector<bool>& visible,
 
 struct ViewNode {
   int model_node = -1;     // the model node drawn, or -1 for a folded scope
+  // A link: a small stand-in for view node `link_to`, drawn beside `anchor`
+  // (see CutLongEdges); model_node/scope/count are copied from the original.
+  int link_to = -1;
+  int anchor = -1;
   std::string scope;       // kFolded: the scope's name
   int count = 1;           // model nodes drawn by this one
   int partition = 0;
@@ -126,6 +130,14 @@ struct DotView {
 // are dropped.
 DotView MakeView(const DotModel& model, const std::vector<bool>& visible,
                  const FoldOptions& options);
+
+// Long edges make Graphviz's dot slow (one virtual node per rank crossed) and
+// pictures unreadable. Ranks are estimated as dot assigns them (longest path,
+// sources pulled down to their first consumer); while the virtual nodes of
+// all edges exceed `budget`, the longest edge (spanning more than `min_span`
+// ranks) is cut: its source is drawn again as a link node beside the
+// consumer. Returns the number of edges cut.
+int CutLongEdges(DotView& view, int budget, int min_span);
 
 // "float[?,224,224,3]" for output `port` of model node `node`: the dtype from
 // the op registry (or the T/dtype attr of an op it does not know), the shape

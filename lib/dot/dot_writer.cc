@@ -87,13 +87,19 @@ class Writer {
   void DeclareAttributes() {
     agattr(graph_, AGRAPH, Mutable("rankdir"),
            Mutable(options_.left_to_right ? "LR" : "TB"));
+    if (options_.fast_layout) {
+      agattr(graph_, AGRAPH, Mutable("nslimit"), Mutable("1"));
+      agattr(graph_, AGRAPH, Mutable("mclimit"), Mutable("0.5"));
+    }
     graph_label_ = agattr(graph_, AGRAPH, Mutable("label"), Mutable(""));
     shape_ = agattr(graph_, AGNODE, Mutable("shape"), Mutable("box"));
     style_ = agattr(graph_, AGNODE, Mutable("style"), Mutable("rounded"));
     label_ = agattr(graph_, AGNODE, Mutable("label"), Mutable("\\N"));
     fillcolor_ = agattr(graph_, AGNODE, Mutable("fillcolor"), Mutable(""));
     fontcolor_ = agattr(graph_, AGNODE, Mutable("fontcolor"), Mutable(""));
-    edge_label_ = agattr(graph_, AGEDGE, Mutable("label"), Mutable(""));
+    edge_label_ = agattr(graph_, AGEDGE,
+                         Mutable(options_.edge_labels ? "label" : "tooltip"),
+                         Mutable(""));
     edge_style_ = agattr(graph_, AGEDGE, Mutable("style"), Mutable(""));
     constraint_ = agattr(graph_, AGEDGE, Mutable("constraint"), Mutable(""));
   }
@@ -116,12 +122,14 @@ class Writer {
   // all of them sit in one child scope (a chain a -> a/b is drawn once).
   void PlanScopes() {
     for (size_t v = 0; v < view_.nodes.size(); ++v) {
+      if (view_.nodes[v].link_to >= 0) continue;
       for (std::string_view p = Parent(ViewName(v)); !p.empty(); p = Parent(p)) {
         if (!prefixes_.insert(p).second) break;
       }
     }
     std::unordered_map<std::string_view, int> count;
     for (size_t v = 0; v < view_.nodes.size(); ++v) {
+      if (view_.nodes[v].link_to >= 0) continue;
       for (std::string_view p = NodeScope(v); !p.empty(); p = Parent(p)) ++count[p];
     }
     std::unordered_map<std::string_view, int> largest_child;
@@ -161,6 +169,7 @@ class Writer {
 
   Agraph_t* ClusterOf(int v) {
     const ViewNode& node = view_.nodes[v];
+    if (node.anchor >= 0) return parents_[node.anchor];
     switch (options_.clusters) {
       case ClusterBy::kNone:
         return graph_;
@@ -184,6 +193,13 @@ class Writer {
     Agraph_t* parent = ClusterOf(v);
     Agnode_t* n = agnode(parent, Mutable("n" + std::to_string(v)), 1);
     nodes_.push_back(n);
+    parents_.push_back(parent);
+    if (node.link_to >= 0) {  // the name alone, plain, beside its consumer
+      agxset(n, label_, Mutable(EscapeLabel(ViewName(v))));
+      agxset(n, shape_, Mutable("plaintext"));
+      agxset(n, style_, Mutable(""));
+      return;
+    }
     Role role = Role::kFolded;
     std::string label;
     if (node.model_node < 0) {
@@ -265,6 +281,7 @@ class Writer {
   const WriterOptions& options_;
   Agraph_t* graph_ = nullptr;
   std::vector<Agnode_t*> nodes_;
+  std::vector<Agraph_t*> parents_;  // per view node: its cluster or the graph
   std::map<std::string, Agraph_t*> clusters_;
   std::unordered_set<std::string_view> prefixes_;
   std::unordered_set<std::string_view> drawn_scopes_;

@@ -19,6 +19,12 @@ struct WriterOptions {
   ClusterBy clusters = ClusterBy::kNone;
   bool left_to_right = false;
   int graph_nodes = 0;  // shown in the legend
+  // Data edges show dtype/shape as a label; otherwise (big graphs, where
+  // label nodes double dot's work) as a tooltip, which SVG shows on hover.
+  bool edge_labels = true;
+  // Cap dot's network simplex (nslimit) and crossing minimisation (mclimit)
+  // so that big graphs lay out in seconds.
+  bool fast_layout = false;
 };
 
 // The §5 palette: device i (devices sorted) is drawn in kPalette[i % 9].

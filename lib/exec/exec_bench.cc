@@ -78,7 +78,8 @@ void RunSteps(benchmark::State& state, bool chain) {
     state.SkipWithError(graph.status().ToString().c_str());
     return;
   }
-  auto exec = Executor::Create(std::move(graph).value(), ExecutorOptions{kCpu0});
+  auto exec =
+      Executor::Create(std::move(graph).value(), ExecutorOptions{kCpu0});
   if (!exec.ok()) {
     state.SkipWithError(exec.status().ToString().c_str());
     return;
@@ -111,9 +112,10 @@ BENCHMARK(BM_FanOutFanIn)->Arg(10000)->Unit(benchmark::kMicrosecond);
 void BM_SendRecvScalar(benchmark::State& state) {
   LocalRendezvous rendezvous;
   ParsedKey key;
-  (void)ParseKey(CreateKey(kCpu0, 1, "/job:localhost/replica:0/task:0/device:CPU:1",
-                           "edge_7_x", {}),
-                 &key);
+  (void)ParseKey(
+      CreateKey(kCpu0, 1, "/job:localhost/replica:0/task:0/device:CPU:1",
+                "edge_7_x", {}),
+      &key);
   Tensor value = Tensor::Scalar<float>(1);
   for (auto _ : state) {
     (void)rendezvous.Send(key, value, false);

@@ -109,7 +109,8 @@ Status Executor::Impl::Build() {
     item.is_control_trigger = node->IsControlTrigger();
     item.is_transfer = IsTransferOp(node->op());
     item.is_recv = node->IsRecv();
-    for (DataType t : node->input_types()) item.input_is_ref.push_back(IsRefType(t));
+    for (DataType t : node->input_types())
+      item.input_is_ref.push_back(IsRefType(t));
     if (item.is_enter) {
       const auto& attrs = node->def().attr();
       item.child_frame_name = attrs.at("frame_name").s();
@@ -121,10 +122,9 @@ Status Executor::Impl::Build() {
       }
     }
     DFG_ASSIGN_OR_RETURN(
-        item.kernel,
-        KernelRegistry::Global().CreateKernel(node->def(), options.device_type,
-                                              node->input_types(),
-                                              node->output_types()));
+        item.kernel, KernelRegistry::Global().CreateKernel(
+                         node->def(), options.device_type, node->input_types(),
+                         node->output_types()));
     item.is_async = item.kernel->AsAsync() != nullptr;
     item.is_expensive = item.kernel->is_expensive();
   }

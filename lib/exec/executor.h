@@ -48,7 +48,7 @@ class ExecutionObserver {
 };
 
 struct ExecutorOptions {
-  std::string device;              // full device name, for messages
+  std::string device;  // full device name, for messages
   std::string device_type = "CPU";
 };
 
@@ -58,8 +58,8 @@ class Executor {
   // _SOURCE and _SINK). Errors: a node without a kernel (TF's "No OpKernel
   // was registered ..."), kernel construction errors, an Enter without a
   // frame name.
-  static StatusOr<std::unique_ptr<Executor>> Create(std::unique_ptr<Graph> graph,
-                                                    const ExecutorOptions& options);
+  static StatusOr<std::unique_ptr<Executor>> Create(
+      std::unique_ptr<Graph> graph, const ExecutorOptions& options);
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;

@@ -100,7 +100,8 @@ class ExecutorState {
   Status PrepareInputs(const NodeItem& item, const TaggedNode& t,
                        std::vector<Tensor>* storage,
                        std::vector<TensorValue>* inputs);
-  Status CheckOutputs(const NodeItem& item, const std::vector<OpOutput>& outputs);
+  Status CheckOutputs(const NodeItem& item,
+                      const std::vector<OpOutput>& outputs);
   void NodeDone(const Status& s, const TaggedNode& t, ReadyList* ready,
                 std::deque<TaggedNode>* inline_ready);
   void ScheduleReady(ReadyList* ready, std::deque<TaggedNode>* inline_ready);
@@ -249,9 +250,8 @@ Status ExecutorState::PrepareInputs(const NodeItem& item, const TaggedNode& t,
       if (item.input_is_ref[i]) {
         (*inputs)[i] = TensorValue{e.ref, e.ref_mu};
       } else {
-        DFG_RETURN_IF_ERROR(DerefRefInput(*item.kernel, i,
-                                          TensorValue{e.ref, e.ref_mu},
-                                          &(*storage)[i]));
+        DFG_RETURN_IF_ERROR(DerefRefInput(
+            *item.kernel, i, TensorValue{e.ref, e.ref_mu}, &(*storage)[i]));
         (*inputs)[i] = TensorValue{&(*storage)[i], nullptr};
       }
     } else {
@@ -277,8 +277,8 @@ Status ExecutorState::CheckOutputs(const NodeItem& item,
     }
     DataType declared = item.node->output_type(i);
     if (declared == tensorflow::DT_INVALID) continue;
-    DataType actual = out.is_ref() ? MakeRefType(out.ref->dtype())
-                                   : out.value.dtype();
+    DataType actual =
+        out.is_ref() ? MakeRefType(out.ref->dtype()) : out.value.dtype();
     if (out.is_ref() ? BaseType(actual) != BaseType(declared)
                      : actual != declared) {
       return Internal(
@@ -351,8 +351,9 @@ bool ExecutorState::RunNode(const TaggedNode& t, std::vector<Tensor>* storage,
       record.end_ns = NowNanos();
       for (int i = 0; i < item.num_outputs; ++i) {
         if (!outs[i].has_value || outs[i].is_ref()) continue;
-        record.outputs.emplace_back(outs[i].value.shape(),
-                                    static_cast<int64_t>(outs[i].value.TotalBytes()));
+        record.outputs.emplace_back(
+            outs[i].value.shape(),
+            static_cast<int64_t>(outs[i].value.TotalBytes()));
       }
       args_.observer->NodeDone(record);
     }
@@ -415,12 +416,13 @@ bool ExecutorState::RunNode(const TaggedNode& t, std::vector<Tensor>* storage,
     };
     // Whichever of the caller and the callback comes second finishes the
     // node: inline here if the kernel completed synchronously.
-    item.kernel->AsAsync()->ComputeAsync(
-        state->ctx.get(), [this, state, complete, t]() {
-          if (state->phase.fetch_add(1) == 0) return;  // caller finishes
-          auto [s, r] = complete();
-          NodeDone(s, t, &r, nullptr);
-        });
+    item.kernel->AsAsync()->ComputeAsync(state->ctx.get(),
+                                         [this, state, complete, t]() {
+                                           if (state->phase.fetch_add(1) == 0)
+                                             return;  // caller finishes
+                                           auto [s, r] = complete();
+                                           NodeDone(s, t, &r, nullptr);
+                                         });
     if (state->phase.fetch_add(1) == 0) return false;  // finishes later
     auto [s2, r2] = complete();
     *status = s2;
@@ -740,7 +742,8 @@ void ExecutorState::DeleteFrame(FrameState* frame, ReadyList* ready) {
         }
         if (dst_ready) {
           if (dst.is_control_trigger) dst_dead = false;
-          ready->push_back(TaggedNode{e.dst, parent, state, parent_iter, dst_dead});
+          ready->push_back(
+              TaggedNode{e.dst, parent, state, parent_iter, dst_dead});
           state->outstanding_ops++;
         }
       }

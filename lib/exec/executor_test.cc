@@ -41,8 +41,10 @@ void FrameTypes(const Graph& g, std::vector<DataType>* args,
                 std::vector<DataType>* rets) {
   std::map<int64_t, DataType> a, r;
   for (Node* n : g.op_nodes()) {
-    if (n->IsArg()) a[n->def().attr().at("index").i()] = n->def().attr().at("T").type();
-    if (n->IsRetval()) r[n->def().attr().at("index").i()] = n->def().attr().at("T").type();
+    if (n->IsArg())
+      a[n->def().attr().at("index").i()] = n->def().attr().at("T").type();
+    if (n->IsRetval())
+      r[n->def().attr().at("index").i()] = n->def().attr().at("T").type();
   }
   for (auto& [i, t] : a) args->push_back(t);
   for (auto& [i, t] : r) rets->push_back(t);
@@ -54,7 +56,8 @@ struct Result {
 };
 
 Result RunOne(Executor& exec, std::vector<Tensor> feeds,
-              ThreadPool* pool = nullptr, RendezvousInterface* rendezvous = nullptr) {
+              ThreadPool* pool = nullptr,
+              RendezvousInterface* rendezvous = nullptr) {
   std::vector<DataType> arg_types, ret_types;
   FrameTypes(exec.graph(), &arg_types, &ret_types);
   CallFrame frame(arg_types, ret_types);
@@ -66,7 +69,9 @@ Result RunOne(Executor& exec, std::vector<Tensor> feeds,
   args.rendezvous = rendezvous != nullptr ? rendezvous : &local;
   args.resource_mgr = &resources;
   if (pool != nullptr) {
-    args.runner = [pool](std::function<void()> fn) { pool->Schedule(std::move(fn)); };
+    args.runner = [pool](std::function<void()> fn) {
+      pool->Schedule(std::move(fn));
+    };
   }
   Result result;
   result.status = exec.Run(args);
@@ -75,29 +80,35 @@ Result RunOne(Executor& exec, std::vector<Tensor> feeds,
 }
 
 std::string ScalarConst(const std::string& name, const std::string& dtype,
-                        const std::string& value_field, const std::string& ctrl = "") {
+                        const std::string& value_field,
+                        const std::string& ctrl = "") {
   std::string in = ctrl.empty() ? "" : "input: '^" + ctrl + "' ";
   return "node { name: '" + name + "' op: 'Const' " + in +
-         "attr { key: 'dtype' value { type: " + dtype + " } } "
-         "attr { key: 'value' value { tensor { dtype: " + dtype +
-         " tensor_shape {} " + value_field + " } } } }\n";
+         "attr { key: 'dtype' value { type: " + dtype +
+         " } } "
+         "attr { key: 'value' value { tensor { dtype: " +
+         dtype + " tensor_shape {} " + value_field + " } } } }\n";
 }
 
 std::string Retval(const std::string& name, const std::string& input, int index,
                    const std::string& dtype = "DT_FLOAT") {
   return "node { name: '" + name + "' op: '_Retval' input: '" + input +
          "' attr { key: 'T' value { type: " + dtype +
-         " } } attr { key: 'index' value { i: " + std::to_string(index) + " } } }\n";
+         " } } attr { key: 'index' value { i: " + std::to_string(index) +
+         " } } }\n";
 }
 
-std::string Arg(const std::string& name, int index, const std::string& dtype = "DT_FLOAT") {
-  return "node { name: '" + name + "' op: '_Arg' attr { key: 'T' value { type: " +
-         dtype + " } } attr { key: 'index' value { i: " + std::to_string(index) +
+std::string Arg(const std::string& name, int index,
+                const std::string& dtype = "DT_FLOAT") {
+  return "node { name: '" + name +
+         "' op: '_Arg' attr { key: 'T' value { type: " + dtype +
+         " } } attr { key: 'index' value { i: " + std::to_string(index) +
          " } } }\n";
 }
 
 std::string Unary(const std::string& name, const std::string& op,
-                  const std::string& input, const std::string& dtype = "DT_FLOAT") {
+                  const std::string& input,
+                  const std::string& dtype = "DT_FLOAT") {
   return "node { name: '" + name + "' op: '" + op + "' input: '" + input +
          "' attr { key: 'T' value { type: " + dtype + " } } }\n";
 }
@@ -106,7 +117,8 @@ std::string Binary(const std::string& name, const std::string& op,
                    const std::string& a, const std::string& b,
                    const std::string& dtype = "DT_FLOAT") {
   return "node { name: '" + name + "' op: '" + op + "' input: '" + a +
-         "' input: '" + b + "' attr { key: 'T' value { type: " + dtype + " } } }\n";
+         "' input: '" + b + "' attr { key: 'T' value { type: " + dtype +
+         " } } }\n";
 }
 
 TEST_CASE("executor runs a long Identity chain", "[exec]") {
@@ -135,17 +147,21 @@ std::string CondGraph() {
          "attr { key: 'T' value { type: DT_FLOAT } } }\n" +
          Binary("f", "AddV2", "sw", "sw") + Binary("t", "Mul", "sw:1", "sw:1") +
          "node { name: 'm' op: 'Merge' input: 'f' input: 't' "
-         "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'N' value { i: 2 } } }\n" +
+         "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'N' value { "
+         "i: 2 } } }\n" +
          Retval("out", "m", 0) + Retval("idx", "m:1", 1, "DT_INT32");
 }
 
-TEST_CASE("executor takes the live branch of a Switch and Merges it", "[exec]") {
+TEST_CASE("executor takes the live branch of a Switch and Merges it",
+          "[exec]") {
   auto exec = Make(CondGraph());
-  Result t = RunOne(*exec, {Tensor::Scalar<float>(3), Tensor::Scalar<bool>(true)});
+  Result t =
+      RunOne(*exec, {Tensor::Scalar<float>(3), Tensor::Scalar<bool>(true)});
   REQUIRE(t.status.ok());
   CHECK(t.rets[0].scalar<float>() == 9);
   CHECK(t.rets[1].scalar<int32_t>() == 1);
-  Result f = RunOne(*exec, {Tensor::Scalar<float>(3), Tensor::Scalar<bool>(false)});
+  Result f =
+      RunOne(*exec, {Tensor::Scalar<float>(3), Tensor::Scalar<bool>(false)});
   REQUIRE(f.status.ok());
   CHECK(f.rets[0].scalar<float>() == 6);
   CHECK(f.rets[1].scalar<int32_t>() == 0);
@@ -157,13 +173,15 @@ TEST_CASE("executor leaves a dead fetch without a value", "[exec]") {
                   "attr { key: 'T' value { type: DT_FLOAT } } }\n" +
                   Unary("t", "Identity", "sw:1") + Retval("out", "t", 0);
   auto exec = Make(g);
-  Result r = RunOne(*exec, {Tensor::Scalar<float>(1), Tensor::Scalar<bool>(false)});
+  Result r =
+      RunOne(*exec, {Tensor::Scalar<float>(1), Tensor::Scalar<bool>(false)});
   CHECK(r.status.code() == Code::kInternal);
   CHECK(r.status.message() == "Retval[0] does not have value");
 }
 
 // while (i < n) { i += 1; v = v + v }: a lowered while loop.
-std::string WhileGraph(int parallel_iterations, const std::string& frame = "loop") {
+std::string WhileGraph(int parallel_iterations,
+                       const std::string& frame = "loop") {
   auto enter = [&](const std::string& name, const std::string& in,
                    const std::string& dtype, bool constant) {
     return "node { name: '" + name + "' op: 'Enter' input: '" + in +
@@ -176,18 +194,23 @@ std::string WhileGraph(int parallel_iterations, const std::string& frame = "loop
   };
   auto merge = [](const std::string& name, const std::string& a,
                   const std::string& b, const std::string& dtype) {
-    return "node { name: '" + name + "' op: 'Merge' input: '" + a + "' input: '" +
-           b + "' attr { key: 'T' value { type: " + dtype +
+    return "node { name: '" + name + "' op: 'Merge' input: '" + a +
+           "' input: '" + b + "' attr { key: 'T' value { type: " + dtype +
            " } } attr { key: 'N' value { i: 2 } } }\n";
   };
-  auto sw = [](const std::string& name, const std::string& a, const std::string& dtype) {
+  auto sw = [](const std::string& name, const std::string& a,
+               const std::string& dtype) {
     return "node { name: '" + name + "' op: 'Switch' input: '" + a +
-           "' input: 'cond' attr { key: 'T' value { type: " + dtype + " } } }\n";
+           "' input: 'cond' attr { key: 'T' value { type: " + dtype +
+           " } } }\n";
   };
-  return Arg("x", 0) + Arg("n", 1, "DT_INT32") + ScalarConst("i0", "DT_INT32", "int_val: 0") +
-         enter("e_i", "i0", "DT_INT32", false) + enter("e_v", "x", "DT_FLOAT", false) +
+  return Arg("x", 0) + Arg("n", 1, "DT_INT32") +
+         ScalarConst("i0", "DT_INT32", "int_val: 0") +
+         enter("e_i", "i0", "DT_INT32", false) +
+         enter("e_v", "x", "DT_FLOAT", false) +
          enter("e_n", "n", "DT_INT32", true) +
-         merge("m_i", "e_i", "next_i", "DT_INT32") + merge("m_v", "e_v", "next_v", "DT_FLOAT") +
+         merge("m_i", "e_i", "next_i", "DT_INT32") +
+         merge("m_v", "e_v", "next_v", "DT_FLOAT") +
          Binary("less", "Less", "m_i", "e_n", "DT_INT32") +
          "node { name: 'cond' op: 'LoopCond' input: 'less' }\n" +
          sw("s_i", "m_i", "DT_INT32") + sw("s_v", "m_v", "DT_FLOAT") +
@@ -198,21 +221,26 @@ std::string WhileGraph(int parallel_iterations, const std::string& frame = "loop
          Binary("add_v", "AddV2", "body_v", "body_v") +
          Unary("next_i", "NextIteration", "add_i", "DT_INT32") +
          Unary("next_v", "NextIteration", "add_v") +
-         Unary("exit_i", "Exit", "s_i", "DT_INT32") + Unary("exit_v", "Exit", "s_v") +
-         Retval("out_v", "exit_v", 0) + Retval("out_i", "exit_i", 1, "DT_INT32");
+         Unary("exit_i", "Exit", "s_i", "DT_INT32") +
+         Unary("exit_v", "Exit", "s_v") + Retval("out_v", "exit_v", 0) +
+         Retval("out_i", "exit_i", 1, "DT_INT32");
 }
 
-TEST_CASE("executor runs a while loop through frames and iterations", "[exec]") {
+TEST_CASE("executor runs a while loop through frames and iterations",
+          "[exec]") {
   for (int pi : {1, 2, 10}) {
     INFO("parallel_iterations " << pi);
     auto exec = Make(WhileGraph(pi));
-    Result r = RunOne(*exec, {Tensor::Scalar<float>(1.5f), Tensor::Scalar<int32_t>(6)});
+    Result r = RunOne(
+        *exec, {Tensor::Scalar<float>(1.5f), Tensor::Scalar<int32_t>(6)});
     REQUIRE(r.status.ok());
     CHECK(r.rets[0].scalar<float>() == 1.5f * 64);
     CHECK(r.rets[1].scalar<int32_t>() == 6);
     ThreadPool pool(2);
     for (int rep = 0; rep < 20; ++rep) {
-      Result p = RunOne(*exec, {Tensor::Scalar<float>(1), Tensor::Scalar<int32_t>(10)}, &pool);
+      Result p =
+          RunOne(*exec, {Tensor::Scalar<float>(1), Tensor::Scalar<int32_t>(10)},
+                 &pool);
       REQUIRE(p.status.ok());
       CHECK(p.rets[0].scalar<float>() == 1024);
     }
@@ -221,7 +249,8 @@ TEST_CASE("executor runs a while loop through frames and iterations", "[exec]") 
 
 TEST_CASE("executor runs a loop that never iterates", "[exec]") {
   auto exec = Make(WhileGraph(10));
-  Result r = RunOne(*exec, {Tensor::Scalar<float>(2), Tensor::Scalar<int32_t>(0)});
+  Result r =
+      RunOne(*exec, {Tensor::Scalar<float>(2), Tensor::Scalar<int32_t>(0)});
   REQUIRE(r.status.ok());
   CHECK(r.rets[0].scalar<float>() == 2);
   CHECK(r.rets[1].scalar<int32_t>() == 0);
@@ -230,17 +259,21 @@ TEST_CASE("executor runs a loop that never iterates", "[exec]") {
 TEST_CASE("executor passes tensors between partitions through the rendezvous",
           "[exec]") {
   std::string send_attrs =
-      std::string("attr { key: 'tensor_name' value { s: 'edge_1_x' } } "
-                  "attr { key: 'send_device' value { s: '") + kCpu0 +
-      "' } } attr { key: 'recv_device' value { s: '" + kCpu1 +
+      std::string(
+          "attr { key: 'tensor_name' value { s: 'edge_1_x' } } "
+          "attr { key: 'send_device' value { s: '") +
+      kCpu0 + "' } } attr { key: 'recv_device' value { s: '" + kCpu1 +
       "' } } attr { key: 'send_device_incarnation' value { i: 1 } } "
       "attr { key: 'client_terminated' value { b: false } } ";
   std::string p0 = Arg("x", 0) + Unary("sq", "Square", "x") +
                    "node { name: 'send' op: '_Send' input: 'sq' "
-                   "attr { key: 'T' value { type: DT_FLOAT } } " + send_attrs + "}\n";
-  std::string p1 = "node { name: 'recv' op: '_Recv' "
-                   "attr { key: 'tensor_type' value { type: DT_FLOAT } } " +
-                   send_attrs + "}\n" + Unary("neg", "Neg", "recv") + Retval("out", "neg", 0);
+                   "attr { key: 'T' value { type: DT_FLOAT } } " +
+                   send_attrs + "}\n";
+  std::string p1 =
+      "node { name: 'recv' op: '_Recv' "
+      "attr { key: 'tensor_type' value { type: DT_FLOAT } } " +
+      send_attrs + "}\n" + Unary("neg", "Neg", "recv") +
+      Retval("out", "neg", 0);
   auto e0 = Make(p0, kCpu0);
   auto e1 = Make(p1, kCpu1);
   LocalRendezvous rendezvous;
@@ -255,15 +288,17 @@ TEST_CASE("executor passes tensors between partitions through the rendezvous",
 }
 
 TEST_CASE("executor fails a recv whose dtype differs from the send", "[exec]") {
-  std::string attrs = std::string(
-      "attr { key: 'tensor_name' value { s: 't' } } "
-      "attr { key: 'send_device' value { s: '") + kCpu0 +
-      "' } } attr { key: 'recv_device' value { s: '" + kCpu0 +
+  std::string attrs =
+      std::string(
+          "attr { key: 'tensor_name' value { s: 't' } } "
+          "attr { key: 'send_device' value { s: '") +
+      kCpu0 + "' } } attr { key: 'recv_device' value { s: '" + kCpu0 +
       "' } } attr { key: 'send_device_incarnation' value { i: 1 } } "
       "attr { key: 'client_terminated' value { b: false } } ";
-  std::string g = "node { name: 'recv' op: '_Recv' "
-                  "attr { key: 'tensor_type' value { type: DT_INT32 } } " + attrs +
-                  "}\n" + Retval("out", "recv", 0, "DT_INT32");
+  std::string g =
+      "node { name: 'recv' op: '_Recv' "
+      "attr { key: 'tensor_type' value { type: DT_INT32 } } " +
+      attrs + "}\n" + Retval("out", "recv", 0, "DT_INT32");
   auto exec = Make(g);
   LocalRendezvous rendezvous;
   ParsedKey key;
@@ -274,15 +309,17 @@ TEST_CASE("executor fails a recv whose dtype differs from the send", "[exec]") {
 }
 
 TEST_CASE("executor returns the abort status of its rendezvous", "[exec]") {
-  std::string attrs = std::string(
-      "attr { key: 'tensor_name' value { s: 'never' } } "
-      "attr { key: 'send_device' value { s: '") + kCpu0 +
-      "' } } attr { key: 'recv_device' value { s: '" + kCpu0 +
+  std::string attrs =
+      std::string(
+          "attr { key: 'tensor_name' value { s: 'never' } } "
+          "attr { key: 'send_device' value { s: '") +
+      kCpu0 + "' } } attr { key: 'recv_device' value { s: '" + kCpu0 +
       "' } } attr { key: 'send_device_incarnation' value { i: 1 } } "
       "attr { key: 'client_terminated' value { b: false } } ";
-  std::string g = "node { name: 'recv' op: '_Recv' "
-                  "attr { key: 'tensor_type' value { type: DT_FLOAT } } " + attrs +
-                  "}\n" + Retval("out", "recv", 0);
+  std::string g =
+      "node { name: 'recv' op: '_Recv' "
+      "attr { key: 'tensor_type' value { type: DT_FLOAT } } " +
+      attrs + "}\n" + Retval("out", "recv", 0);
   auto exec = Make(g);
   LocalRendezvous rendezvous;
   rendezvous.StartAbort(Aborted("stopped by test"));
@@ -299,17 +336,20 @@ TEST_CASE("executor names the node of a failing kernel", "[exec]") {
   Tensor b(tensorflow::DT_FLOAT, TensorShape({3}));
   Result r = RunOne(*exec, {a, b});
   CHECK(r.status.code() == Code::kInvalidArgument);
-  CHECK_THAT(r.status.message(), Catch::Matchers::Contains("Incompatible shapes"));
+  CHECK_THAT(r.status.message(),
+             Catch::Matchers::Contains("Incompatible shapes"));
   CHECK_THAT(r.status.message(), Catch::Matchers::Contains("[[{{node add}}]]"));
 }
 
 TEST_CASE("executor creation fails for an op without a kernel", "[exec]") {
-  std::string g = Arg("a", 0) + Unary("w", "Erfinv", "a") + Retval("out", "w", 0);
+  std::string g =
+      Arg("a", 0) + Unary("w", "Erfinv", "a") + Retval("out", "w", 0);
   GraphDef def;
   REQUIRE(google::protobuf::TextFormat::ParseFromString(g, &def));
   auto graph = ImportGraphDef(def);
   if (!graph.ok()) return;  // op unknown to the registry: import already fails
-  auto exec = Executor::Create(std::move(graph).value(), ExecutorOptions{kCpu0});
+  auto exec =
+      Executor::Create(std::move(graph).value(), ExecutorOptions{kCpu0});
   REQUIRE_FALSE(exec.ok());
   CHECK_THAT(exec.status().message(), Catch::Matchers::Contains("{{node w}}"));
 }

@@ -9,10 +9,10 @@ namespace {
 
 ParsedKey Key(const std::string& name, FrameAndIter fi = {}) {
   ParsedKey key;
-  Status s = ParseKey(CreateKey("/job:localhost/replica:0/task:0/device:CPU:0",
-                                1, "/job:localhost/replica:0/task:0/device:CPU:1",
-                                name, fi),
-                      &key);
+  Status s = ParseKey(
+      CreateKey("/job:localhost/replica:0/task:0/device:CPU:0", 1,
+                "/job:localhost/replica:0/task:0/device:CPU:1", name, fi),
+      &key);
   REQUIRE(s.ok());
   return key;
 }
@@ -39,7 +39,8 @@ TEST_CASE("rendezvous send then recv delivers the value", "[exec]") {
   CHECK(r.num_pending_sends() == 0);
 }
 
-TEST_CASE("rendezvous recv then send completes the waiting receiver", "[exec]") {
+TEST_CASE("rendezvous recv then send completes the waiting receiver",
+          "[exec]") {
   LocalRendezvous r;
   bool called = false;
   float got = 0;
@@ -80,7 +81,8 @@ TEST_CASE("rendezvous refuses a second unconsumed send", "[exec]") {
   CHECK_THAT(s.message(), Catch::Matchers::Contains("Duplicated send: "));
 }
 
-TEST_CASE("rendezvous abort wakes every waiter and fails later calls", "[exec]") {
+TEST_CASE("rendezvous abort wakes every waiter and fails later calls",
+          "[exec]") {
   LocalRendezvous r;
   Status got;
   std::thread waiter([&] {

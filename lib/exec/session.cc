@@ -97,30 +97,52 @@ struct Session::Impl {
   Status CheckFeedShape(const std::string& name, const Tensor& value) const;
   Status RunSignature(const Signature& sig, std::vector<Tensor> args,
                       std::vector<Tensor>* rets, const RunOptions& options);
+
+  // One watchdog thread per session enforces timeouts and cancellation.
+  struct Watch {
+    int64_t timeout_ms = 0;
+    std::chrono::steady_clock::time_point deadline;
+    const std::atomic<bool>* external = nullptr;
+    std::function<void(const Status&)> stop;
+    bool fired = false;
+  };
+  void StartWatch(Watch* watch);
+  void EndWatch();
+  void WatchdogLoop();
+  ~Impl();
+  std::mutex watch_mu;
+  std::condition_variable watch_cv;
+  Watch* current_watch = nullptr;  // guarded by watch_mu
+  bool stopping = false;           // guarded by watch_mu
+  std::thread watchdog;
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
-StatusOr<std::unique_ptr<Session>> Session::Create(GraphDef graph,
-                                                   const SessionOptions& options) {
+StatusOr<std::unique_ptr<Session>> Session::Create(
+    GraphDef graph, const SessionOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   std::vector<std::string> flags = options.devices;
   if (flags.empty()) flags.push_back("cpu:0");
   DFG_ASSIGN_OR_RETURN(impl->device_set, DeviceSetFromFlags(flags));
-  for (const Device& d : impl->device_set.devices()) impl->devices.push_back(d.name);
+  for (const Device& d : impl->device_set.devices())
+    impl->devices.push_back(d.name);
   DFG_ASSIGN_OR_RETURN(impl->graph, ImportGraphDef(std::move(graph)));
   PlaceOptions place_options;
   place_options.allow_soft_placement = options.allow_soft_placement;
-  DFG_RETURN_IF_ERROR(Place(impl->graph.get(), impl->device_set, place_options));
+  DFG_RETURN_IF_ERROR(
+      Place(impl->graph.get(), impl->device_set, place_options));
   impl->placed = impl->graph->ToGraphDef();
   impl->by_name = impl->graph->BuildNameIndex();
   for (const std::string& d : impl->devices) {
     impl->resources[d] = std::make_unique<ResourceMgr>();
   }
-  int inter = options.inter_op_threads > 0 ? options.inter_op_threads : DefaultThreads();
-  int intra = options.intra_op_threads > 0 ? options.intra_op_threads : DefaultThreads();
+  int inter = options.inter_op_threads > 0 ? options.inter_op_threads
+                                           : DefaultThreads();
+  int intra = options.intra_op_threads > 0 ? options.intra_op_threads
+                                           : DefaultThreads();
   if (inter > 1) impl->inter_op_pool = std::make_unique<ThreadPool>(inter);
   if (intra > 1) impl->intra_op_pool = std::make_unique<ThreadPool>(intra);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
@@ -147,7 +169,8 @@ Status Session::Impl::Validate(const std::vector<std::string>& feeds,
       const Node* node = it->second;
       if (id.index < 0 || id.index >= node->num_outputs()) {
         return OutOfRange(
-            "Node '{}' (type: '{}', num of outputs: {}) does not have output {}",
+            "Node '{}' (type: '{}', num of outputs: {}) does not have output "
+            "{}",
             node->name(), node->op(), node->num_outputs(), id.index);
       }
     }
@@ -165,7 +188,8 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
 
   // A copy of the placed graph, pruned for this signature.
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, ImportGraphDef(placed));
-  for (Node* n : g->op_nodes()) n->set_assigned_device_name(n->requested_device());
+  for (Node* n : g->op_nodes())
+    n->set_assigned_device_name(n->requested_device());
   PruneOptions prune;
   prune.feeds = sig->feeds;
   prune.fetches = sig->fetches;
@@ -206,15 +230,17 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
     }
     ImportOptions import_options;
     import_options.allow_internal_ops = true;
-    DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> pg, ImportGraphDef(def, import_options));
-    for (Node* n : pg->op_nodes()) n->set_assigned_device_name(n->requested_device());
+    DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> pg,
+                         ImportGraphDef(def, import_options));
+    for (Node* n : pg->op_nodes())
+      n->set_assigned_device_name(n->requested_device());
     ExecutorOptions eopts;
     eopts.device = dev.name;
     eopts.device_type = dev.type();
     DFG_ASSIGN_OR_RETURN(std::unique_ptr<Executor> exec,
                          Executor::Create(std::move(pg), eopts));
-    sig->executors.push_back(
-        PartitionExecutor{dev.name, std::move(exec), resources[dev.name].get()});
+    sig->executors.push_back(PartitionExecutor{dev.name, std::move(exec),
+                                               resources[dev.name].get()});
   }
   return sig;
 }
@@ -228,7 +254,8 @@ Status Session::Impl::CheckFeedShape(const std::string& name,
   }
   const auto& attrs = it->second->def().attr();
   auto shape_it = attrs.find("shape");
-  if (shape_it == attrs.end() || !shape_it->second.has_shape()) return Status::Ok();
+  if (shape_it == attrs.end() || !shape_it->second.has_shape())
+    return Status::Ok();
   const auto& shape = shape_it->second.shape();
   if (shape.unknown_rank()) return Status::Ok();
   bool ok = shape.dim_size() == value.dims();
@@ -246,7 +273,55 @@ Status Session::Impl::CheckFeedShape(const std::string& name,
       PyShape(got, false), id.ToString(), PyShape(want, false));
 }
 
-Status Session::Impl::RunSignature(const Signature& sig, std::vector<Tensor> args,
+void Session::Impl::StartWatch(Watch* watch) {
+  std::lock_guard<std::mutex> lock(watch_mu);
+  if (!watchdog.joinable()) {
+    watchdog = std::thread([this] { WatchdogLoop(); });
+  }
+  current_watch = watch;
+  watch_cv.notify_all();
+}
+
+void Session::Impl::EndWatch() {
+  std::lock_guard<std::mutex> lock(watch_mu);
+  current_watch = nullptr;
+}
+
+// Cancels the step under watch when its deadline passes or its external
+// flag (SIGINT) is raised; the executors notice at their next node and the
+// aborted rendezvous wakes pending receives.
+void Session::Impl::WatchdogLoop() {
+  std::unique_lock<std::mutex> lock(watch_mu);
+  while (!stopping) {
+    watch_cv.wait_for(lock, std::chrono::milliseconds(2));
+    Watch* w = current_watch;
+    if (w == nullptr || w->fired) continue;
+    Status stop;
+    if (w->external != nullptr && w->external->load()) {
+      stop = Cancelled("Run call was cancelled");
+    } else if (w->timeout_ms > 0 &&
+               std::chrono::steady_clock::now() >= w->deadline) {
+      stop = DeadlineExceeded(
+          "Timed out waiting for notification (--timeout-ms {})",
+          w->timeout_ms);
+    }
+    if (stop.ok()) continue;
+    w->fired = true;
+    w->stop(stop);
+  }
+}
+
+Session::Impl::~Impl() {
+  {
+    std::lock_guard<std::mutex> lock(watch_mu);
+    stopping = true;
+  }
+  watch_cv.notify_all();
+  if (watchdog.joinable()) watchdog.join();
+}
+
+Status Session::Impl::RunSignature(const Signature& sig,
+                                   std::vector<Tensor> args,
                                    std::vector<Tensor>* rets,
                                    const RunOptions& options) {
   CallFrame frame(sig.arg_types, sig.ret_types);
@@ -258,14 +333,29 @@ Status Session::Impl::RunSignature(const Signature& sig, std::vector<Tensor> arg
   std::condition_variable cv;
   int pending = static_cast<int>(sig.executors.size());
   Status first_error;
+  // Each executor aborts the rendezvous itself on its first error.
   auto done = [&](const Status& s) {
     std::lock_guard<std::mutex> lock(mu);
-    if (!s.ok() && first_error.ok()) {
-      first_error = s;
-      rendezvous.StartAbort(s);
-    }
+    if (!s.ok() && first_error.ok()) first_error = s;
     if (--pending == 0) cv.notify_all();
   };
+  Watch watch;
+  const bool watched = options.timeout_ms > 0 || options.cancelled != nullptr;
+  if (watched) {
+    watch.timeout_ms = options.timeout_ms;
+    watch.deadline = std::chrono::steady_clock::now() +
+                     std::chrono::milliseconds(options.timeout_ms);
+    watch.external = options.cancelled;
+    watch.stop = [&](const Status& stop) {
+      cancelled.store(true);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (first_error.ok()) first_error = stop;
+      }
+      rendezvous.StartAbort(stop);
+    };
+    StartWatch(&watch);
+  }
   const int64_t step_id = next_step_id++;
   for (const PartitionExecutor& pe : sig.executors) {
     Executor::Args a;
@@ -278,39 +368,19 @@ Status Session::Impl::RunSignature(const Signature& sig, std::vector<Tensor> arg
     a.observer = options.observer;
     if (inter_op_pool != nullptr) {
       ThreadPool* pool = inter_op_pool.get();
-      a.runner = [pool](std::function<void()> fn) { pool->Schedule(std::move(fn)); };
+      a.runner = [pool](std::function<void()> fn) {
+        pool->Schedule(std::move(fn));
+      };
     }
     pe.executor->RunAsync(a, done);
   }
-
-  using Clock = std::chrono::steady_clock;
-  const bool watch = options.timeout_ms > 0 || options.cancelled != nullptr;
-  const auto deadline = Clock::now() + std::chrono::milliseconds(options.timeout_ms);
-  std::unique_lock<std::mutex> lock(mu);
-  while (pending > 0) {
-    if (!watch) {
-      cv.wait(lock, [&] { return pending == 0; });
-      break;
-    }
-    cv.wait_for(lock, std::chrono::milliseconds(5), [&] { return pending == 0; });
-    if (pending == 0 || cancelled.load()) continue;
-    Status stop;
-    if (options.cancelled != nullptr && options.cancelled->load()) {
-      stop = Cancelled("Run call was cancelled");
-    } else if (options.timeout_ms > 0 && Clock::now() >= deadline) {
-      stop = DeadlineExceeded("Timed out waiting for notification (--timeout-ms {})",
-                              options.timeout_ms);
-    }
-    if (!stop.ok()) {
-      cancelled.store(true);
-      if (first_error.ok()) first_error = stop;
-      lock.unlock();
-      rendezvous.StartAbort(stop);
-      lock.lock();
-    }
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return pending == 0; });
   }
+  if (watched) EndWatch();
+  std::lock_guard<std::mutex> lock(mu);
   if (!first_error.ok()) return first_error;
-  lock.unlock();
   Status s = frame.ConsumeRetvals(rets);
   if (!s.ok()) return InvalidArgument("{}", s.message());
   return Status::Ok();
@@ -319,7 +389,8 @@ Status Session::Impl::RunSignature(const Signature& sig, std::vector<Tensor> arg
 Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                     const std::vector<std::string>& fetches,
                     const std::vector<std::string>& targets,
-                    std::vector<Tensor>* outputs, const RunOptions& run_options) {
+                    std::vector<Tensor>* outputs,
+                    const RunOptions& run_options) {
   Impl& impl = *impl_;
   std::vector<std::string> feed_names;
   for (const auto& [name, value] : feeds) feed_names.push_back(name);
@@ -337,8 +408,9 @@ Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
     std::string key = CacheKey(sorted_feeds, sorted_fetches, sorted_targets);
     auto it = impl.cache.find(key);
     if (it == impl.cache.end()) {
-      DFG_ASSIGN_OR_RETURN(std::unique_ptr<Signature> built,
-                           impl.Build(sorted_feeds, sorted_fetches, sorted_targets));
+      DFG_ASSIGN_OR_RETURN(
+          std::unique_ptr<Signature> built,
+          impl.Build(sorted_feeds, sorted_fetches, sorted_targets));
       it = impl.cache.emplace(key, std::move(built)).first;
     }
     sig = it->second.get();
@@ -358,7 +430,8 @@ Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
     }
   }
   std::vector<Tensor> rets;
-  DFG_RETURN_IF_ERROR(impl.RunSignature(*sig, std::move(args), &rets, run_options));
+  DFG_RETURN_IF_ERROR(
+      impl.RunSignature(*sig, std::move(args), &rets, run_options));
 
   // Back to the caller's fetch order; a fetch named twice gets one tensor.
   outputs->clear();
@@ -381,7 +454,8 @@ void DefaultFetchesAndTargets(const GraphDef& graph,
                               std::vector<std::string>* targets) {
   std::unordered_map<std::string, bool> consumed;
   for (const NodeDef& n : graph.node()) {
-    for (const std::string& in : n.input()) consumed[ParseTensorName(in).node] = true;
+    for (const std::string& in : n.input())
+      consumed[ParseTensorName(in).node] = true;
   }
   OpLookup ops(&graph.library());
   for (const NodeDef& n : graph.node()) {
@@ -389,7 +463,8 @@ void DefaultFetchesAndTargets(const GraphDef& graph,
     const OpDef* op = ops.LookUpOpDef(n.op());
     std::vector<DataType> in_types, out_types;
     bool has_outputs = true;
-    if (op != nullptr && InOutTypesForNode(n, *op, &in_types, &out_types).ok()) {
+    if (op != nullptr &&
+        InOutTypesForNode(n, *op, &in_types, &out_types).ok()) {
       has_outputs = !out_types.empty();
     }
     if (has_outputs) {
@@ -400,7 +475,9 @@ void DefaultFetchesAndTargets(const GraphDef& graph,
   }
 }
 
-const std::vector<std::string>& Session::devices() const { return impl_->devices; }
+const std::vector<std::string>& Session::devices() const {
+  return impl_->devices;
+}
 const GraphDef& Session::placed_graph() const { return impl_->placed; }
 
 }  // namespace dfg

@@ -46,8 +46,8 @@ class Session {
  public:
   // Errors: import and placement errors, a device that is not a CPU where a
   // node must run.
-  static StatusOr<std::unique_ptr<Session>> Create(GraphDef graph,
-                                                   const SessionOptions& options);
+  static StatusOr<std::unique_ptr<Session>> Create(
+      GraphDef graph, const SessionOptions& options);
   ~Session();
 
   // Runs one step. `outputs` receives one tensor per fetch, in the order

@@ -13,8 +13,9 @@ void StepStatsCollector::NodeDone(const NodeExecRecord& record) {
   const Node& node = *record.node;
   stat.node = node.name();
   stat.op = node.op();
-  stat.device = node.assigned_device_name().empty() ? node.requested_device()
-                                                    : node.assigned_device_name();
+  stat.device = node.assigned_device_name().empty()
+                    ? node.requested_device()
+                    : node.assigned_device_name();
   stat.start_ns = record.start_ns;
   stat.end_ns = record.end_ns;
   stat.thread_id = record.thread_id;
@@ -36,9 +37,10 @@ std::vector<NodeStat> StepStatsCollector::Take() {
     std::lock_guard<std::mutex> lock(mu_);
     out.swap(stats_);
   }
-  std::stable_sort(out.begin(), out.end(), [](const NodeStat& a, const NodeStat& b) {
-    return a.start_ns < b.start_ns;
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const NodeStat& a, const NodeStat& b) {
+                     return a.start_ns < b.start_ns;
+                   });
   return out;
 }
 
@@ -47,14 +49,20 @@ std::string ChromeTraceJson(const std::vector<NodeStat>& stats,
   using nlohmann::json;
   json events = json::array();
   std::map<std::string, int> pid;
-  for (const std::string& d : devices) pid.emplace(d, static_cast<int>(pid.size()) + 1);
+  for (const std::string& d : devices)
+    pid.emplace(d, static_cast<int>(pid.size()) + 1);
   for (const NodeStat& s : stats) {
-    if (!pid.count(s.device)) pid.emplace(s.device, static_cast<int>(pid.size()) + 1);
+    if (!pid.count(s.device))
+      pid.emplace(s.device, static_cast<int>(pid.size()) + 1);
   }
   for (const auto& [device, id] : pid) {
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", id},
+    events.push_back({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", id},
                       {"args", {{"name", device}}}});
-    events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", id},
+    events.push_back({{"ph", "M"},
+                      {"name", "process_sort_index"},
+                      {"pid", id},
                       {"args", {{"sort_index", id}}}});
   }
   int64_t t0 = stats.empty() ? 0 : stats.front().start_ns;
@@ -65,9 +73,14 @@ std::string ChromeTraceJson(const std::vector<NodeStat>& stats,
     int tid = s.thread_id + 1;  // 0: the thread that called Run
     if (!lanes[{p, tid}]) {
       lanes[{p, tid}] = true;
-      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", p}, {"tid", tid},
-                        {"args", {{"name", tid == 0 ? std::string("caller")
-                                                    : fmt::format("inter-op {}", tid - 1)}}}});
+      events.push_back(
+          {{"ph", "M"},
+           {"name", "thread_name"},
+           {"pid", p},
+           {"tid", tid},
+           {"args",
+            {{"name", tid == 0 ? std::string("caller")
+                               : fmt::format("inter-op {}", tid - 1)}}}});
     }
     json outputs = json::array();
     for (const auto& [shape, bytes] : s.outputs) {
@@ -76,26 +89,34 @@ std::string ChromeTraceJson(const std::vector<NodeStat>& stats,
     json args = {{"op", s.op}, {"inputs", s.inputs}, {"outputs", outputs}};
     if (s.is_dead) args["dead"] = true;
     if (s.frame_iter.frame_id != 0 || s.frame_iter.iter_id != 0) {
-      args["frame_iter"] = fmt::format("{:x}:{}", s.frame_iter.frame_id,
-                                       s.frame_iter.iter_id);
+      args["frame_iter"] =
+          fmt::format("{:x}:{}", s.frame_iter.frame_id, s.frame_iter.iter_id);
     }
-    events.push_back({{"ph", "X"}, {"name", s.node}, {"cat", s.op}, {"pid", p},
-                      {"tid", tid}, {"ts", us(s.start_ns)},
+    events.push_back({{"ph", "X"},
+                      {"name", s.node},
+                      {"cat", s.op},
+                      {"pid", p},
+                      {"tid", tid},
+                      {"ts", us(s.start_ns)},
                       {"dur", std::max(0.0, us(s.end_ns) - us(s.start_ns))},
                       {"args", args}});
     if (!s.tensor_name.empty()) {
       bool send = s.op == "_Send" || s.op == "_HostSend";
       std::string id = fmt::format("{};{:x};{}", s.tensor_name,
                                    s.frame_iter.frame_id, s.frame_iter.iter_id);
-      json flow = {{"ph", send ? "s" : "f"}, {"name", s.tensor_name},
-                   {"cat", "transfer"}, {"id", std::hash<std::string>{}(id) >> 12},
-                   {"pid", p}, {"tid", tid},
+      json flow = {{"ph", send ? "s" : "f"},
+                   {"name", s.tensor_name},
+                   {"cat", "transfer"},
+                   {"id", std::hash<std::string>{}(id) >> 12},
+                   {"pid", p},
+                   {"tid", tid},
                    {"ts", send ? us(s.end_ns) : us(s.start_ns)}};
       if (!send) flow["bp"] = "e";
       events.push_back(flow);
     }
   }
-  return json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump(1) + "\n";
+  return json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump(1) +
+         "\n";
 }
 
 std::string StatsTable(const std::vector<NodeStat>& stats, int top) {
@@ -115,22 +136,24 @@ std::string StatsTable(const std::vector<NodeStat>& stats, int top) {
   std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
     return a.second.ns > b.second.ns;
   });
-  std::string out = fmt::format("{:<28} {:>8} {:>12} {:>10} {:>7}\n", "op", "count",
-                                "total_us", "mean_us", "share");
+  std::string out = fmt::format("{:<28} {:>8} {:>12} {:>10} {:>7}\n", "op",
+                                "count", "total_us", "mean_us", "share");
   for (const auto& [op, t] : ops) {
-    out += fmt::format("{:<28} {:>8} {:>12.1f} {:>10.2f} {:>6.1f}%\n", op, t.count,
-                       t.ns / 1e3, t.ns / 1e3 / t.count,
+    out += fmt::format("{:<28} {:>8} {:>12.1f} {:>10.2f} {:>6.1f}%\n", op,
+                       t.count, t.ns / 1e3, t.ns / 1e3 / t.count,
                        total > 0 ? 100.0 * t.ns / total : 0.0);
   }
   std::vector<const NodeStat*> nodes;
   for (const NodeStat& s : stats) nodes.push_back(&s);
-  std::stable_sort(nodes.begin(), nodes.end(), [](const NodeStat* a, const NodeStat* b) {
-    return a->end_ns - a->start_ns > b->end_ns - b->start_ns;
-  });
+  std::stable_sort(nodes.begin(), nodes.end(),
+                   [](const NodeStat* a, const NodeStat* b) {
+                     return a->end_ns - a->start_ns > b->end_ns - b->start_ns;
+                   });
   out += fmt::format("\n{:<40} {:<20} {:>12}\n", "slowest nodes", "op", "us");
   for (int i = 0; i < top && i < static_cast<int>(nodes.size()); ++i) {
-    out += fmt::format("{:<40} {:<20} {:>12.1f}\n", nodes[i]->node, nodes[i]->op,
-                       (nodes[i]->end_ns - nodes[i]->start_ns) / 1e3);
+    out +=
+        fmt::format("{:<40} {:<20} {:>12.1f}\n", nodes[i]->node, nodes[i]->op,
+                    (nodes[i]->end_ns - nodes[i]->start_ns) / 1e3);
   }
   return out;
 }

@@ -14,7 +14,8 @@ StatusOr<Tensor> TensorFromNpy(const NpyArray& array) {
   for (int64_t d : array.shape) {
     if (d < 0) return InvalidArgument("negative dimension {} in array", d);
   }
-  TensorShape shape(std::span<const int64_t>(array.shape.data(), array.shape.size()));
+  TensorShape shape(
+      std::span<const int64_t>(array.shape.data(), array.shape.size()));
   DFG_ASSIGN_OR_RETURN(Tensor t, Tensor::TryAllocate(array.dtype, shape));
   if (array.dtype == tensorflow::DT_STRING) {
     if (static_cast<int64_t>(array.strings.size()) != t.NumElements()) {
@@ -26,10 +27,12 @@ StatusOr<Tensor> TensorFromNpy(const NpyArray& array) {
     return t;
   }
   if (array.data.size() != t.TotalBytes()) {
-    return InvalidArgument("array has {} bytes of data for shape {} ({} bytes expected)",
-                           array.data.size(), shape.DebugString(), t.TotalBytes());
+    return InvalidArgument(
+        "array has {} bytes of data for shape {} ({} bytes expected)",
+        array.data.size(), shape.DebugString(), t.TotalBytes());
   }
-  if (!array.data.empty()) std::memcpy(t.data(), array.data.data(), array.data.size());
+  if (!array.data.empty())
+    std::memcpy(t.data(), array.data.data(), array.data.size());
   return t;
 }
 
@@ -38,14 +41,16 @@ StatusOr<NpyArray> NpyFromTensor(const Tensor& tensor) {
   array.dtype = tensor.dtype();
   for (int64_t d : tensor.shape().dim_sizes()) array.shape.push_back(d);
   if (tensor.dtype() == tensorflow::DT_STRING) {
-    for (const std::string& s : tensor.flat<std::string>()) array.strings.push_back(s);
+    for (const std::string& s : tensor.flat<std::string>())
+      array.strings.push_back(s);
     return array;
   }
   if (DataTypeSize(tensor.dtype()) == 0) {
     return InvalidArgument("a {} tensor cannot be written as .npy",
                            DataTypeString(tensor.dtype()));
   }
-  array.data.assign(static_cast<const char*>(tensor.data()), tensor.TotalBytes());
+  array.data.assign(static_cast<const char*>(tensor.data()),
+                    tensor.TotalBytes());
   return array;
 }
 
@@ -83,8 +88,9 @@ StatusOr<Tensor> LoadTensorFile(const std::string& spec) {
       keys.push_back(name);
     }
     if (key.empty()) {
-      return InvalidArgument("{}: holds {} arrays; name one as {}:KEY (keys: {})",
-                             path, keys.size(), path, fmt::join(keys, ", "));
+      return InvalidArgument(
+          "{}: holds {} arrays; name one as {}:KEY (keys: {})", path,
+          keys.size(), path, fmt::join(keys, ", "));
     }
     return NotFound("{}: no array '{}'{} (keys: {})", path, key,
                     DidYouMean(key, keys), fmt::join(keys, ", "));
@@ -101,12 +107,18 @@ std::string FetchFileName(const std::string& name) {
 
 std::string NumpyDtypeName(DataType dtype) {
   switch (dtype) {
-    case tensorflow::DT_FLOAT: return "float32";
-    case tensorflow::DT_DOUBLE: return "float64";
-    case tensorflow::DT_HALF: return "float16";
-    case tensorflow::DT_STRING: return "str";
-    case tensorflow::DT_BOOL: return "bool";
-    default: return DataTypeString(dtype);
+    case tensorflow::DT_FLOAT:
+      return "float32";
+    case tensorflow::DT_DOUBLE:
+      return "float64";
+    case tensorflow::DT_HALF:
+      return "float16";
+    case tensorflow::DT_STRING:
+      return "str";
+    case tensorflow::DT_BOOL:
+      return "bool";
+    default:
+      return DataTypeString(dtype);
   }
 }
 

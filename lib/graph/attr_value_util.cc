@@ -104,16 +104,20 @@ T FromContent(const std::string& content, int64_t i) {
 }
 
 // A printer of element i, or nullptr when the proto does not decode.
-std::function<std::string(int64_t)> ElementPrinter(const TensorProto& t,
+std::function<std::string(int64_t)> ElementPrinter(const TensorProto& proto,
                                                    int64_t n) {
   using namespace tensorflow;  // NOLINT: DataType enumerators
+  // The printers outlive this frame: they hold the proto by pointer.
+  const TensorProto* tp = &proto;
+  const TensorProto& t = proto;
   const std::string& c = t.tensor_content();
   size_t size = DataTypeSize(t.dtype());
   bool content = !c.empty();
   if (content && (size == 0 || c.size() != n * size)) return nullptr;
-  auto ints = [&t, content](auto tag) -> std::function<std::string(int64_t)> {
+  auto ints = [tp, content](auto tag) -> std::function<std::string(int64_t)> {
     using T = decltype(tag);
-    return [&t, content](int64_t i) {
+    return [tp, content](int64_t i) {
+      const TensorProto& t = *tp;
       int64_t v =
           content ? static_cast<int64_t>(FromContent<T>(t.tensor_content(), i))
                   : Fill(t.int_val(), i, 0);
@@ -122,18 +126,21 @@ std::function<std::string(int64_t)> ElementPrinter(const TensorProto& t,
   };
   switch (t.dtype()) {
     case DT_FLOAT:
-      return [&t, content](int64_t i) {
+      return [tp, content](int64_t i) {
+        const TensorProto& t = *tp;
         return FormatFloat(content ? FromContent<float>(t.tensor_content(), i)
                                    : Fill(t.float_val(), i, 0.0f));
       };
     case DT_DOUBLE:
-      return [&t, content](int64_t i) {
+      return [tp, content](int64_t i) {
+        const TensorProto& t = *tp;
         return FormatDouble(content ? FromContent<double>(t.tensor_content(), i)
                                     : Fill(t.double_val(), i, 0.0));
       };
     case DT_HALF:
     case DT_BFLOAT16:
-      return [&t, content](int64_t i) {
+      return [tp, content](int64_t i) {
+        const TensorProto& t = *tp;
         uint16_t bits = content
                             ? FromContent<uint16_t>(t.tensor_content(), i)
                             : static_cast<uint16_t>(Fill(t.half_val(), i, 0));
@@ -156,39 +163,45 @@ std::function<std::string(int64_t)> ElementPrinter(const TensorProto& t,
     case DT_QUINT8:
       return ints(uint8_t{});
     case DT_INT64:
-      return [&t, content](int64_t i) {
+      return [tp, content](int64_t i) {
+        const TensorProto& t = *tp;
         return std::to_string(content
                                   ? FromContent<int64_t>(t.tensor_content(), i)
                                   : Fill(t.int64_val(), i, int64_t{0}));
       };
     case DT_UINT32:
-      return [&t, content](int64_t i) {
+      return [tp, content](int64_t i) {
+        const TensorProto& t = *tp;
         return std::to_string(content
                                   ? FromContent<uint32_t>(t.tensor_content(), i)
                                   : Fill(t.uint32_val(), i, uint32_t{0}));
       };
     case DT_UINT64:
-      return [&t, content](int64_t i) {
+      return [tp, content](int64_t i) {
+        const TensorProto& t = *tp;
         return std::to_string(content
                                   ? FromContent<uint64_t>(t.tensor_content(), i)
                                   : Fill(t.uint64_val(), i, uint64_t{0}));
       };
     case DT_BOOL:
-      return [&t, content](int64_t i) {
-        bool b = content ? FromContent<bool>(t.tensor_content(), i)
+      return [tp, content](int64_t i) {
+        const TensorProto& t = *tp;
+        bool b = content ? FromContent<uint8_t>(t.tensor_content(), i) != 0
                          : Fill(t.bool_val(), i, false);
         return std::string(b ? "1" : "0");
       };
     case DT_STRING:
       if (content) return nullptr;
-      return [&t](int64_t i) {
+      return [tp](int64_t i) {
+        const TensorProto& t = *tp;
         if (t.string_val().empty()) return std::string();
         return CEscape(t.string_val(
             static_cast<int>(std::min<int64_t>(i, t.string_val_size() - 1))));
       };
     case DT_COMPLEX64:
     case DT_COMPLEX128:
-      return [&t, content](int64_t i) {
+      return [tp, content](int64_t i) {
+        const TensorProto& t = *tp;
         double re, im;
         if (t.dtype() == DT_COMPLEX64) {
           re = content ? FromContent<float>(t.tensor_content(), 2 * i)

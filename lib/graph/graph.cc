@@ -91,8 +91,10 @@ Node* Graph::AddNode(NodeDef def, std::vector<DataType> input_types,
 }
 
 StatusOr<Node*> Graph::AddNode(NodeDef def) {
-  OpLookup ops(&library_);
-  const OpDef* op_def = ops.LookUpOpDef(def.op());
+  // The registry first: building an OpLookup indexes the whole library.
+  const OpInfo* info = OpRegistry::Global().Find(def.op());
+  const OpDef* op_def =
+      info != nullptr ? &info->def : OpLookup(&library_).LookUpOpDef(def.op());
   if (op_def == nullptr) {
     // Same text as ImportGraphDef's (TensorFlow's OpRegistry::LookUp).
     return NotFound(

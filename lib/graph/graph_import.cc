@@ -5,8 +5,8 @@
 #include <map>
 #include <queue>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "lib/base/strings.h"
 #include "lib/graph/op_registry.h"
@@ -14,6 +14,10 @@
 
 namespace dfg {
 namespace {
+
+// An unknown op's output count is inferred from the indices its consumers
+// use; beyond this the index is taken for a mistake, not an output.
+constexpr int kMaxInferredOutputs = 1 << 20;
 
 bool IsMergeOp(std::string_view op) {
   return op == "Merge" || op == "RefMerge" || op == "_XlaMerge";
@@ -390,6 +394,12 @@ Status Importer::MakeSignature(int o, NodeDef* def,
   }
   *known = false;
   ++unknown_ops_[def->op()];
+  if (max_output_used_[o] >= kMaxInferredOutputs) {
+    return InvalidArgument(
+        "Node '{}': output {} is used, but an op dfg does not know ('{}') is "
+        "given at most {} outputs",
+        def->name(), max_output_used_[o], def->op(), kMaxInferredOutputs);
+  }
   inputs->assign(NumDataInputs(o), tensorflow::DT_INVALID);
   int num_outputs = max_output_used_[o] + 1;
   const auto& attrs = def->attr();
@@ -416,9 +426,10 @@ Status Importer::CheckInputCount(const NodeDef& def, const OpDef& op_def,
   if (given >= static_cast<int>(inputs.size())) return Status::Ok();
   DFG_RETURN_IF_ERROR(ValidateNodeDef(def, op_def));
   return InvalidArgument(
-      "NodeDef expected inputs '{}' do not match {} inputs specified; "
+      "NodeDef expected inputs '{}' do not match {} inputs specified; {}; "
       "NodeDef: {}",
-      TypesString(inputs), given, SummarizeNodeDef(def));
+      TypesString(inputs), given, SummarizeOpDef(op_def),
+      SummarizeNodeDef(def));
 }
 
 // Data edges in slot order, then the control inputs sorted by source name

@@ -381,6 +381,12 @@ TEST_CASE("unknown ops get their outputs from the graph's own uses",
   CHECK(s.message() ==
         "Input 0 of node k was passed int32 from u:0 incompatible with "
         "expected float.");
+
+  CHECK_THAT(ImportError(N("u", "Mystery") +
+                         N("k", "Identity", {"u:99999999999"}, kTFloat))
+                 .message(),
+             Contains("Node 'u': output 2147483647 is used, but an op dfg "
+                      "does not know ('Mystery') is given at most"));
 }
 
 }  // namespace

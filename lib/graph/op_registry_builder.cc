@@ -6,6 +6,7 @@
 
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include "lib/base/strings.h"

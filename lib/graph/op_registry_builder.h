@@ -29,6 +29,7 @@
 #ifndef DFG_LIB_GRAPH_OP_REGISTRY_BUILDER_H_
 #define DFG_LIB_GRAPH_OP_REGISTRY_BUILDER_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>

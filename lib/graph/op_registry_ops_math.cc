@@ -259,6 +259,11 @@ void RegisterMatMuls(OpTable& t) {
 }
 
 void RegisterReductions(OpTable& t) {
+  // Max and Min: the real number types and three quantized ones.
+  constexpr const char* kMinMaxTypes =
+      "T: {float, double, int32, uint8, int16, int8, int64, qint8, quint8, "
+      "qint32, "
+      "bfloat16, uint16, half, uint32, uint64}";
   constexpr const char* kTidx = "Tidx: {int32, int64} = DT_INT32";
   for (const char* name : {"Sum", "Mean", "Prod", "Max", "Min"}) {
     bool minmax =
@@ -268,8 +273,7 @@ void RegisterReductions(OpTable& t) {
               .Input("reduction_indices: Tidx")
               .Output("output: T")
               .Attr("keep_dims: bool = false")
-              .Attr(minmax ? "T: {realnumbertype, quantizedtype}"
-                           : "T: numbertype")
+              .Attr(minmax ? kMinMaxTypes : "T: numbertype")
               .Attr(kTidx)
               .Kernels("CPU", "GPU")
               .HostMemory("GPU", "reduction_indices")
@@ -292,7 +296,7 @@ void RegisterReductions(OpTable& t) {
               .Output("output: output_type")
               .Attr("T: {numbertype, bool}")
               .Attr("Tidx: {int16, int32, int64} = DT_INT32")
-              .Attr("output_type: {int16, uint16, int32, int64} = DT_INT64")
+              .Attr("output_type: {int16, int32, int64} = DT_INT64")
               .Kernels("CPU", "GPU")
               .HostMemory("GPU", "dimension"));
   }

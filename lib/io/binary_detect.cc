@@ -116,14 +116,14 @@ bool Unexpected(std::string* why, const WireField& f, const char* message) {
 }
 
 // NodeDef: 1 name, 2 op, 3 input, 4 device, 5 attr, 6 debug info, 7 type;
-// all length-delimited; op must look like an op name.
+// all length-delimited; op must look like an op name. Higher field numbers
+// are let through (fields a newer TensorFlow may add).
 bool IsNodeDefShaped(std::string_view msg, size_t base, int index,
                      std::string* why) {
   std::string_view op;
   bool fields_ok = ForEachField(msg, base, why, [&](const WireField& f) {
-    if (f.number > 7 || f.type != WireType::kLen) {
-      return Unexpected(why, f, "NodeDef");
-    }
+    if (f.number > 7) return true;  // a newer TensorFlow's field
+    if (f.type != WireType::kLen) return Unexpected(why, f, "NodeDef");
     if (f.number == 2) op = f.payload;
     return true;
   });

@@ -221,6 +221,31 @@ bool PlausibleGraph(const tensorflow::GraphDef& graph) {
          graph.GetReflection()->GetUnknownFields(graph).empty();
 }
 
+bool HasPlausibleNodes(const tensorflow::GraphDef& graph) {
+  return graph.node_size() > 0 && PlausibleGraph(graph);
+}
+
+// Bytes that are no plausible GraphDef may still be a SavedModel or a
+// MetaGraphDef whose graph carries fields the shape check does not expect.
+bool ParseContainerLoosely(std::string_view bytes, std::string_view name,
+                           const ReadOptions& options, LoadedGraph* out,
+                           Status* status) {
+  tensorflow::SavedModel model;
+  if (io_internal::ParseBinary(bytes, &model).ok() &&
+      model.meta_graphs_size() > 0 &&
+      HasPlausibleNodes(model.meta_graphs(0).graph_def())) {
+    *status = UseSavedModel(&model, name, options, out);
+    return true;
+  }
+  tensorflow::MetaGraphDef meta;
+  if (io_internal::ParseBinary(bytes, &meta).ok() &&
+      HasPlausibleNodes(meta.graph_def())) {
+    *status = UseMetaGraph(&meta, name, options, out);
+    return true;
+  }
+  return false;
+}
+
 Status ParseGraphBinary(std::string_view bytes, std::string_view name,
                         const ReadOptions& options, LoadedGraph* out) {
   out->format = GraphFormat::kPb;
@@ -245,6 +270,10 @@ Status ParseGraphBinary(std::string_view bytes, std::string_view name,
   Status status = io_internal::ParseBinary(bytes, &out->graph);
   if (status.ok() && (why.empty() || PlausibleGraph(out->graph))) {
     return Status::Ok();
+  }
+  Status container_status;
+  if (ParseContainerLoosely(bytes, name, options, out, &container_status)) {
+    return container_status;
   }
   return InvalidArgument("{}: not a GraphDef in binary, text or JSON form ({})",
                          name, !why.empty() ? why : status.message());

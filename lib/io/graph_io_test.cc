@@ -215,6 +215,31 @@ TEST_CASE("a text SavedModel is accepted", "[io]") {
   CHECK(loaded.graph.node_size() == 3);
 }
 
+TEST_CASE("containers whose graph has fields dfg does not know still load",
+          "[io]") {
+  // A NodeDef field 8 (from a newer TensorFlow) inside a SavedModel.
+  tensorflow::SavedModel model;
+  model.set_saved_model_schema_version(1);
+  *model.add_meta_graphs() = MetaGraph({"serve"});
+  auto* node =
+      model.mutable_meta_graphs(0)->mutable_graph_def()->mutable_node(0);
+  REQUIRE(node->ParseFromString(node->SerializeAsString() +
+                                std::string("\x42\x01z", 3)));
+  LoadedGraph saved = MustParse(model.SerializeAsString());
+  CHECK(saved.container == GraphContainer::kSavedModel);
+  CHECK(HasUnknownFields(saved.graph));
+
+  // A GraphDef field 77 inside a MetaGraphDef.
+  tensorflow::MetaGraphDef meta = MetaGraph({"serve"});
+  auto* graph = meta.mutable_graph_def();
+  REQUIRE(graph->ParseFromString(graph->SerializeAsString() +
+                                 std::string("\xea\x04\x02hi", 5)));
+  LoadedGraph loaded = MustParse(meta.SerializeAsString());
+  CHECK(loaded.container == GraphContainer::kMetaGraphDef);
+  CHECK(loaded.graph.node_size() == 3);
+  CHECK(HasUnknownFields(loaded.graph));
+}
+
 TEST_CASE("empty input is an error naming the file", "[io]") {
   CHECK(ParseError("", "e.pb") == "e.pb: empty input");
   CHECK(ParseError(" \n\t ", "e.pb") == "e.pb: empty input");

@@ -142,6 +142,41 @@ Status DecodeStrings(const NpyDescr& descr, std::string_view data,
   return Status::Ok();
 }
 
+// Fixed-width '<U' (UTF-32) when every string is UTF-8, else '|S' bytes.
+void EncodeStrings(const std::vector<std::string>& strings, std::string* descr,
+                   std::string* body) {
+  std::vector<std::vector<uint32_t>> decoded;
+  size_t width = 1;
+  for (const std::string& s : strings) {
+    auto code_points = DecodeUtf8(s);
+    if (!code_points) {
+      decoded.clear();
+      break;
+    }
+    width = std::max(width, code_points->size());
+    decoded.push_back(std::move(*code_points));
+  }
+  if (decoded.size() == strings.size()) {
+    *descr = fmt::format("<U{}", width);
+    body->reserve(width * 4 * strings.size());
+    for (const auto& code_points : decoded) {
+      for (size_t i = 0; i < width; ++i) {
+        uint32_t cp = i < code_points.size() ? code_points[i] : 0;
+        for (int b = 0; b < 4; ++b)
+          body->push_back(static_cast<char>(cp >> (8 * b)));
+      }
+    }
+    return;
+  }
+  width = 1;
+  for (const std::string& s : strings) width = std::max(width, s.size());
+  *descr = fmt::format("|S{}", width);
+  for (const std::string& s : strings) {
+    *body += s;
+    body->append(width - s.size(), '\0');
+  }
+}
+
 }  // namespace
 
 int64_t NpyArray::num_elements() const {
@@ -152,9 +187,11 @@ int64_t NpyArray::num_elements() const {
   return n;
 }
 
-StatusOr<NpyArray> ParseNpy(std::string_view bytes,
-                            std::string_view display_name) {
-  std::string_view name = display_name;
+namespace {
+
+// The header dict of a .npy file and where its data starts.
+StatusOr<NpyHeader> ReadHeader(std::string_view bytes, std::string_view name,
+                               size_t* data_start) {
   if (bytes.size() < 10 || bytes.substr(0, 6) != kMagic) {
     return Bad(name, "not a .npy file (bad magic)");
   }
@@ -163,6 +200,7 @@ StatusOr<NpyArray> ParseNpy(std::string_view bytes,
   if (major < 1 || major > 3 || minor != 0) {
     return Bad(name, "unsupported .npy format version {}.{}", major, minor);
   }
+  // 1.0: 16-bit header length; 2.0 and 3.0 (UTF-8 header): 32-bit.
   size_t prefix = major == 1 ? 10 : 12;
   if (bytes.size() < prefix) return Bad(name, "truncated .npy header");
   size_t header_size = 0;
@@ -177,9 +215,17 @@ StatusOr<NpyArray> ParseNpy(std::string_view bytes,
   if (bytes.size() - prefix < header_size) {
     return Bad(name, "truncated .npy header ({} bytes expected)", header_size);
   }
-  DFG_ASSIGN_OR_RETURN(
-      NpyHeader header,
-      io_internal::ParseNpyHeader(bytes.substr(prefix, header_size), name));
+  *data_start = prefix + header_size;
+  return io_internal::ParseNpyHeader(bytes.substr(prefix, header_size), name);
+}
+
+}  // namespace
+
+StatusOr<NpyArray> ParseNpy(std::string_view bytes,
+                            std::string_view display_name) {
+  std::string_view name = display_name;
+  size_t data_start = 0;
+  DFG_ASSIGN_OR_RETURN(NpyHeader header, ReadHeader(bytes, name, &data_start));
   NpyArray array;
   array.dtype = header.descr.dtype;
   array.shape = header.shape;
@@ -187,7 +233,7 @@ StatusOr<NpyArray> ParseNpy(std::string_view bytes,
   if (count < 0 || !CheckedMul(count, header.descr.itemsize, &size)) {
     return Bad(name, "shape is too large");
   }
-  std::string_view data = bytes.substr(prefix + header_size);
+  std::string_view data = bytes.substr(data_start);
   if (static_cast<uint64_t>(size) != data.size()) {
     return Bad(name, "has {} bytes of data; dtype and shape need {}",
                data.size(), size);
@@ -233,39 +279,12 @@ StatusOr<std::string> SerializeNpy(const NpyArray& array) {
       return InvalidArgument("{} strings for {} elements", array.strings.size(),
                              count);
     }
-    std::vector<std::vector<uint32_t>> decoded;
-    bool unicode = true;
-    size_t width = 1;
-    for (const std::string& s : array.strings) {
-      auto cps = DecodeUtf8(s);
-      if (!cps) unicode = false;
-      if (unicode) decoded.push_back(std::move(*cps));
-      width = std::max(width, s.size());
-    }
-    if (unicode) {
-      width = 1;
-      for (const auto& cps : decoded) width = std::max(width, cps.size());
-      descr = fmt::format("<U{}", width);
-      body.reserve(width * 4 * count);
-      for (const auto& cps : decoded) {
-        for (size_t i = 0; i < width; ++i) {
-          uint32_t cp = i < cps.size() ? cps[i] : 0;
-          for (int b = 0; b < 4; ++b)
-            body.push_back(static_cast<char>(cp >> (8 * b)));
-        }
-      }
-    } else {
-      descr = fmt::format("|S{}", width);
-      for (const std::string& s : array.strings) {
-        body += s;
-        body.append(width - s.size(), '\0');
-      }
-    }
+    EncodeStrings(array.strings, &descr, &body);
   } else {
     auto d = io_internal::NpyDescrFor(array.dtype);
     if (!d) {
       return InvalidArgument("dtype {} has no .npy equivalent",
-                             tensorflow::DataType_Name(array.dtype));
+                             DataTypeString(array.dtype));
     }
     descr = *d;
     size_t item = io_internal::NpyItemSize(array.dtype);
@@ -273,23 +292,29 @@ StatusOr<std::string> SerializeNpy(const NpyArray& array) {
       return InvalidArgument("{} bytes of data for {} elements of {} bytes",
                              array.data.size(), count, item);
     }
-    body = array.data;
   }
   std::string header = io_internal::FormatNpyHeader(descr, array.shape);
-  // Pad with spaces so that the data starts on a 64-byte boundary.
-  bool v2 = header.size() + 11 > 65535;
-  size_t prefix = v2 ? 12 : 10;
-  size_t total = (prefix + header.size() + 1 + 63) / 64 * 64;
+  // Pad with spaces so that the data starts on a 64-byte boundary; version
+  // 2.0 when the header does not fit a 16-bit length.
+  auto padded = [&](size_t prefix) {
+    return (prefix + header.size() + 1 + 63) / 64 * 64;
+  };
+  size_t prefix = padded(10) - 10 <= 65535 ? 10 : 12;
+  size_t total = padded(prefix);
   header.append(total - prefix - header.size() - 1, ' ');
   header.push_back('\n');
-  std::string out(kMagic);
-  out.push_back(static_cast<char>(v2 ? 2 : 1));
+  const std::string& data =
+      array.dtype == tensorflow::DT_STRING ? body : array.data;
+  std::string out;
+  out.reserve(total + data.size());
+  out += kMagic;
+  out.push_back(static_cast<char>(prefix == 10 ? 1 : 2));
   out.push_back(0);
   for (size_t i = 0; i < prefix - 8; ++i) {
     out.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xff));
   }
   out += header;
-  out += body;
+  out += data;
   return out;
 }
 

@@ -141,7 +141,7 @@ Status HeaderParser::ParseDescr(const std::string& descr, NpyDescr* out) {
         name_);
   }
   if (kind == 'S' || kind == 'U') {
-    if (d.empty()) return Error("string dtype '{}' without a size", descr);
+    if (size == 0) return Error("string dtype '{}' without a size", descr);
     out->dtype = tensorflow::DT_STRING;
     out->itemsize = kind == 'U' ? size * 4 : size;
     return Status::Ok();

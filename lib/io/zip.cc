@@ -39,6 +39,29 @@ uint32_t Crc32(std::string_view data) {
       crc32_z(0, reinterpret_cast<const Bytef*>(data.data()), data.size()));
 }
 
+// Raw deflate (no zlib header) into exactly `size` bytes.
+bool Inflate(std::string_view packed, uint64_t size, std::string* out) {
+  out->resize(size);
+  z_stream z{};
+  if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return false;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  z.next_out = reinterpret_cast<Bytef*>(out->data());
+  uint64_t in_left = packed.size(), out_left = size;
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    // zlib counts in uInt: at most 1 GiB at a time.
+    uInt in_chunk = static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30));
+    uInt out_chunk = static_cast<uInt>(std::min<uint64_t>(out_left, 1u << 30));
+    z.avail_in = in_chunk;
+    z.avail_out = out_chunk;
+    rc = inflate(&z, Z_NO_FLUSH);
+    in_left -= in_chunk - z.avail_in;
+    out_left -= out_chunk - z.avail_out;
+  }
+  inflateEnd(&z);
+  return rc == Z_STREAM_END && out_left == 0;
+}
+
 struct Entry {
   std::string name;
   uint16_t flags = 0;
@@ -178,27 +201,7 @@ StatusOr<std::string> ZipReader::Extract(const Entry& entry) {
       return Error("member '{}' claims {} bytes from {} deflated bytes",
                    entry.name, entry.size, entry.compressed_size);
     }
-    data.resize(entry.size);
-    z_stream z{};
-    if (inflateInit2(&z, -MAX_WBITS) != Z_OK)
-      return Internal("zlib init failed");
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
-    z.next_out = reinterpret_cast<Bytef*>(data.data());
-    uint64_t in_left = packed.size(), out_left = data.size();
-    int rc = Z_OK;
-    while (rc == Z_OK) {
-      uInt in_chunk = static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30));
-      uInt out_chunk =
-          static_cast<uInt>(std::min<uint64_t>(out_left, 1u << 30));
-      z.avail_in = in_chunk;
-      z.avail_out = out_chunk;
-      rc = inflate(&z, Z_NO_FLUSH);
-      in_left -= in_chunk - z.avail_in;
-      out_left -= out_chunk - z.avail_out;
-      if (rc == Z_BUF_ERROR && (in_left == 0 || out_left == 0)) break;
-    }
-    inflateEnd(&z);
-    if (rc != Z_STREAM_END || out_left != 0) {
+    if (!Inflate(packed, entry.size, &data)) {
       return Error("member '{}': deflate data is corrupt or sizes differ",
                    entry.name);
     }
@@ -237,27 +240,70 @@ StatusOr<std::vector<ZipMember>> ReadZip(std::string_view bytes,
   return ZipReader(bytes, display_name).Read();
 }
 
+namespace {
+
+constexpr uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01
+
+// The fields a local header shares with its central directory entry, from
+// "version needed" to the name length.
+void PutCommonFields(std::string* out, uint16_t version, uint32_t crc,
+                     uint64_t size, bool zip64, size_t name_size) {
+  PutLe(out, version, 2);
+  PutLe(out, 0, 2);  // flags
+  PutLe(out, 0, 2);  // method: stored
+  PutLe(out, 0, 2);  // time
+  PutLe(out, kDosDate, 2);
+  PutLe(out, crc, 4);
+  PutLe(out, zip64 ? kMax32 : size, 4);  // compressed
+  PutLe(out, zip64 ? kMax32 : size, 4);  // uncompressed
+  PutLe(out, name_size, 2);
+}
+
+void PutEndRecords(std::string* out, uint64_t count, uint64_t central_offset,
+                   uint64_t central_size) {
+  bool zip64 =
+      count >= kMax16 || central_offset >= kMax32 || central_size >= kMax32;
+  if (zip64) {
+    uint64_t record = out->size();
+    PutLe(out, kZip64EndOfCentralDir, 4);
+    PutLe(out, 44, 8);  // size of the rest of this record
+    PutLe(out, (3 << 8) | 45, 2);
+    PutLe(out, 45, 2);
+    PutLe(out, 0, 4);  // this disk
+    PutLe(out, 0, 4);  // disk with the central directory
+    PutLe(out, count, 8);
+    PutLe(out, count, 8);
+    PutLe(out, central_size, 8);
+    PutLe(out, central_offset, 8);
+    PutLe(out, kZip64Locator, 4);
+    PutLe(out, 0, 4);
+    PutLe(out, record, 8);
+    PutLe(out, 1, 4);  // disks
+  }
+  PutLe(out, kEndOfCentralDir, 4);
+  PutLe(out, 0, 2);
+  PutLe(out, 0, 2);
+  PutLe(out, zip64 ? kMax16 : count, 2);
+  PutLe(out, zip64 ? kMax16 : count, 2);
+  PutLe(out, zip64 ? kMax32 : central_size, 4);
+  PutLe(out, zip64 ? kMax32 : central_offset, 4);
+  PutLe(out, 0, 2);  // comment
+}
+
+}  // namespace
+
 std::string WriteZip(
     const std::vector<std::pair<std::string, std::string_view>>& members) {
-  constexpr uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01
   std::string out, central;
   for (const auto& [name, data] : members) {
     uint64_t offset = out.size();
     uint32_t crc = Crc32(data);
     bool zip64 = data.size() >= kMax32 || offset >= kMax32;
     uint16_t version = zip64 ? 45 : 20;
-    // Local header: with zip64, both sizes move to the extra field.
+    // Local header; with zip64 both sizes move to the extra field.
     PutLe(&out, kLocalHeader, 4);
-    PutLe(&out, version, 2);
-    PutLe(&out, 0, 2);  // flags
-    PutLe(&out, 0, 2);  // stored
-    PutLe(&out, 0, 2);  // time
-    PutLe(&out, kDosDate, 2);
-    PutLe(&out, crc, 4);
-    PutLe(&out, zip64 ? kMax32 : data.size(), 4);
-    PutLe(&out, zip64 ? kMax32 : data.size(), 4);
-    PutLe(&out, name.size(), 2);
-    PutLe(&out, zip64 ? 20 : 0, 2);
+    PutCommonFields(&out, version, crc, data.size(), zip64, name.size());
+    PutLe(&out, zip64 ? 20 : 0, 2);  // extra length
     out += name;
     if (zip64) {
       PutLe(&out, kZip64ExtraId, 2);
@@ -266,22 +312,14 @@ std::string WriteZip(
       PutLe(&out, data.size(), 8);
     }
     out += data;
-    // Central directory entry.
+    // Central directory entry; with zip64 the offset moves too.
     PutLe(&central, kCentralHeader, 4);
     PutLe(&central, (3 << 8) | version, 2);  // made by: Unix
-    PutLe(&central, version, 2);
-    PutLe(&central, 0, 2);
-    PutLe(&central, 0, 2);
-    PutLe(&central, 0, 2);
-    PutLe(&central, kDosDate, 2);
-    PutLe(&central, crc, 4);
-    PutLe(&central, zip64 ? kMax32 : data.size(), 4);
-    PutLe(&central, zip64 ? kMax32 : data.size(), 4);
-    PutLe(&central, name.size(), 2);
-    PutLe(&central, zip64 ? 28 : 0, 2);
-    PutLe(&central, 0, 2);  // comment
-    PutLe(&central, 0, 2);  // disk
-    PutLe(&central, 0, 2);  // internal attributes
+    PutCommonFields(&central, version, crc, data.size(), zip64, name.size());
+    PutLe(&central, zip64 ? 28 : 0, 2);  // extra length
+    PutLe(&central, 0, 2);               // comment length
+    PutLe(&central, 0, 2);               // disk
+    PutLe(&central, 0, 2);               // internal attributes
     PutLe(&central, uint64_t{0100644} << 16, 4);
     PutLe(&central, zip64 ? kMax32 : offset, 4);
     central += name;
@@ -294,35 +332,8 @@ std::string WriteZip(
     }
   }
   uint64_t central_offset = out.size();
-  uint64_t count = members.size();
   out += central;
-  bool zip64 =
-      count >= kMax16 || central_offset >= kMax32 || central.size() >= kMax32;
-  if (zip64) {
-    uint64_t record = out.size();
-    PutLe(&out, kZip64EndOfCentralDir, 4);
-    PutLe(&out, 44, 8);  // size of the rest of this record
-    PutLe(&out, (3 << 8) | 45, 2);
-    PutLe(&out, 45, 2);
-    PutLe(&out, 0, 4);
-    PutLe(&out, 0, 4);
-    PutLe(&out, count, 8);
-    PutLe(&out, count, 8);
-    PutLe(&out, central.size(), 8);
-    PutLe(&out, central_offset, 8);
-    PutLe(&out, kZip64Locator, 4);
-    PutLe(&out, 0, 4);
-    PutLe(&out, record, 8);
-    PutLe(&out, 1, 4);
-  }
-  PutLe(&out, kEndOfCentralDir, 4);
-  PutLe(&out, 0, 2);
-  PutLe(&out, 0, 2);
-  PutLe(&out, zip64 ? kMax16 : count, 2);
-  PutLe(&out, zip64 ? kMax16 : count, 2);
-  PutLe(&out, zip64 ? kMax32 : central.size(), 4);
-  PutLe(&out, zip64 ? kMax32 : central_offset, 4);
-  PutLe(&out, 0, 2);
+  PutEndRecords(&out, members.size(), central_offset, central.size());
   return out;
 }
 

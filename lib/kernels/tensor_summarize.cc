@@ -2,6 +2,8 @@
 // after max_entries elements.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "lib/kernels/tensor.h"
 
 namespace dfg {
@@ -38,9 +40,22 @@ std::string Quote(const std::string& s) {
   return out;
 }
 
+// NaN prints as "nan" whatever its sign bit, as NumPy does.
+std::string FloatText(double v) {
+  return std::isnan(v) ? std::string("nan") : fmt::format("{}", v);
+}
+
 template <typename T>
 std::string Element(const T& v) {
   return fmt::format("{}", v);
+}
+template <>
+std::string Element(const float& v) {
+  return std::isnan(v) ? std::string("nan") : fmt::format("{}", v);
+}
+template <>
+std::string Element(const double& v) {
+  return FloatText(v);
 }
 template <>
 std::string Element(const bool& v) {
@@ -56,11 +71,11 @@ std::string Element(const uint8_t& v) {
 }
 template <>
 std::string Element(const Half& v) {
-  return fmt::format("{}", HalfToFloat(v));
+  return Element(HalfToFloat(v));
 }
 template <>
 std::string Element(const BFloat16& v) {
-  return fmt::format("{}", BFloat16ToFloat(v));
+  return Element(BFloat16ToFloat(v));
 }
 template <>
 std::string Element(const std::string& v) {

@@ -17,13 +17,6 @@ namespace dfg {
 namespace partition_internal {
 namespace {
 
-bool HasControlFlow(const Graph& graph) {
-  for (const Node* node : graph.op_nodes()) {
-    if (node->IsControlFlow()) return true;
-  }
-  return false;
-}
-
 // Fills a missing or zero send_device_incarnation of a _Send/_Recv that
 // names its send_device (§3.3 step 5); _HostSend/_HostRecv are left alone,
 // as TensorFlow does.
@@ -64,21 +57,25 @@ void CopyDebugInfo(const tensorflow::GraphDebugInfo& from, GraphDef* graph) {
 }  // namespace
 
 StatusOr<std::map<std::string, GraphDef>> Partitioner::Run() {
-  for (const Node* node : graph_->op_nodes()) {
+  nodes_ = graph_->op_nodes();
+  bool has_control_flow = false;
+  for (const Node* node : nodes_) {
     if (node->assigned_device_name().empty()) {
       return FailedPrecondition("node '{}' ({}) has no assigned device",
                                 node->name(), node->op());
     }
+    has_control_flow = has_control_flow || node->IsControlFlow();
   }
-  if (!options_.control_flow_added && HasControlFlow(*graph_)) {
+  if (!options_.control_flow_added && has_control_flow) {
     std::vector<ControlFlowInfo> cf_info;
     DFG_RETURN_IF_ERROR(AddControlFlow(
         graph_, [this](std::string_view prefix) { return NewName(prefix); },
         &cf_info));
+    nodes_ = graph_->op_nodes();
   }
   DFG_RETURN_IF_ERROR(AssignDevices());
   DFG_RETURN_IF_ERROR(ComputeMemoryTypes());
-  for (Node* dst : graph_->op_nodes()) {
+  for (Node* dst : nodes_) {
     DFG_RETURN_IF_ERROR(ProcessNode(dst));
   }
   Finish();
@@ -150,8 +147,8 @@ void Partitioner::AddInputFrom(const Edge* edge, int dst_partition,
   const bool ref = !control && edge->src_output < src->num_outputs() &&
                    IsRefType(src->output_type(edge->src_output));
   if (PartitionOf(src) == dst_partition && !NeedSameDeviceSendRecv(edge)) {
-    dst_def->add_input(InputString(src->name(), edge->src_output));
-    if (!ref) ref_control_inputs_.push_back(src->name());
+    AddInput(dst_def, src->name(), edge->src_output);
+    if (!ref) ref_control_inputs_.push_back(&src->name());
     return;
   }
   const int recv_slot = control ? kControlSlot : 0;
@@ -160,8 +157,8 @@ void Partitioner::AddInputFrom(const Edge* edge, int dst_partition,
   auto found = dup_recv_.find(key);
   if (found != dup_recv_.end()) {
     const std::string& recv_name = found->second.recv->name();
-    dst_def->add_input(InputString(recv_name, recv_slot));
-    ref_control_inputs_.push_back(recv_name);
+    AddInput(dst_def, recv_name, recv_slot);
+    ref_control_inputs_.push_back(&recv_name);
     if (found->second.transfer >= 0) {
       (*options_.transfers)[found->second.transfer].dsts.push_back(
           edge->dst->name());
@@ -175,8 +172,7 @@ void Partitioner::AddInputFrom(const Edge* edge, int dst_partition,
   if (PartitionOf(src) != dst_partition && control_flow_edge != nullptr) {
     // The recv, not dst, waits for the control loop of dst's frame.
     --*num_control_flow_edges;
-    real_recv->add_input(
-        InputString(control_flow_edge->src->name(), kControlSlot));
+    AddInput(real_recv, control_flow_edge->src->name(), kControlSlot);
   }
   if (ref) {
     // Reads of a ref are not shared, and wait for dst's other inputs.
@@ -185,9 +181,9 @@ void Partitioner::AddInputFrom(const Edge* edge, int dst_partition,
     ref_recvs_.push_back(real_recv);
   } else {
     dup_recv_.emplace(key, RecvEntry{recv, transfer});
-    ref_control_inputs_.push_back(recv->name());
+    ref_control_inputs_.push_back(&recv->name());
   }
-  dst_def->add_input(InputString(recv->name(), recv_slot));
+  AddInput(dst_def, recv->name(), recv_slot);
 }
 
 Status Partitioner::ProcessNode(Node* dst) {
@@ -205,14 +201,13 @@ Status Partitioner::ProcessNode(Node* dst) {
                  &num_control_flow_edges);
   }
   for (NodeDef* recv : ref_recvs_) {
-    for (const std::string& input : ref_control_inputs_) {
-      recv->add_input(InputString(input, kControlSlot));
+    for (const std::string* input : ref_control_inputs_) {
+      AddInput(recv, *input, kControlSlot);
     }
   }
   // Control-loop edges no recv took stay on dst.
   for (int i = 0; i < num_control_flow_edges; ++i) {
-    dst_def->add_input(
-        InputString(control_flow_edge->src->name(), kControlSlot));
+    AddInput(dst_def, control_flow_edge->src->name(), kControlSlot);
   }
   return Status::Ok();
 }

@@ -16,6 +16,19 @@ DataType OutputType(const Node& node, int k) {
 
 }  // namespace
 
+void AddInput(NodeDef* def, const std::string& node, int slot) {
+  std::string* input = def->add_input();
+  if (slot == kControlSlot) {
+    input->reserve(node.size() + 1);
+    input->push_back('^');
+    input->append(node);
+  } else if (slot == 0) {
+    input->assign(node);
+  } else {
+    *input = InputString(node, slot);
+  }
+}
+
 size_t RecvKeyHash::operator()(const RecvKey& k) const {
   uint64_t h = static_cast<uint64_t>(k.src_id) * 0x9E3779B97F4A7C15ull;
   h ^= static_cast<uint64_t>(k.src_output + 1) * 0xC2B2AE3D27D4EB4Full;
@@ -35,7 +48,7 @@ Status Partitioner::AssignDevices() {
   node_device_.assign(graph_->num_node_ids(), -1);
   const std::string* last = nullptr;
   int last_index = -1;
-  for (const Node* node : graph_->op_nodes()) {
+  for (const Node* node : nodes_) {
     const std::string& device = node->assigned_device_name();
     if (last != nullptr && *last == device) {
       node_device_[node->id()] = last_index;
@@ -43,10 +56,6 @@ Status Partitioner::AssignDevices() {
     }
     auto [it, inserted] = device_index.emplace(device, devices_.size());
     if (inserted) {
-      if (device.empty()) {
-        return FailedPrecondition("node '{}' ({}) has no assigned device",
-                                  node->name(), node->op());
-      }
       ParsedDeviceName parsed;
       if (!ParseFullName(device, &parsed)) {
         return Internal("Malformed assigned device '{}'", device);
@@ -68,6 +77,11 @@ Status Partitioner::AssignDevices() {
     last_index = it->second;
     node_device_[node->id()] = last_index;
   }
+  std::vector<int> sizes(parts_.size(), 0);
+  for (const Node* node : nodes_) ++sizes[PartitionOf(node)];
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    parts_[i].mutable_node()->Reserve(sizes[i]);
+  }
   return Status::Ok();
 }
 
@@ -76,7 +90,7 @@ Status Partitioner::AssignDevices() {
 Status Partitioner::ComputeMemoryTypes() {
   memory_index_.assign(graph_->num_node_ids(), -1);
   std::vector<bool> needed(graph_->num_node_ids(), false);
-  for (const Node* dst : graph_->op_nodes()) {
+  for (const Node* dst : nodes_) {
     for (const Edge* edge : dst->in_edges()) {
       if (edge->IsControlEdge() || !edge->src->IsOp()) continue;
       const Node* src = edge->src;
@@ -89,7 +103,7 @@ Status Partitioner::ComputeMemoryTypes() {
     }
   }
   OpLookup ops(&graph_->library());
-  for (const Node* node : graph_->op_nodes()) {
+  for (const Node* node : nodes_) {
     if (!needed[node->id()]) continue;
     NodeMemory memory;
     DFG_RETURN_IF_ERROR(MemoryTypesForNode(
@@ -215,7 +229,7 @@ void Partitioner::AddTransfer(const Edge* edge, int dst_partition,
     NodeDef* dummy = src_graph->add_node();
     dummy->set_name(NewName(src->name() + "/ctrl"));
     dummy->set_op("Const");
-    dummy->add_input(InputString(src->name(), kControlSlot));
+    AddInput(dummy, src->name(), kControlSlot);
     dummy->set_device(src->assigned_device_name());
     auto& attr = *dummy->mutable_attr();
     attr["dtype"].set_type(DataType::DT_FLOAT);
@@ -232,7 +246,7 @@ void Partitioner::AddTransfer(const Edge* edge, int dst_partition,
   *recv = AddRecv(edge, dst_graph, tensor_name, real_recv);
   if (src_graph == dst_graph) {
     // A same-device transfer: the recv must not run before the send.
-    (*real_recv)->add_input(InputString(send->name(), kControlSlot));
+    AddInput(*real_recv, send->name(), kControlSlot);
   }
   *transfer = -1;
   if (options_.transfers != nullptr) {

@@ -98,6 +98,7 @@ class Partitioner {
   const PartitionOptions& options_;
   int64_t local_counter_ = 0;
 
+  std::vector<Node*> nodes_;  // the op nodes, in id order
   std::vector<DeviceInfo> devices_;
   std::vector<int> node_device_;   // by node id: index into devices_
   std::vector<std::string> keys_;  // by partition index
@@ -108,8 +109,11 @@ class Partitioner {
   std::unordered_map<RecvKey, RecvEntry, RecvKeyHash> dup_recv_;
   std::vector<const Edge*> inputs_;  // scratch, per dst
   std::vector<NodeDef*> ref_recvs_;
-  std::vector<std::string> ref_control_inputs_;
+  std::vector<const std::string*> ref_control_inputs_;  // Not owned.
 };
+
+// Appends "node", "node:k" or "^node" to def's inputs (TF's Graph::AddInput).
+void AddInput(NodeDef* def, const std::string& node, int slot);
 
 // The functions of `library` reachable from `graph`'s nodes (their ops and
 // function-valued attrs, then transitively the function bodies, and

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_set>
 
 #include "lib/base/strings.h"
@@ -97,6 +98,39 @@ ParsedDeviceName Normalized(const ParsedDeviceName& spec) {
   return n;
 }
 
+// A set of names with a bit filter in front: most lookups are misses, and
+// the filter answers those from a small table without hashing whole names.
+class NameFilter {
+ public:
+  NameFilter() : bits_(kBits / 64) {}
+  void Insert(std::string_view name) {
+    size_t h = QuickHash(name);
+    bits_[h / 64] |= uint64_t{1} << (h % 64);
+    names_.insert(name);
+  }
+  // `hash` is QuickHash(name), computed while the name was at hand.
+  bool Contains(std::string_view name, uint32_t hash) const {
+    if ((bits_[hash / 64] & (uint64_t{1} << (hash % 64))) == 0) return false;
+    return names_.count(name) != 0;
+  }
+  bool empty() const { return names_.empty(); }
+
+  // 20 bits from the length and the first and last eight bytes.
+  static uint32_t QuickHash(std::string_view s) {
+    uint64_t head = 0, tail = 0;
+    std::memcpy(&head, s.data(), std::min<size_t>(8, s.size()));
+    if (s.size() > 8) std::memcpy(&tail, s.data() + s.size() - 8, 8);
+    uint64_t h = (head * 0x9E3779B97F4A7C15ULL) ^
+                 ((tail + s.size()) * 0xC2B2AE3D27D4EB4FULL);
+    return static_cast<uint32_t>((h ^ (h >> 29)) * 0x165667B19E3779F9ULL >> 44);
+  }
+
+ private:
+  static constexpr size_t kBits = size_t{1} << 20;
+  std::vector<uint64_t> bits_;
+  std::unordered_set<std::string_view> names_;
+};
+
 }  // namespace
 
 Status AttachNode(const Status& status, std::string_view node_name) {
@@ -129,6 +163,7 @@ ColocationGraph::ColocationGraph(const Graph& graph, const DeviceSet& devices,
       record_(record) {
   for (Node* node : graph.op_nodes()) op_nodes_.push_back(node);
   members_.resize(graph.num_node_ids());
+  name_hashes_.resize(graph.num_node_ids());
   assigned_device_.assign(graph.num_node_ids(), -1);
   if (record_) joins_.resize(graph.num_node_ids());
   for (const Device& d : devices.devices()) {
@@ -212,6 +247,20 @@ int ColocationGraph::RequestedSpec(const std::string& device) {
 Status ColocationGraph::InitializeMember(const Node& node) {
   Member& m = members_[node.id()];
   m.parent = node.id();
+  if (!node.def().attr().empty()) {
+    static const std::string* const kClass = new std::string(kClassAttr);
+    auto it = node.def().attr().find(*kClass);
+    if (it != node.def().attr().end()) {
+      if (it->second.has_list()) {
+        class_attrs_.emplace_back(&node, &it->second);
+      } else if (!it->second.s().empty()) {
+        warnings_.push_back(fmt::format(
+            "node '{}': the value for colocation attribute '_class' must be a "
+            "list of strings, not a single string (ignored)",
+            node.name()));
+      }
+    }
+  }
   bool mismatch = false, unknown = false;
   m.types = kernels_->SupportedTypes(node, &mismatch, &unknown);
   if (unknown) {
@@ -293,22 +342,28 @@ Status ColocationGraph::InitializeAssigned(const Node& node,
 }
 
 Status ColocationGraph::ColocateResourceAndRefEdges() {
-  for (int id = 0; id < graph_.num_edge_ids(); ++id) {
-    const Edge* edge = graph_.FindEdgeId(id);
-    if (edge == nullptr || edge->IsControlEdge()) continue;
+  // TensorFlow walks every edge in id order; only the edges into the nodes
+  // InitializeMember noted can matter, so those are gathered and sorted.
+  std::vector<const Edge*> edges;
+  for (const Node* node : ref_input_nodes_) {
+    for (const Edge* edge : node->in_edges()) {
+      if (edge->IsControlEdge() || !edge->src->IsOp() || edge->dst_input < 0 ||
+          edge->dst_input >= node->num_inputs()) {
+        continue;
+      }
+      DataType type = node->input_type(edge->dst_input);
+      if (IsRefOrResource(type) || type == DT_VARIANT) edges.push_back(edge);
+    }
+  }
+  std::sort(edges.begin(), edges.end(),
+            [](const Edge* a, const Edge* b) { return a->id < b->id; });
+  for (const Edge* edge : edges) {
     const Node& src = *edge->src;
     const Node& dst = *edge->dst;
-    if (!src.IsOp() || !dst.IsOp() || edge->dst_input < 0 ||
-        edge->dst_input >= dst.num_inputs()) {
-      continue;
-    }
     DataType type = dst.input_type(edge->dst_input);
-    bool ref_or_resource = IsRefOrResource(type);
-    if (!ref_or_resource && type != DT_VARIANT) continue;
     // Function calls forward resources to the ops in their bodies, which
     // TensorFlow places separately; dfg leaves such edges alone.
-    if (kernels_->IsFunctionCall(src.op()) ||
-        kernels_->IsFunctionCall(dst.op())) {
+    if (kernels_->IsFunctionCall(src) || kernels_->IsFunctionCall(dst)) {
       continue;
     }
     if (type == DT_VARIANT) {
@@ -376,35 +431,29 @@ Status ColocationGraph::ColocateResourceOrRefEdge(const Node& src,
 Status ColocationGraph::ColocateAllNodes() {
   // Only names some `_class` mentions can gather a group; the others need no
   // entry in the map, which keeps large graphs cheap.
-  std::unordered_set<std::string_view> mentioned;
-  for (const Node* node : op_nodes_) {
-    auto it = node->def().attr().find(std::string(kClassAttr));
-    if (it == node->def().attr().end()) continue;
-    if (it->second.has_list()) {
-      for (const std::string& spec : it->second.list().s()) {
-        if (StartsWith(spec, kGroupPrefix)) {
-          mentioned.insert(std::string_view(spec).substr(kGroupPrefix.size()));
-        }
+  NameFilter mentioned;
+  for (const auto& [node, attr] : class_attrs_) {
+    for (const std::string& spec : attr->list().s()) {
+      if (StartsWith(spec, kGroupPrefix)) {
+        mentioned.Insert(std::string_view(spec).substr(kGroupPrefix.size()));
       }
-    } else if (!it->second.s().empty()) {
-      warnings_.push_back(fmt::format(
-          "node '{}': the value for colocation attribute '_class' must be a "
-          "list of strings, not a single string (ignored)",
-          node->name()));
     }
   }
   if (mentioned.empty()) return Status::Ok();
   std::unordered_map<std::string_view, const Node*> roots;
+  size_t next_class = 0;
   for (const Node* node : op_nodes_) {
-    auto it = node->def().attr().find(std::string(kClassAttr));
-    if (it != node->def().attr().end() && it->second.has_list()) {
-      for (const std::string& spec : it->second.list().s()) {
+    if (next_class < class_attrs_.size() &&
+        class_attrs_[next_class].first == node) {
+      for (const std::string& spec :
+           class_attrs_[next_class].second->list().s()) {
         if (!StartsWith(spec, kGroupPrefix)) continue;
         DFG_RETURN_IF_ERROR(ColocateNodeToGroup(
             &roots, *node, std::string_view(spec).substr(kGroupPrefix.size())));
       }
+      ++next_class;
     }
-    if (mentioned.count(node->name()) != 0) {
+    if (mentioned.Contains(node->name(), name_hashes_[node->id()])) {
       DFG_RETURN_IF_ERROR(ColocateNodeToGroup(&roots, *node, node->name()));
     }
   }
@@ -477,6 +526,18 @@ Status ColocationGraph::MergeDeviceNames(Member* target, const Member& other) {
       target->assigned == other.assigned &&
       target->resource == other.resource) {
     return Status::Ok();  // merging a spec with itself changes nothing
+  }
+  // Merging with nothing keeps the other side, which already holds the
+  // invariant that requested specializes assigned and resource.
+  if (other.requested == 0 && other.assigned == 0 && other.resource == 0) {
+    return Status::Ok();
+  }
+  if (target->requested == 0 && target->assigned == 0 &&
+      target->resource == 0) {
+    target->requested = other.requested;
+    target->assigned = other.assigned;
+    target->resource = other.resource;
+    return Status::Ok();
   }
   ParsedDeviceName assigned = specs_[target->assigned];
   DFG_RETURN_IF_ERROR(MergeDevNames(&assigned, specs_[other.assigned]));

@@ -38,16 +38,16 @@ class SpecTable {
 };
 
 struct Member {
+  TypeMask types = 0;
   int parent = -1;
-  int rank = 0;
   int size = 1;
   int requested = 0;  // spec ids; requested specializes assigned and resource
   int assigned = 0;
   int resource = 0;
-  TypeMask types = 0;
   int candidates = -1;  // index into the candidate lists; -1 = not computed
-  bool soft = false;    // the candidates come from soft placement
   int placed_by = -1;   // the member whose assignment limited the group
+  uint8_t rank = 0;
+  bool soft = false;  // the candidates come from soft placement
 };
 
 // How a node came to share a group, for --explain.
@@ -123,6 +123,12 @@ class ColocationGraph {
   bool record_;
   ParsedDeviceName local_address_;  // the client device's job/replica/task
   std::vector<const Node*> op_nodes_;
+  // Nodes with a ref, resource or variant input, in node order.
+  std::vector<const Node*> ref_input_nodes_;
+  // Per node id, NameFilter::QuickHash of the name (see colocation.cc).
+  std::vector<uint32_t> name_hashes_;
+  // Nodes with a `_class` list, in node order.
+  std::vector<std::pair<const Node*, const AttrValue*>> class_attrs_;
   std::map<std::string, std::pair<int, std::string>> unknown_ops_;
 
   SpecTable specs_;

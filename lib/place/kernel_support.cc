@@ -36,14 +36,6 @@ TypeMask KernelSupport::TypeBit(std::string_view type) const {
   return 0;
 }
 
-bool KernelSupport::IsFunctionCall(std::string_view op) const {
-  return ops_.LookUpOpInfo(op) == nullptr && ops_.IsFunction(op);
-}
-
-bool KernelSupport::IsKnownOp(std::string_view op) const {
-  return ops_.LookUpOpInfo(op) != nullptr || ops_.IsFunction(op);
-}
-
 TypeMask KernelSupport::ComputeMask(const OpInfo& info, const NodeDef& node,
                                     bool* mismatch) const {
   TypeMask mask = 0;
@@ -60,8 +52,13 @@ TypeMask KernelSupport::ComputeMask(const OpInfo& info, const NodeDef& node,
 }
 
 KernelSupport::OpEntry& KernelSupport::Entry(const Node& node) {
+  if (last_entry_ != nullptr && *last_op_ == node.op()) return *last_entry_;
   auto it = entries_.find(node.op());
-  if (it != entries_.end()) return it->second;
+  if (it != entries_.end()) {
+    last_op_ = &it->first;
+    last_entry_ = &it->second;
+    return it->second;
+  }
   OpEntry entry;
   entry.info = ops_.LookUpOpInfo(node.op());
   if (entry.info != nullptr) {
@@ -87,7 +84,10 @@ KernelSupport::OpEntry& KernelSupport::Entry(const Node& node) {
     entry.unknown = true;
     entry.mask = TypeBit("CPU");
   }
-  return entries_.emplace(node.op(), std::move(entry)).first->second;
+  it = entries_.emplace(node.op(), std::move(entry)).first;
+  last_op_ = &it->first;
+  last_entry_ = &it->second;
+  return it->second;
 }
 
 TypeMask KernelSupport::SupportedTypes(const Node& node, bool* attr_mismatch,
@@ -104,7 +104,12 @@ TypeMask KernelSupport::SupportedTypes(const Node& node, bool* attr_mismatch,
     auto it = node.def().attr().find(attr);
     if (it == node.def().attr().end()) {
       key.push_back('\1');
+    } else if (it->second.value_case() == AttrValue::kType) {
+      DataType type = it->second.type();
+      key.push_back('\2');
+      key.append(reinterpret_cast<const char*>(&type), sizeof(type));
     } else {
+      key.push_back('\3');
       key += it->second.SerializeAsString();
     }
   }

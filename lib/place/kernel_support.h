@@ -41,9 +41,8 @@ class KernelSupport {
   TypeMask SupportedTypes(const Node& node, bool* attr_mismatch,
                           bool* unknown = nullptr);
 
-  // Calls of library functions (and ops nobody knows) are not in the registry.
-  bool IsFunctionCall(std::string_view op) const;
-  bool IsKnownOp(std::string_view op) const;
+  // Calls of library functions are not in the registry.
+  bool IsFunctionCall(const Node& node) { return Entry(node).function; }
 
   // "GPU CPU " (each type followed by `sep`) for the types in `mask`.
   std::string TypeNames(TypeMask mask, std::string_view sep) const;
@@ -71,6 +70,9 @@ class KernelSupport {
   TypeMask xla_types_ = 0;
   std::vector<TypeMask> device_bits_;
   std::unordered_map<std::string, OpEntry> entries_;
+  // Graphs repeat ops in runs; the last entry answers without hashing.
+  const std::string* last_op_ = nullptr;
+  OpEntry* last_entry_ = nullptr;
   std::unordered_map<std::string, std::pair<TypeMask, bool>> by_attrs_;
 };
 

@@ -31,7 +31,8 @@ bool IsGenerator(const Node& node) {
 
 // Heuristic B's nodes: they read only their input's metadata.
 bool IsMetadata(const Node& node) {
-  return node.op() == "Shape" || node.op() == "Size" || node.op() == "Rank";
+  std::string_view op = node.op();
+  return op == "Shape" || op == "Size" || op == "Rank";
 }
 
 bool Contains(const std::vector<int>& devices, int device) {

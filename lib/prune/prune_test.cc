@@ -172,8 +172,9 @@ TEST_CASE("a fed Placeholder's control out-edges move to the feed node",
   // depends on q itself.
   CHECK(Render(result.graph) ==
         "k=Const()\ni=Identity(k,^_arg_p_0_0)\nq=Const()\nj=Identity(k,^q)\n"
-        "_retval_i_0_0=_Retval(i)@" +
-            std::string(kCpu) + "\n_retval_j_0_1=_Retval(j)@" + kCpu + "\n");
+        "_arg_p_0_0=_Arg()@" +
+            std::string(kCpu) + "\n_retval_i_0_0=_Retval(i)@" + kCpu +
+            "\n_retval_j_0_1=_Retval(j)@" + kCpu + "\n");
 }
 
 TEST_CASE("control inputs keep their sources alive", "[prune]") {
