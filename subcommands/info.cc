@@ -19,11 +19,18 @@ struct InfoFlags {
 };
 
 int RunInfo(Context& ctx, const InfoFlags& flags) {
-  LoadedGraph loaded;
-  if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
-  GraphSummary summary = SummarizeGraph(loaded, InputName(flags.input));
+  // As LoadInput, but parsed straight into the summary (the graph lives in
+  // an arena: much faster on big graphs).
+  if (flags.input.input.empty() && ctx.io.stdin_is_terminal) {
+    return ctx.Usage("no INPUT given and stdin is a terminal");
+  }
+  ReadOptions options;
+  options.meta_graph_tag = flags.input.meta_graph_tag;
+  std::string path = flags.input.input.empty() ? "-" : flags.input.input;
+  StatusOr<GraphSummary> summary = ReadGraphSummary(path, *ctx.io.in, options);
+  if (!summary.ok()) return ctx.Error(summary.status());
   std::string text =
-      flags.json ? GraphSummaryJson(summary) : FormatGraphSummary(summary);
+      flags.json ? GraphSummaryJson(*summary) : FormatGraphSummary(*summary);
   Status written = WriteOutput(ctx, flags.output, text, /*binary=*/false);
   if (!written.ok()) return ctx.Error(written);
   return kExitOk;

@@ -57,9 +57,10 @@ Status WritePartitionFiles(const std::string& dir, GraphFormat format,
     } else {
       DFG_ASSIGN_OR_RETURN(data, SerializeGraph(graph, format));
     }
-    std::string path = (std::filesystem::path(dir) /
-                        (PartitionFileName(key) + "." + GraphFormatName(format)))
-                           .string();
+    std::string path =
+        (std::filesystem::path(dir) /
+         (PartitionFileName(key) + "." + GraphFormatName(format)))
+            .string();
     DFG_RETURN_IF_ERROR(WriteFileAtomically(path, data));
   }
   return Status::Ok();
@@ -104,7 +105,8 @@ int RunPartition(Context& ctx, const PartitionFlags& flags) {
   }
   std::vector<Transfer> transfers;
   PartitionOptions options;
-  options.by = flags.by == "worker" ? PartitionBy::kWorker : PartitionBy::kDevice;
+  options.by =
+      flags.by == "worker" ? PartitionBy::kWorker : PartitionBy::kDevice;
   options.incarnation = flags.incarnation;
   options.transfers = flags.json ? &transfers : nullptr;
   auto parts = Partition(graph->get(), options);

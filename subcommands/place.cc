@@ -29,10 +29,10 @@ int RunPlace(Context& ctx, const PlaceFlags& flags) {
   PlaceOptions options;
   options.allow_soft_placement = flags.soft_placement;
   options.keep_assigned = flags.keep_assigned;
-  bool explain = flags.explain || flags.json;
+  options.explain = flags.explain || flags.json;
   PlacementReport report;
-  StatusOr<GraphDef> placed = PlaceGraphDef(loaded.graph, *devices, options,
-                                            explain ? &report : nullptr);
+  StatusOr<GraphDef> placed =
+      PlaceGraphDef(loaded.graph, *devices, options, &report);
   for (const std::string& warning : report.warnings) ctx.Warn(warning);
   if (!placed.ok()) return ctx.Error(placed.status(), InputName(flags.input));
   for (const NodePlacement& node : report.nodes) {

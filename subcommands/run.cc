@@ -148,9 +148,7 @@ int RunRun(const RunFlags& f, Context& ctx) {
   if (f.json) {
     nlohmann::json j = nlohmann::json::object();
     for (size_t i = 0; i < fetches.size(); ++i) {
-      j[fetches[i]] = {{"dtype", NumpyDtypeName(outputs[i].dtype())},
-                       {"shape", outputs[i].shape().DebugString()},
-                       {"value", outputs[i].SummarizeValue(-1)}};
+      j[fetches[i]] = TensorToJson(outputs[i]);
     }
     *ctx.io.out << j.dump(2) << "\n";
     return kExitOk;

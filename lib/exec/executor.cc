@@ -135,6 +135,12 @@ Status Executor::Impl::Build() {
     frames[item.child_frame].num_enters++;
   }
   for (FrameTemplate& f : frames) f.initial_pending.assign(f.num_nodes, 0);
+  for (const NodeItem& item : items) {
+    if (item.is_merge || item.is_switch || item.is_enter || item.is_exit ||
+        item.is_next_iteration) {
+      simple = false;
+    }
+  }
 
   // Out-edges and pending counts. Edges from _SOURCE and to _SINK carry
   // nothing the step needs.

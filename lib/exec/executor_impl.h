@@ -62,6 +62,9 @@ struct Executor::Impl {
   std::vector<NodeItem> items;
   std::vector<FrameTemplate> frames;  // [0] is the root frame
   std::vector<int> root_items;        // ready at the start of a step
+  // No control-flow ops at all: one frame, one iteration, no Merge; pending
+  // counts are updated with atomics instead of under the frame's mutex.
+  bool simple = true;
 
   Status Build();
   void RunAsync(const Args& args, DoneCallback done) const;

@@ -96,7 +96,7 @@ class ExecutorState {
   // Runs one node; false when it went async (its continuation finishes it).
   bool RunNode(const TaggedNode& t, std::vector<Tensor>* storage,
                std::vector<TensorValue>* inputs, std::vector<OpOutput>* outputs,
-               ReadyList* ready, Status* status);
+               std::vector<Entry>* entries, ReadyList* ready, Status* status);
   Status PrepareInputs(const NodeItem& item, const TaggedNode& t,
                        std::vector<Tensor>* storage,
                        std::vector<TensorValue>* inputs);
@@ -110,6 +110,9 @@ class ExecutorState {
   // Propagation (frames, iterations, dead tensors).
   void PropagateOutputs(const TaggedNode& t, std::vector<Entry>* outputs,
                         ReadyList* ready);
+  void ActivateNodesSimple(const NodeItem& item, bool is_dead,
+                           IterationState* state, std::vector<Entry>* outputs,
+                           ReadyList* ready);
   void ActivateNodes(const NodeItem& item, bool is_dead, FrameState* frame,
                      int64_t iter, std::vector<Entry>* outputs,
                      ReadyList* ready);
@@ -226,13 +229,14 @@ void ExecutorState::Process(TaggedNode first) {
   std::vector<Tensor> storage;
   std::vector<TensorValue> inputs;
   std::vector<OpOutput> outputs;
+  std::vector<Entry> entries;
   ReadyList ready;
   while (!inline_ready.empty()) {
     TaggedNode t = inline_ready.front();
     inline_ready.pop_front();
     ready.clear();
     Status s;
-    if (!RunNode(t, &storage, &inputs, &outputs, &ready, &s)) continue;
+    if (!RunNode(t, &storage, &inputs, &outputs, &entries, &ready, &s)) continue;
     NodeDone(s, t, &ready, &inline_ready);
   }
 }
@@ -293,11 +297,12 @@ Status ExecutorState::CheckOutputs(const NodeItem& item,
 
 namespace {
 
-void ToEntries(const std::vector<OpOutput>& outputs, int n,
+// Moves the kernel's outputs into entries (the outputs are spent).
+void ToEntries(std::vector<OpOutput>& outputs, int n,
                std::vector<Entry>* entries) {
   entries->resize(n);
   for (int i = 0; i < n; ++i) {
-    const OpOutput& o = outputs[i];
+    OpOutput& o = outputs[i];
     Entry& e = (*entries)[i];
     e.has_value = o.has_value;
     if (o.is_ref()) {
@@ -307,7 +312,7 @@ void ToEntries(const std::vector<OpOutput>& outputs, int n,
     } else {
       e.ref = nullptr;
       e.ref_mu = nullptr;
-      e.val = o.has_value ? o.value : Tensor();
+      e.val = o.has_value ? std::move(o.value) : Tensor();
     }
   }
 }
@@ -326,10 +331,11 @@ struct AsyncState {
 
 bool ExecutorState::RunNode(const TaggedNode& t, std::vector<Tensor>* storage,
                             std::vector<TensorValue>* inputs,
-                            std::vector<OpOutput>* outputs, ReadyList* ready,
+                            std::vector<OpOutput>* outputs,
+                            std::vector<Entry>* entries_buffer, ReadyList* ready,
                             Status* status) {
   const NodeItem& item = impl_.items[t.item];
-  std::vector<Entry> entries;
+  std::vector<Entry>& entries = *entries_buffer;
   NodeExecRecord record;
   const bool observe = args_.observer != nullptr;
   if (observe) {
@@ -497,6 +503,10 @@ void ExecutorState::PropagateOutputs(const TaggedNode& t,
                                      std::vector<Entry>* outputs,
                                      ReadyList* ready) {
   const NodeItem& item = impl_.items[t.item];
+  if (impl_.simple) {
+    ActivateNodesSimple(item, t.is_dead, t.iter_state, outputs, ready);
+    return;
+  }
   FrameState* frame = t.frame;
   const int64_t iter = t.iter;
   bool is_frame_done = false;
@@ -551,6 +561,39 @@ void ExecutorState::PropagateOutputs(const TaggedNode& t,
     const int64_t parent_iter = frame->parent_iter;
     DeleteFrame(frame, ready);
     if (parent != nullptr) CleanupFramesIterations(parent, parent_iter, ready);
+  }
+}
+
+// Graphs without control flow: no frame mutex. Each input slot has a single
+// writer; the release of the pending decrement publishes it (and the dead
+// count) to the thread that sees the count reach zero.
+void ExecutorState::ActivateNodesSimple(const NodeItem& item, bool is_dead,
+                                        IterationState* state,
+                                        std::vector<Entry>* outputs,
+                                        ReadyList* ready) {
+  for (const EdgeInfo& e : item.out_edges) {
+    const NodeItem& dst = impl_.items[e.dst];
+    const int id = dst.local_id;
+    if (!e.is_control) {
+      Entry& slot = state->inputs[dst.input_start + e.dst_input];
+      if (e.is_last) {
+        slot = std::move((*outputs)[e.src_output]);
+      } else {
+        slot = (*outputs)[e.src_output];
+      }
+    }
+    const bool increment_dead =
+        is_dead || (!e.is_control && !(*outputs)[e.src_output].has_value);
+    if (increment_dead) {
+      std::atomic_ref<int>(state->dead[id]).fetch_add(1, std::memory_order_acq_rel);
+    }
+    if (std::atomic_ref<int>(state->pending[id]).fetch_sub(1, std::memory_order_acq_rel) ==
+        1) {
+      bool dst_dead =
+          std::atomic_ref<int>(state->dead[id]).load(std::memory_order_acquire) > 0;
+      if (dst.is_control_trigger) dst_dead = false;
+      ready->push_back(TaggedNode{e.dst, root_.get(), state, 0, dst_dead});
+    }
   }
 }
 

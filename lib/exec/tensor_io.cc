@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "lib/base/strings.h"
+#include "lib/kernels/element_types.h"
 
 namespace dfg {
 
@@ -99,6 +101,70 @@ StatusOr<Tensor> LoadTensorFile(const std::string& spec) {
   auto t = TensorFromNpy(array);
   if (!t.ok()) return t.status().WithPrefix(path + ": ");
   return t;
+}
+
+namespace {
+
+nlohmann::json Number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+template <typename T>
+nlohmann::json ElementJson(const T& v) {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    return Number(v);
+  } else if constexpr (std::is_same_v<T, Half>) {
+    return Number(HalfToFloat(v));
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return Number(BFloat16ToFloat(v));
+  } else if constexpr (std::is_integral_v<T>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, std::complex<float>> ||
+                       std::is_same_v<T, std::complex<double>>) {
+    return nlohmann::json::array({Number(v.real()), Number(v.imag())});
+  } else {
+    return nullptr;
+  }
+}
+
+// Nested lists, row-major, from element `*pos` on.
+template <typename T>
+nlohmann::json Nest(std::span<const T> flat, std::span<const int64_t> dims, int64_t* pos) {
+  if (dims.empty()) return ElementJson(flat[(*pos)++]);
+  nlohmann::json list = nlohmann::json::array();
+  for (int64_t i = 0; i < dims[0]; ++i) list.push_back(Nest(flat, dims.subspan(1), pos));
+  return list;
+}
+
+template <typename T>
+bool TryJson(const Tensor& t, nlohmann::json* out) {
+  if (t.dtype() != DataTypeToEnum<T>::value) return false;
+  int64_t pos = 0;
+  *out = Nest<T>(t.flat<T>(), t.shape().dim_sizes(), &pos);
+  return true;
+}
+
+}  // namespace
+
+nlohmann::json TensorToJson(const Tensor& tensor) {
+  nlohmann::json value;
+  bool done = TryJson<float>(tensor, &value) || TryJson<double>(tensor, &value) ||
+              TryJson<int32_t>(tensor, &value) || TryJson<int64_t>(tensor, &value) ||
+              TryJson<bool>(tensor, &value) || TryJson<uint8_t>(tensor, &value) ||
+              TryJson<int8_t>(tensor, &value) || TryJson<int16_t>(tensor, &value) ||
+              TryJson<uint16_t>(tensor, &value) || TryJson<uint32_t>(tensor, &value) ||
+              TryJson<uint64_t>(tensor, &value) || TryJson<Half>(tensor, &value) ||
+              TryJson<BFloat16>(tensor, &value) || TryJson<std::string>(tensor, &value) ||
+              TryJson<std::complex<float>>(tensor, &value) ||
+              TryJson<std::complex<double>>(tensor, &value);
+  if (!done) value = tensor.SummarizeValue(-1);
+  nlohmann::json shape = nlohmann::json::array();
+  for (int64_t d : tensor.shape().dim_sizes()) shape.push_back(d);
+  return {{"dtype", NumpyDtypeName(tensor.dtype())}, {"shape", shape}, {"value", value}};
 }
 
 std::string FetchFileName(const std::string& name) {

@@ -3,6 +3,7 @@
 #ifndef DFG_LIB_EXEC_TENSOR_IO_H_
 #define DFG_LIB_EXEC_TENSOR_IO_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "lib/base/status.h"
@@ -26,6 +27,11 @@ std::string FetchFileName(const std::string& name);
 // `max_entries`.
 std::string FormatTensor(const std::string& name, const Tensor& tensor,
                          int64_t max_entries = 1000);
+
+// {"dtype": "float32", "shape": [2, 3], "value": [[...], [...]]}: nested
+// lists of numbers (bools, strings); NaN and infinities as "nan", "inf",
+// "-inf"; complex numbers as [re, im]; other dtypes as their summary string.
+nlohmann::json TensorToJson(const Tensor& tensor);
 
 // numpy's dtype names: float32, int64, bool, str...
 std::string NumpyDtypeName(DataType dtype);

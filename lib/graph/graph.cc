@@ -161,6 +161,57 @@ void Graph::RemoveNode(Node* node) {
   nodes_[node->id()].reset();
 }
 
+void Graph::RemoveNodes(const std::vector<bool>& keep) {
+  auto removed = [&keep](const Node* n) {
+    size_t id = static_cast<size_t>(n->id());
+    return n->IsOp() && id < keep.size() && !keep[id];
+  };
+  // Kept nodes with an edge to or from a removed one, each compacted once
+  // (stable, so the lists stay in edge-id order).
+  std::vector<bool> touched(nodes_.size(), false);
+  std::vector<Node*> dirty;
+  auto touch = [&](Node* n) {
+    if (removed(n) || touched[n->id()]) return;
+    touched[n->id()] = true;
+    dirty.push_back(n);
+  };
+  for (const auto& slot : nodes_) {
+    if (slot == nullptr || !removed(slot.get())) continue;
+    for (const Edge* e : slot->in_edges_) touch(e->src);
+    for (const Edge* e : slot->out_edges_) touch(e->dst);
+  }
+  for (Node* n : dirty) {
+    auto& in = n->in_edges_;
+    in.erase(std::remove_if(in.begin(), in.end(),
+                            [&](const Edge* e) { return removed(e->src); }),
+             in.end());
+    auto& out = n->out_edges_;
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const Edge* e) { return removed(e->dst); }),
+              out.end());
+  }
+  // Every edge of a removed node is its in-edge or an out-edge to a kept
+  // node (an out-edge to a removed node is that node's in-edge).
+  for (auto& slot : nodes_) {
+    if (slot == nullptr || !removed(slot.get())) continue;
+    for (const Edge* e : slot->in_edges_) {
+      edges_[e->id] = nullptr;
+      --num_edges_;
+    }
+    for (const Edge* e : slot->out_edges_) {
+      if (removed(e->dst)) continue;
+      edges_[e->id] = nullptr;
+      --num_edges_;
+    }
+  }
+  // Freed only now: the pass above still reads the removed nodes' ids.
+  for (auto& slot : nodes_) {
+    if (slot == nullptr || !removed(slot.get())) continue;
+    --num_nodes_;
+    slot.reset();
+  }
+}
+
 Node* Graph::FindNodeId(int id) const {
   if (id < 0 || id >= static_cast<int>(nodes_.size())) return nullptr;
   return nodes_[id].get();

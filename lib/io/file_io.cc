@@ -11,6 +11,7 @@
 #include <istream>
 
 #include "lib/io/graph_io.h"
+#include "lib/io/graph_read.h"
 
 namespace dfg {
 namespace {
@@ -117,18 +118,31 @@ StatusOr<std::string> ReadFileToString(const std::string& path,
   return out;
 }
 
-StatusOr<LoadedGraph> ReadGraph(const std::string& path, std::istream& in,
-                                const ReadOptions& options) {
-  std::string name = path == "-" ? "<stdin>" : path;
+namespace io_internal {
+
+std::string DisplayName(const std::string& path) {
+  return path == "-" ? "<stdin>" : path;
+}
+
+StatusOr<std::string> ReadGraphBytes(const std::string& path,
+                                     std::istream& in) {
   struct stat st;
   if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
       st.st_size > INT_MAX) {
     return InvalidArgument(
-        "{}: {} bytes is more than protobuf's 2 GB limit for a GraphDef", name,
+        "{}: {} bytes is more than protobuf's 2 GB limit for a GraphDef", path,
         static_cast<int64_t>(st.st_size));
   }
-  DFG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path, in));
-  return ParseGraph(bytes, name, options);
+  return ReadFileToString(path, in);
+}
+
+}  // namespace io_internal
+
+StatusOr<LoadedGraph> ReadGraph(const std::string& path, std::istream& in,
+                                const ReadOptions& options) {
+  DFG_ASSIGN_OR_RETURN(std::string bytes,
+                       io_internal::ReadGraphBytes(path, in));
+  return ParseGraph(bytes, io_internal::DisplayName(path), options);
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view data) {

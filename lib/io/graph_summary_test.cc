@@ -238,6 +238,29 @@ TEST_CASE("info shows a SavedModel's tags and signatures", "[io][info]") {
   CHECK(j["tags"][0] == "serve");
 }
 
+TEST_CASE("info from bytes, with the graph in an arena, says the same",
+          "[io][info]") {
+  tensorflow::SavedModel model;
+  auto* meta = model.add_meta_graphs();
+  meta->mutable_meta_info_def()->add_tags("serve");
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(
+      kGraph, meta->mutable_graph_def()));
+  (*meta->mutable_signature_def())["sig"].set_method_name("m");
+  std::string bytes = model.SerializeAsString();
+  auto loaded = ParseGraph(bytes, "sm.pb");
+  REQUIRE(loaded.ok());
+  auto summary = SummarizeGraphBytes(bytes, "sm.pb");
+  REQUIRE(summary.ok());
+  CHECK(summary->container == GraphContainer::kSavedModel);
+  CHECK(summary->nodes == 9);
+  CHECK(GraphSummaryJson(*summary) ==
+        GraphSummaryJson(SummarizeGraph(*loaded, "sm.pb")));
+  auto error = SummarizeGraphBytes(bytes, "sm.pb", ReadOptions{"gpu"});
+  REQUIRE_FALSE(error.ok());
+  CHECK_THAT(error.status().message(),
+             Contains("no meta graph with tag 'gpu'"));
+}
+
 TEST_CASE("HumanReadableNum matches TensorFlow's", "[io][info]") {
   CHECK(HumanReadableNum(999) == "999");
   CHECK(HumanReadableNum(1200) == "1.20k");

@@ -147,6 +147,19 @@ Status ParseBinary(std::string_view bytes, pb::Message* message) {
                          message->GetDescriptor()->full_name());
 }
 
+bool MergeNested(std::string_view bytes, pb::Message* message, int depth) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) return false;
+  ScopedLogCapture capture;
+  pb::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                 static_cast<int>(bytes.size()));
+  input.SetTotalBytesLimit(INT_MAX);
+  input.SetRecursionLimit(pb::io::CodedInputStream::GetDefaultRecursionLimit() -
+                          depth);
+  return message->MergeFromCodedStream(&input) &&
+         input.ConsumedEntireMessage() &&
+         input.CurrentPosition() == static_cast<int>(bytes.size());
+}
+
 Status ParseText(std::string_view text, pb::Message* message,
                  const std::vector<std::string>& allow_unknown_in) {
   if (text.size() > static_cast<size_t>(INT_MAX)) {

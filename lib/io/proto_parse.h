@@ -34,6 +34,12 @@ std::string FirstTextFieldName(std::string_view text);
 // carries what protobuf logged, e.g. invalid UTF-8 in a string field.
 Status ParseBinary(std::string_view bytes, google::protobuf::Message* message);
 
+// Merges `bytes` into `message` as protobuf would when `message` sits
+// `depth` levels below the top of a larger message (same recursion budget).
+// True on success; for validating one field of a big message at a time.
+bool MergeNested(std::string_view bytes, google::protobuf::Message* message,
+                 int depth);
+
 // Text format. Errors are "LINE:COL: message" (1-based). With
 // `allow_unknown_in` non-empty, unknown fields are skipped when they appear
 // directly in a message of one of these full names, and rejected elsewhere.

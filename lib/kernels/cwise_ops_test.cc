@@ -264,3 +264,43 @@ TEST_CASE("AddN sums same-shape inputs", "[kernels]") {
 
 }  // namespace
 }  // namespace dfg
+
+namespace dfg {
+namespace {
+
+TEST_CASE("binary ops write into a sole-owner input when allowed",
+          "[kernels]") {
+  auto tester = testing::KernelTester::Create(
+                    "name: 'a' op: 'AddV2' attr { key: 'T' value { type: "
+                    "DT_FLOAT } }")
+                    .value();
+  Tensor x = testing::MakeTensor<float>({3}, {1, 2, 3});
+  Tensor y = Tensor::Scalar<float>(10);
+  const void* x_data = x.data();
+  TensorValue in[2] = {{&x}, {&y}};
+  OpOutput out[1];
+  OpKernelContext::Params p;
+  p.op_kernel = &tester->kernel();
+  p.inputs = in;
+  p.outputs = out;
+  p.step = &tester->services();
+  p.allow_input_forwarding = true;
+  OpKernelContext ctx(&p);
+  tester->kernel().Compute(&ctx);
+  REQUIRE(ctx.status().ok());
+  CHECK(out[0].value.data() == x_data);
+  CHECK(testing::Render(out[0].value) == "float [3] [11 12 13]");
+  // A shared input is never written.
+  Tensor shared = testing::MakeTensor<float>({3}, {1, 2, 3});
+  Tensor other = shared;
+  in[0].tensor = &shared;
+  OpOutput out2[1];
+  p.outputs = out2;
+  OpKernelContext ctx2(&p);
+  tester->kernel().Compute(&ctx2);
+  CHECK(out2[0].value.data() != shared.data());
+  CHECK(testing::Render(other) == "float [3] [1 2 3]");
+}
+
+}  // namespace
+}  // namespace dfg

@@ -28,6 +28,15 @@ void RegisterReductionKernels(KernelRegistry* r);
 void RegisterVariableKernels(KernelRegistry* r);
 void RegisterSendRecvKernels(KernelRegistry* r);
 void RegisterControlFlowKernels(KernelRegistry* r);
+void RegisterConvKernels(KernelRegistry* r);
+void RegisterPoolingKernels(KernelRegistry* r);
+void RegisterBatchNormKernels(KernelRegistry* r);
+void RegisterSliceKernels(KernelRegistry* r);
+void RegisterGatherKernels(KernelRegistry* r);
+void RegisterNnExtKernels(KernelRegistry* r);
+void RegisterFusedKernels(KernelRegistry* r);
+void RegisterBatchMatMulKernels(KernelRegistry* r);
+void RegisterResizeKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -46,6 +55,15 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterVariableKernels(r);
   RegisterSendRecvKernels(r);
   RegisterControlFlowKernels(r);
+  RegisterConvKernels(r);
+  RegisterPoolingKernels(r);
+  RegisterBatchNormKernels(r);
+  RegisterSliceKernels(r);
+  RegisterGatherKernels(r);
+  RegisterNnExtKernels(r);
+  RegisterFusedKernels(r);
+  RegisterBatchMatMulKernels(r);
+  RegisterResizeKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

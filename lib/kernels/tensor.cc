@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <new>
 
 namespace dfg {
@@ -167,6 +169,49 @@ void DestroyAll(void* data, int64_t n) {
   for (int64_t i = 0; i < n; ++i) p[i].~T();
 }
 
+// Large blocks are kept for reuse: a fresh multi-megabyte allocation is a
+// new mmap whose pages fault in on first touch, which costs more than the
+// element-wise work on them. Exact sizes recur from step to step.
+class BlockCache {
+ public:
+  static constexpr size_t kMinBytes = 256 << 10;
+  static constexpr size_t kMaxCachedBytes = size_t{1} << 30;
+
+  void* Get(size_t size) {
+    if (size < kMinBytes) return nullptr;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = free_.find(size);
+    if (it == free_.end()) return nullptr;
+    void* block = it->second;
+    free_.erase(it);
+    cached_ -= size;
+    return block;
+  }
+  // False: the caller frees the block.
+  bool Put(void* block, size_t size) {
+    if (size < kMinBytes) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cached_ + size > kMaxCachedBytes) return false;
+    free_.emplace(size, block);
+    cached_ += size;
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::multimap<size_t, void*> free_;
+  size_t cached_ = 0;
+};
+
+BlockCache& Cache() {
+  static BlockCache* const cache = new BlockCache();  // never destroyed
+  return *cache;
+}
+
+size_t BlockSize(size_t bytes) {
+  return (kHeader + bytes + kAlign - 1) / kAlign * kAlign;
+}
+
 }  // namespace
 
 TensorBuffer* TensorBuffer::Allocate(DataType dtype, int64_t num_elements) {
@@ -178,8 +223,9 @@ TensorBuffer* TensorBuffer::Allocate(DataType dtype, int64_t num_elements) {
     return nullptr;
   }
   const size_t bytes = elem * static_cast<size_t>(num_elements);
-  const size_t total = (kHeader + bytes + kAlign - 1) / kAlign * kAlign;
-  void* block = std::aligned_alloc(kAlign, total);
+  const size_t total = BlockSize(bytes);
+  void* block = Cache().Get(total);
+  if (block == nullptr) block = std::aligned_alloc(kAlign, total);
   if (block == nullptr) return nullptr;
   auto* buf = new (block) TensorBuffer();
   buf->dtype_ = dtype;
@@ -203,8 +249,9 @@ void TensorBuffer::Unref() {
       DestroyAll<ResourceHandle>(data_, num_elements_);
     }
   }
+  const size_t total = BlockSize(bytes_);
   this->~TensorBuffer();
-  std::free(this);
+  if (!Cache().Put(this, total)) std::free(this);
 }
 
 // ---------------------------------------------------------------------------

@@ -6,7 +6,9 @@
 // to forward, see OpKernelContext). DT_STRING elements are std::string,
 // DT_RESOURCE elements are ResourceHandle (element_types.h); both are
 // constructed and destroyed with the buffer. Numeric buffers are NOT zeroed
-// on allocation.
+// on allocation. Freed blocks of 256 KiB and more are kept (up to 1 GiB in
+// all) and reused for the same size, so that big tensors of a repeated step
+// do not page-fault in again.
 //
 // A Tensor is "initialized" when it has a buffer (or zero elements); the
 // default Tensor and Tensor(dtype) are not (a VariableV2 before Assign).

@@ -43,8 +43,8 @@ bool IsRecvOp(const std::string& op) {
 }
 bool IsAllowedAddedOp(const std::string& op) {
   static const std::unordered_set<std::string> kOps = {
-      "_Send", "_HostSend", "_Recv",  "_HostRecv",    "Const",
-      "Identity", "Enter",  "Merge", "Switch", "NextIteration"};
+      "_Send",    "_HostSend", "_Recv", "_HostRecv", "Const",
+      "Identity", "Enter",     "Merge", "Switch",    "NextIteration"};
   return kOps.count(op) > 0;
 }
 
@@ -87,13 +87,14 @@ class Checker {
         }
         auto device_key = PartitionKey(node.device(), by_);
         if (!device_key.ok() || *device_key != key) {
-          return Internal("node '{}' on '{}' is in partition '{}'",
-                          node.name(), node.device(), key);
+          return Internal("node '{}' on '{}' is in partition '{}'", node.name(),
+                          node.device(), key);
         }
         if (where.added && !IsAllowedAddedOp(node.op())) {
-          return Internal("partition '{}' has a node '{}' ({}) that the "
-                          "original graph does not have",
-                          key, node.name(), node.op());
+          return Internal(
+              "partition '{}' has a node '{}' ({}) that the "
+              "original graph does not have",
+              key, node.name(), node.op());
         }
       }
     }
@@ -111,9 +112,10 @@ class Checker {
         TensorId id = ParseTensorName(input);
         auto it = nodes_.find(id.node);
         if (it == nodes_.end() || it->second.partition != where.partition) {
-          return Internal("node '{}' in partition '{}' reads '{}', which is "
-                          "not in its partition",
-                          name, *where.partition, input);
+          return Internal(
+              "node '{}' in partition '{}' reads '{}', which is "
+              "not in its partition",
+              name, *where.partition, input);
         }
       }
     }
@@ -167,7 +169,8 @@ class Checker {
         it->second.node->input_size() == 0) {
       return "";
     }
-    const NodeDef* send = SendOfRecv(ParseTensorName(it->second.node->input(0)).node);
+    const NodeDef* send =
+        SendOfRecv(ParseTensorName(it->second.node->input(0)).node);
     if (send == nullptr || send->input_size() == 0) return "";
     auto dummy = nodes_.find(ParseTensorName(send->input(0)).node);
     if (dummy == nodes_.end() || !dummy->second.added ||
@@ -205,26 +208,27 @@ class Checker {
       }
     }
     if (want_data.size() != have_data.size()) {
-      return Internal("node '{}' has {} data inputs in its partition, {} in "
-                      "the original graph",
-                      original.name(), have_data.size(), want_data.size());
+      return Internal(
+          "node '{}' has {} data inputs in its partition, {} in "
+          "the original graph",
+          original.name(), have_data.size(), want_data.size());
     }
     for (size_t i = 0; i < want_data.size(); ++i) {
       if (have_data[i] == want_data[i]) continue;
-      const NodeDef* send = have_data[i].index == 0
-                                ? SendOfRecv(have_data[i].node)
-                                : nullptr;
+      const NodeDef* send =
+          have_data[i].index == 0 ? SendOfRecv(have_data[i].node) : nullptr;
       if (send == nullptr) {
-        return Internal("input {} of '{}' is '{}', neither '{}' nor a recv",
-                        i, original.name(), have_data[i].ToString(),
+        return Internal("input {} of '{}' is '{}', neither '{}' nor a recv", i,
+                        original.name(), have_data[i].ToString(),
                         want_data[i].ToString());
       }
       if (send->input_size() == 0 ||
           !(ParseTensorName(send->input(0)) == want_data[i])) {
-        return Internal("input {} of '{}' comes through '{}' and '{}', "
-                        "which does not read '{}'",
-                        i, original.name(), have_data[i].node, send->name(),
-                        want_data[i].ToString());
+        return Internal(
+            "input {} of '{}' comes through '{}' and '{}', "
+            "which does not read '{}'",
+            i, original.name(), have_data[i].node, send->name(),
+            want_data[i].ToString());
       }
     }
     for (const std::string& src : want_control) {

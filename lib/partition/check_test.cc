@@ -14,11 +14,11 @@ struct Fixture {
 
 // A1 on cpu:0 feeds B2 on cpu:1 by data and B3 by control.
 Fixture Partitioned() {
-  std::unique_ptr<Graph> graph = ImportPlaced(
-      N("A1", "Placeholder", {}, "dtype: DT_FLOAT") +
-      N("B1", "Placeholder", {}, "dtype: DT_FLOAT") +
-      N("B2", "Add", {"A1", "B1"}, "T: DT_FLOAT") +
-      N("B3", "Placeholder", {"^A1"}, "dtype: DT_FLOAT"));
+  std::unique_ptr<Graph> graph =
+      ImportPlaced(N("A1", "Placeholder", {}, "dtype: DT_FLOAT") +
+                   N("B1", "Placeholder", {}, "dtype: DT_FLOAT") +
+                   N("B2", "Add", {"A1", "B1"}, "T: DT_FLOAT") +
+                   N("B3", "Placeholder", {"^A1"}, "dtype: DT_FLOAT"));
   Fixture f;
   f.original = graph->ToGraphDef();
   auto parts = Partition(graph.get(), HarnessOptions());

@@ -25,8 +25,7 @@ Status ValidateControlFlowInfo(const Graph& graph,
     const ControlFlowInfo& cf = info[node->id()];
     if (cf.frame == nullptr || cf.parent_frame == nullptr) continue;
     FrameCheck& frame = frames[cf.frame_name];
-    const FrameCheck* parent =
-        &frames[info[cf.parent_frame->id()].frame_name];
+    const FrameCheck* parent = &frames[info[cf.parent_frame->id()].frame_name];
     if (frame.parent == nullptr) {
       frame.parent = parent;
       frame.name = cf.frame_name;

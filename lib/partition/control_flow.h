@@ -38,10 +38,11 @@ struct ControlFlowInfo {
 //   kInvalidArgument "The Enter {{node X}} must have a frame name.";
 //   kInvalidArgument "Invalid loop structure: Loop \"f\" has more than one
 //     LoopCond node: ..." (unless one of the names contains "LoopCounter");
-//   kInternal "Invalid loop structure: Mismatched parent frames for \"f\": ...".
-Status BuildControlFlowInfo(const Graph& graph,
-                            std::vector<ControlFlowInfo>* info,
-                            std::vector<std::string>* unreachable_nodes = nullptr);
+//   kInternal "Invalid loop structure: Mismatched parent frames for \"f\":
+//   ...".
+Status BuildControlFlowInfo(
+    const Graph& graph, std::vector<ControlFlowInfo>* info,
+    std::vector<std::string>* unreachable_nodes = nullptr);
 
 // "{{node X}}", how TensorFlow names a node in an error message.
 std::string FormatNodeForError(const Node& node);

@@ -106,7 +106,8 @@ TEST_CASE("frames: an Enter opens its frame, an Exit returns to the parent",
   CHECK(info[index.at("out")->id()].frame == graph->source_node());
 }
 
-TEST_CASE("frame errors use TensorFlow's messages", "[partition][control_flow]") {
+TEST_CASE("frame errors use TensorFlow's messages",
+          "[partition][control_flow]") {
   auto error = [](const std::string& text) {
     std::unique_ptr<Graph> graph = ImportPlaced(text);
     std::vector<ControlFlowInfo> info;
@@ -114,15 +115,17 @@ TEST_CASE("frame errors use TensorFlow's messages", "[partition][control_flow]")
   };
   const std::string a1 = N("A1", "Placeholder", {}, "dtype: DT_FLOAT");
   SECTION("inputs from two frames") {
-    Status s = error(a1 + N("A2", "Enter", {"A1"}, "T: DT_FLOAT frame_name: 'f'") +
-                     N("A3", "Add", {"A2", "A1"}, "T: DT_FLOAT"));
+    Status s =
+        error(a1 + N("A2", "Enter", {"A1"}, "T: DT_FLOAT frame_name: 'f'") +
+              N("A3", "Add", {"A2", "A1"}, "T: DT_FLOAT"));
     CHECK(s.code() == Code::kInvalidArgument);
     CHECK(s.message() ==
           "{{node A3}} has inputs from different frames. The input {{node A2}} "
           "is in frame 'f'. The input {{node A1}} is in frame ''.");
   }
   SECTION("an Enter without a frame name") {
-    Status s = error(a1 + N("A2", "Enter", {"A1"}, "T: DT_FLOAT frame_name: ''"));
+    Status s =
+        error(a1 + N("A2", "Enter", {"A1"}, "T: DT_FLOAT frame_name: ''"));
     CHECK(s.code() == Code::kInvalidArgument);
     CHECK(s.message() == "The Enter {{node A2}} must have a frame name.");
   }
@@ -138,9 +141,10 @@ TEST_CASE("frame errors use TensorFlow's messages", "[partition][control_flow]")
   }
 }
 
-TEST_CASE("a loop across two devices gets a control loop on each, and every "
-          "recv in it a control input",
-          "[partition][control_flow]") {
+TEST_CASE(
+    "a loop across two devices gets a control loop on each, and every "
+    "recv in it a control input",
+    "[partition][control_flow]") {
   SECTION("TensorFlow's CrossDeviceLoopSimple") {
     auto parts = PartitionChecked(
         N("A1", "Placeholder", {}, "dtype: DT_BOOL") +
@@ -197,12 +201,12 @@ TEST_CASE("loop nodes move next to the nodes they feed or read",
 
 TEST_CASE("a cross-device loop without a LoopCond is refused",
           "[partition][control_flow]") {
-  auto parts = PartitionText(
-      N("A1", "Placeholder", {}, "dtype: DT_BOOL") +
-      N("A2", "Enter", {"A1"}, "T: DT_BOOL frame_name: 'foo'") +
-      N("A3", "Merge", {"A2", "A5"}, "T: DT_BOOL N: 2") +
-      N("B1", "Identity", {"A3"}, "T: DT_BOOL") +
-      N("A5", "NextIteration", {"B1"}, "T: DT_BOOL"));
+  auto parts =
+      PartitionText(N("A1", "Placeholder", {}, "dtype: DT_BOOL") +
+                    N("A2", "Enter", {"A1"}, "T: DT_BOOL frame_name: 'foo'") +
+                    N("A3", "Merge", {"A2", "A5"}, "T: DT_BOOL N: 2") +
+                    N("B1", "Identity", {"A3"}, "T: DT_BOOL") +
+                    N("A5", "NextIteration", {"B1"}, "T: DT_BOOL"));
   REQUIRE_FALSE(parts.ok());
   CHECK(parts.status().code() == Code::kInvalidArgument);
   CHECK(parts.status().message() ==

@@ -48,7 +48,8 @@ StatusOr<Node*> AddControlConst(Graph* graph, const std::string& name,
   def.set_name(name);
   def.set_op("Const");
   SetType(&def, "dtype", DataType::DT_FLOAT);
-  tensorflow::TensorProto* value = (*def.mutable_attr())["value"].mutable_tensor();
+  tensorflow::TensorProto* value =
+      (*def.mutable_attr())["value"].mutable_tensor();
   value->set_dtype(DataType::DT_FLOAT);
   value->mutable_tensor_shape()->add_dim()->set_size(0);
   return AddLoopNode(graph, std::move(def), device);
@@ -271,7 +272,8 @@ Status AddControlFlow(Graph* graph, const NewNameFn& new_name,
 
   std::unordered_map<std::string, Node*> frame_cond;
   for (Node* node : graph->op_nodes()) {
-    if (node->IsLoopCond()) frame_cond[(*cf_info)[node->id()].frame_name] = node;
+    if (node->IsLoopCond())
+      frame_cond[(*cf_info)[node->id()].frame_name] = node;
   }
 
   // Control loops per (frame, destination device), for every edge that

@@ -139,8 +139,7 @@ Status Partitioner::CollectInputs(const Node* dst,
 }
 
 void Partitioner::AddInputFrom(const Edge* edge, int dst_partition,
-                               NodeDef* dst_def,
-                               const Edge* control_flow_edge,
+                               NodeDef* dst_def, const Edge* control_flow_edge,
                                int* num_control_flow_edges) {
   const Node* src = edge->src;
   const bool control = edge->IsControlEdge();
@@ -219,7 +218,8 @@ void Partitioner::Finish() {
       library.function_size() > 0 || library.gradient_size() > 0;
   for (GraphDef& part : parts_) {
     *part.mutable_versions() = graph_->versions();
-    if (has_library) *part.mutable_library() = ReachableFunctions(library, part);
+    if (has_library)
+      *part.mutable_library() = ReachableFunctions(library, part);
     for (NodeDef& node : *part.mutable_node()) SetIncarnation(options_, &node);
     for (auto& function : *part.mutable_library()->mutable_function()) {
       for (NodeDef& node : *function.mutable_node_def()) {

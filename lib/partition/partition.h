@@ -35,15 +35,15 @@ enum class PartitionBy {
 
 // One _Send/_Recv pair that Partition created: the cut of the graph.
 struct Transfer {
-  std::string tensor_name;  // "edge_<edge id>_<src>"
+  std::string tensor_name;              // "edge_<edge id>_<src>"
   DataType dtype = DataType::DT_FLOAT;  // DT_FLOAT for control transfers
   bool control = false;
   std::string send_device;
   std::string recv_device;
-  std::string src;      // the producer in the original graph
-  int src_output = 0;   // kControlSlot for a control edge
-  std::string send;     // the _Send/_HostSend node
-  std::string recv;     // the _Recv/_HostRecv node
+  std::string src;     // the producer in the original graph
+  int src_output = 0;  // kControlSlot for a control edge
+  std::string send;    // the _Send/_HostSend node
+  std::string recv;    // the _Recv/_HostRecv node
   // The original consumers reading this transfer, in processing order (more
   // than one when consumers in the same partition share it, §3.4).
   std::vector<std::string> dsts;

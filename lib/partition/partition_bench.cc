@@ -55,11 +55,11 @@ std::unique_ptr<Graph> MakePlacedGraph(int num_nodes, Layout layout) {
         d = static_cast<int>(rng() % kDevices);
         break;
     }
-    Node* node =
-        i < 2 ? graph->AddNode(std::move(def), {}, one_float)
-              : graph->AddNode(std::move(def), {DataType::DT_FLOAT,
-                                                DataType::DT_FLOAT},
-                               one_float);
+    Node* node = i < 2
+                     ? graph->AddNode(std::move(def), {}, one_float)
+                     : graph->AddNode(std::move(def),
+                                      {DataType::DT_FLOAT, DataType::DT_FLOAT},
+                                      one_float);
     node->set_assigned_device_name(devices[d]);
     if (i >= 2) {
       int back = 1 + static_cast<int>(rng() % 64);
@@ -99,9 +99,15 @@ void BM_Partition1M8DevicesRandom(benchmark::State& state) {
   RunPartition(state, Layout::kRandom);
 }
 
-BENCHMARK(BM_Partition1M8DevicesBlocks)->Unit(benchmark::kMillisecond)->Iterations(3);
-BENCHMARK(BM_Partition1M8DevicesStripes)->Unit(benchmark::kMillisecond)->Iterations(3);
-BENCHMARK(BM_Partition1M8DevicesRandom)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Partition1M8DevicesBlocks)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK(BM_Partition1M8DevicesStripes)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK(BM_Partition1M8DevicesRandom)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace dfg

@@ -20,7 +20,8 @@ std::string Add(const std::string& name, const std::string& a,
 }
 
 std::map<std::string, GraphDef> MustPartition(
-    const std::string& text, const PartitionOptions& options = HarnessOptions()) {
+    const std::string& text,
+    const PartitionOptions& options = HarnessOptions()) {
   auto parts = PartitionText(text, options);
   INFO(parts.status().ToString());
   REQUIRE(parts.ok());
@@ -37,9 +38,10 @@ TEST_CASE("one device gives one partition holding the graph as it was",
   CHECK(a.node(1).attr().at("T").type() == tensorflow::DT_FLOAT);
 }
 
-TEST_CASE("a data edge between devices becomes a _Send/_Recv pair with "
-          "TensorFlow's attrs",
-          "[partition]") {
+TEST_CASE(
+    "a data edge between devices becomes a _Send/_Recv pair with "
+    "TensorFlow's attrs",
+    "[partition]") {
   auto parts = MustPartition(In("A1") + In("B1") + Add("B2", "A1", "B1"));
   REQUIRE(parts.size() == 2);
   CHECK(Lines(parts.at(kCpu0)) == "A1 = Placeholder()\nA1/_0 = _Send(A1)\n");
@@ -48,32 +50,39 @@ TEST_CASE("a data edge between devices becomes a _Send/_Recv pair with "
 
   const std::string common =
       "attr { key: 'tensor_name' value { s: 'edge_1_A1' } } "
-      "attr { key: 'send_device' value { s: '/job:a/replica:0/task:0/cpu:0' } } "
+      "attr { key: 'send_device' value { s: '/job:a/replica:0/task:0/cpu:0' } "
+      "} "
       "attr { key: 'send_device_incarnation' value { i: 82 } } "
-      "attr { key: 'recv_device' value { s: '/job:a/replica:0/task:0/cpu:1' } } "
+      "attr { key: 'recv_device' value { s: '/job:a/replica:0/task:0/cpu:1' } "
+      "} "
       "attr { key: 'client_terminated' value { b: false } } "
       "attr { key: '_src' value { s: 'A1' } } "
       "attr { key: '_dst' value { s: 'B2' } } ";
   NodeDef send = ParseGraphText(
-      "node { name: 'A1/_0' op: '_Send' input: 'A1' "
-      "device: '/job:a/replica:0/task:0/cpu:0' " + common +
-      "attr { key: 'T' value { type: DT_FLOAT } } }").node(0);
-  NodeDef recv = ParseGraphText(
-      "node { name: 'A1/_1' op: '_Recv' "
-      "device: '/job:a/replica:0/task:0/cpu:1' " + common +
-      "attr { key: 'tensor_type' value { type: DT_FLOAT } } }").node(0);
+                     "node { name: 'A1/_0' op: '_Send' input: 'A1' "
+                     "device: '/job:a/replica:0/task:0/cpu:0' " +
+                     common + "attr { key: 'T' value { type: DT_FLOAT } } }")
+                     .node(0);
+  NodeDef recv =
+      ParseGraphText(
+          "node { name: 'A1/_1' op: '_Recv' "
+          "device: '/job:a/replica:0/task:0/cpu:1' " +
+          common + "attr { key: 'tensor_type' value { type: DT_FLOAT } } }")
+          .node(0);
   using google::protobuf::util::MessageDifferencer;
   CHECK(MessageDifferencer::Equals(parts.at(kCpu0).node(1), send));
   CHECK(MessageDifferencer::Equals(parts.at(kCpu1).node(2), recv));
 }
 
-TEST_CASE("a control edge between devices goes through a dummy Const and an "
-          "Identity",
-          "[partition]") {
+TEST_CASE(
+    "a control edge between devices goes through a dummy Const and an "
+    "Identity",
+    "[partition]") {
   auto parts =
       MustPartition(In("A1") + In("B1") + Add("B2", "B1", "B1", "^A1"));
   CHECK(Lines(parts.at(kCpu0)) ==
-        "A1 = Placeholder()\nA1/ctrl/_0 = Const(^A1)\nA1/_1 = _Send(A1/ctrl/_0)\n");
+        "A1 = Placeholder()\nA1/ctrl/_0 = Const(^A1)\nA1/_1 = "
+        "_Send(A1/ctrl/_0)\n");
   CHECK(Lines(parts.at(kCpu1)) ==
         "B1 = Placeholder()\nB2 = Add(B1, B1, ^A1/_3)\nA1/_2 = _Recv()\n"
         "A1/_3 = Identity(A1/_2)\n");
@@ -103,23 +112,28 @@ TEST_CASE("consumers of one tensor in one partition share a single pair",
         "B3 = Add(A1/_1, A1/_1)\n");
 }
 
-TEST_CASE("control consumers of one node in one partition share a single "
-          "Const, pair and Identity",
-          "[partition]") {
-  auto parts = MustPartition(In("A1") + In("B1") + Add("B2", "B1", "B1", "^A1") +
-                             N("B3", "Placeholder", {"^A1"}, "dtype: DT_FLOAT"));
+TEST_CASE(
+    "control consumers of one node in one partition share a single "
+    "Const, pair and Identity",
+    "[partition]") {
+  auto parts =
+      MustPartition(In("A1") + In("B1") + Add("B2", "B1", "B1", "^A1") +
+                    N("B3", "Placeholder", {"^A1"}, "dtype: DT_FLOAT"));
   CHECK(Lines(parts.at(kCpu0)) ==
-        "A1 = Placeholder()\nA1/ctrl/_0 = Const(^A1)\nA1/_1 = _Send(A1/ctrl/_0)\n");
+        "A1 = Placeholder()\nA1/ctrl/_0 = Const(^A1)\nA1/_1 = "
+        "_Send(A1/ctrl/_0)\n");
   CHECK(Lines(parts.at(kCpu1)) ==
         "B1 = Placeholder()\nB2 = Add(B1, B1, ^A1/_3)\nA1/_2 = _Recv()\n"
         "A1/_3 = Identity(A1/_2)\nB3 = Placeholder(^A1/_3)\n");
 }
 
-TEST_CASE("data and control from one source are separate transfers, named "
-          "A1/_0 to A1/_5 in creation order",
-          "[partition]") {
-  auto parts = MustPartition(In("A1") + In("B1") + Add("B2", "A1", "B1") +
-                             N("B3", "Placeholder", {"^A1"}, "dtype: DT_FLOAT"));
+TEST_CASE(
+    "data and control from one source are separate transfers, named "
+    "A1/_0 to A1/_5 in creation order",
+    "[partition]") {
+  auto parts =
+      MustPartition(In("A1") + In("B1") + Add("B2", "A1", "B1") +
+                    N("B3", "Placeholder", {"^A1"}, "dtype: DT_FLOAT"));
   CHECK(Lines(parts.at(kCpu0)) ==
         "A1 = Placeholder()\nA1/_0 = _Send(A1)\nA1/ctrl/_2 = Const(^A1)\n"
         "A1/_3 = _Send(A1/ctrl/_2)\n");
@@ -135,8 +149,8 @@ TEST_CASE("data and control from one source are separate transfers, named "
 TEST_CASE("tensor_name is edge_<id>_<src> with TensorFlow's edge ids",
           "[partition]") {
   // Edges 1, 2: A1 -> A2 (both slots); 3: A2 -> B1:0; 4: A1 -> B1:1.
-  auto parts = MustPartition(In("A1") + Add("A2", "A1", "A1") +
-                             Add("B1", "A2", "A1"));
+  auto parts =
+      MustPartition(In("A1") + Add("A2", "A1", "A1") + Add("B1", "A2", "A1"));
   const GraphDef& a = parts.at(kCpu0);
   CHECK(FindNode(a, "A2/_0")->attr().at("tensor_name").s() == "edge_3_A2");
   CHECK(FindNode(a, "A1/_2")->attr().at("tensor_name").s() == "edge_4_A1");
@@ -146,8 +160,9 @@ TEST_CASE("tensor_name is edge_<id>_<src> with TensorFlow's edge ids",
 
 TEST_CASE("consumers in different partitions get different pairs",
           "[partition]") {
-  auto parts = MustPartition(In("A1") + N("B1", "Identity", {"A1"}, "T: DT_FLOAT") +
-                             N("C1", "Identity", {"A1"}, "T: DT_FLOAT"));
+  auto parts =
+      MustPartition(In("A1") + N("B1", "Identity", {"A1"}, "T: DT_FLOAT") +
+                    N("C1", "Identity", {"A1"}, "T: DT_FLOAT"));
   REQUIRE(parts.size() == 3);
   CHECK(Lines(parts.at(kCpu0)) ==
         "A1 = Placeholder()\nA1/_0 = _Send(A1)\nA1/_2 = _Send(A1)\n");
@@ -155,25 +170,65 @@ TEST_CASE("consumers in different partitions get different pairs",
         "/job:a/replica:0/task:0/cpu:2");
 }
 
-TEST_CASE("string and resource tensors cross through _HostSend/_HostRecv, "
-          "also between CPUs",
-          "[partition]") {
+TEST_CASE(
+    "string and resource tensors cross through _HostSend/_HostRecv, "
+    "also between CPUs",
+    "[partition]") {
   auto parts = MustPartition(
       In("A1", "DT_STRING") + N("B1", "Identity", {"A1"}, "T: DT_STRING") +
-      N("A2", "VarHandleOp", {}, "dtype: DT_FLOAT shape: { shape {} } "
-                                 "container: '' shared_name: 'v'") +
+      N("A2", "VarHandleOp", {},
+        "dtype: DT_FLOAT shape: { shape {} } "
+        "container: '' shared_name: 'v'") +
       N("B2", "ReadVariableOp", {"A2"}, "dtype: DT_FLOAT") + In("A3") +
       N("B3", "Identity", {"A3"}, "T: DT_FLOAT"));
   CHECK(Lines(parts.at(kCpu0)) ==
         "A1 = Placeholder()\nA1/_0 = _HostSend(A1)\nA2 = VarHandleOp()\n"
         "A2/_2 = _HostSend(A2)\nA3 = Placeholder()\nA3/_4 = _Send(A3)\n");
-  CHECK(Lines(parts.at(kCpu1)) ==
-        "B1 = Identity(A1/_1)\nA1/_1 = _HostRecv()\nB2 = ReadVariableOp(A2/_3)\n"
-        "A2/_3 = _HostRecv()\nB3 = Identity(A3/_5)\nA3/_5 = _Recv()\n");
+  CHECK(
+      Lines(parts.at(kCpu1)) ==
+      "B1 = Identity(A1/_1)\nA1/_1 = _HostRecv()\nB2 = ReadVariableOp(A2/_3)\n"
+      "A2/_3 = _HostRecv()\nB3 = Identity(A3/_5)\nA3/_5 = _Recv()\n");
   CHECK(FindNode(parts.at(kCpu0), "A1/_0")->attr().at("T").type() ==
         tensorflow::DT_STRING);
   CHECK(FindNode(parts.at(kCpu1), "A2/_3")->attr().at("tensor_type").type() ==
         tensorflow::DT_RESOURCE);
+}
+
+TEST_CASE(
+    "int32 on a GPU and a kernel's host-memory arguments cross through "
+    "host transfers; a same-device memory mismatch gets a local pair",
+    "[partition]") {
+  auto constant = [](const std::string& name, const std::string& dtype,
+                     const std::string& value) {
+    return N(name, "Const", {},
+             "dtype: " + dtype + " value: { tensor { dtype: " + dtype +
+                 " tensor_shape {} " + value + " } }");
+  };
+  const std::string reshape = "T: DT_FLOAT Tshape: DT_INT32";
+  auto parts = MustPartition(
+      constant("G1", "DT_INT32", "int_val: 3") +
+      constant("G2", "DT_FLOAT", "float_val: 3") +
+      N("B1", "Identity", {"G1"}, "T: DT_INT32") +
+      N("B2", "Identity", {"G2"}, "T: DT_FLOAT") +
+      constant("B3", "DT_INT32", "int_val: 1") +
+      N("G3", "Reshape", {"G2", "B3"}, reshape) +
+      N("G4", "Cast", {"G2"}, "SrcT: DT_FLOAT DstT: DT_INT32 Truncate: false") +
+      N("G5", "Reshape", {"G2", "G4"}, reshape));
+  // G1: int32 on the GPU lives in host memory (HostConstantOp); G3's shape
+  // argument is HostMemory; G4's int32 output is in device memory while G5
+  // wants it on the host: a pair within the GPU partition, the recv waiting
+  // on the send.
+  CHECK(Lines(parts.at(kGpu0)) ==
+        "G1 = Const()\nG2 = Const()\nG1/_0 = _HostSend(G1)\nG2/_2 = _Send(G2)\n"
+        "G3 = Reshape(G2, B3/_5)\nB3/_5 = _HostRecv()\nG4 = Cast(G2)\n"
+        "G5 = Reshape(G2, G4/_7)\nG4/_6 = _Send(G4)\nG4/_7 = "
+        "_HostRecv(^G4/_6)\n");
+  CHECK(Lines(parts.at(kCpu1)) ==
+        "B1 = Identity(G1/_1)\nG1/_1 = _Recv()\nB2 = Identity(G2/_3)\n"
+        "G2/_3 = _Recv()\nB3 = Const()\nB3/_4 = _Send(B3)\n");
+  const NodeDef* local = FindNode(parts.at(kGpu0), "G4/_7");
+  CHECK(local->attr().at("send_device").s() == kGpu0);
+  CHECK(local->attr().at("recv_device").s() == kGpu0);
 }
 
 TEST_CASE("new names continue a session-wide counter when one is given",
@@ -192,9 +247,10 @@ TEST_CASE("new names continue a session-wide counter when one is given",
   CHECK(Lines(third.at(kCpu0)) == "A1 = Placeholder()\nA1/_0 = _Send(A1)\n");
 }
 
-TEST_CASE("every transfer gets the incarnation option, and _Send/_Recv "
-          "missing one are filled in",
-          "[partition]") {
+TEST_CASE(
+    "every transfer gets the incarnation option, and _Send/_Recv "
+    "missing one are filled in",
+    "[partition]") {
   const std::string attrs =
       "T: DT_FLOAT client_terminated: false recv_device: 'B' "
       "send_device: 'A' send_device_incarnation: 0 tensor_name: 'test'";
@@ -207,26 +263,35 @@ TEST_CASE("every transfer gets the incarnation option, and _Send/_Recv "
   auto parts = MustPartition(text);
   REQUIRE(parts.size() == 2);
   // Send device "A": (65 - 'A') + 100.
-  CHECK(FindNode(parts.at(kCpu0), "A")->attr().at("send_device_incarnation").i() ==
-        100);
-  CHECK(FindNode(parts.at(kCpu1), "B")->attr().at("send_device_incarnation").i() ==
-        100);
+  CHECK(FindNode(parts.at(kCpu0), "A")
+            ->attr()
+            .at("send_device_incarnation")
+            .i() == 100);
+  CHECK(FindNode(parts.at(kCpu1), "B")
+            ->attr()
+            .at("send_device_incarnation")
+            .i() == 100);
 
   PartitionOptions options;
   options.incarnation = 42;
   auto cut = MustPartition(In("A1") + Add("B1", "A1", "A1"), options);
-  CHECK(FindNode(cut.at(kCpu0), "A1/_0")->attr().at("send_device_incarnation").i() ==
-        42);
-  CHECK(FindNode(cut.at(kCpu1), "A1/_1")->attr().at("send_device_incarnation").i() ==
-        42);
+  CHECK(FindNode(cut.at(kCpu0), "A1/_0")
+            ->attr()
+            .at("send_device_incarnation")
+            .i() == 42);
+  CHECK(FindNode(cut.at(kCpu1), "A1/_1")
+            ->attr()
+            .at("send_device_incarnation")
+            .i() == 42);
 }
 
-TEST_CASE("a ref tensor read across devices is not shared and waits for the "
-          "reader's other inputs",
-          "[partition]") {
-  std::string var =
-      N("A1", "VariableV2", {}, "dtype: DT_FLOAT shape: { shape {} } "
-                                "container: '' shared_name: ''");
+TEST_CASE(
+    "a ref tensor read across devices is not shared and waits for the "
+    "reader's other inputs",
+    "[partition]") {
+  std::string var = N("A1", "VariableV2", {},
+                      "dtype: DT_FLOAT shape: { shape {} } "
+                      "container: '' shared_name: ''");
   auto parts = MustPartition(var + In("B1") + Add("B2", "B1", "A1") +
                              Add("B3", "A1", "B1"));
   CHECK(Lines(parts.at(kCpu1)) ==
@@ -238,13 +303,12 @@ TEST_CASE("a ref tensor read across devices is not shared and waits for the "
 }
 
 TEST_CASE("by worker, devices of one task share a partition", "[partition]") {
-  const std::string text =
-      N("A1", "Placeholder", {}, "dtype: DT_FLOAT",
-        "/job:a/replica:0/task:0/device:CPU:0") +
-      N("A2", "Identity", {"A1"}, "T: DT_FLOAT",
-        "/job:a/replica:0/task:0/device:GPU:0") +
-      N("A3", "Identity", {"A2"}, "T: DT_FLOAT",
-        "/job:b/replica:0/task:1/device:CPU:0");
+  const std::string text = N("A1", "Placeholder", {}, "dtype: DT_FLOAT",
+                             "/job:a/replica:0/task:0/device:CPU:0") +
+                           N("A2", "Identity", {"A1"}, "T: DT_FLOAT",
+                             "/job:a/replica:0/task:0/device:GPU:0") +
+                           N("A3", "Identity", {"A2"}, "T: DT_FLOAT",
+                             "/job:b/replica:0/task:1/device:CPU:0");
   PartitionOptions options = HarnessOptions();
   options.by = PartitionBy::kWorker;
   auto parts = MustPartition(text, options);
@@ -257,9 +321,10 @@ TEST_CASE("by worker, devices of one task share a partition", "[partition]") {
         "/job:a/replica:0/task:0/device:GPU:0");
 }
 
-TEST_CASE("partitions carry the graph's versions and only the functions "
-          "their nodes reach",
-          "[partition]") {
+TEST_CASE(
+    "partitions carry the graph's versions and only the functions "
+    "their nodes reach",
+    "[partition]") {
   const std::string library = R"(
     library {
       function {
@@ -286,11 +351,13 @@ TEST_CASE("partitions carry the graph's versions and only the functions "
       }
     }
     versions { producer: 1087 min_consumer: 12 })";
-  auto parts = MustPartition(In("A1") + In("B1") + N("A2", "XTimesTwo", {"A1"}) +
-                             N("B2", "XTimesFour", {"B1"}) + library);
+  auto parts =
+      MustPartition(In("A1") + In("B1") + N("A2", "XTimesTwo", {"A1"}) +
+                    N("B2", "XTimesFour", {"B1"}) + library);
   auto names = [](const GraphDef& g) {
     std::string out;
-    for (const auto& f : g.library().function()) out += f.signature().name() + " ";
+    for (const auto& f : g.library().function())
+      out += f.signature().name() + " ";
     return out;
   };
   CHECK(names(parts.at(kCpu0)) == "XTimesTwo ");
@@ -326,22 +393,24 @@ TEST_CASE("the cut lists every transfer with its producer and consumers",
 }
 
 TEST_CASE("the GraphDef form takes each node's device field", "[partition]") {
-  GraphDef graph = ParseGraphText(
-      N("x", "Placeholder", {}, "dtype: DT_FLOAT", kCpu0) +
-      N("y", "Identity", {"x"}, "T: DT_FLOAT", kCpu1));
+  GraphDef graph =
+      ParseGraphText(N("x", "Placeholder", {}, "dtype: DT_FLOAT", kCpu0) +
+                     N("y", "Identity", {"x"}, "T: DT_FLOAT", kCpu1));
   auto parts = Partition(graph, PartitionOptions());
   REQUIRE(parts.ok());
   CHECK(Lines(parts->at(kCpu0)) == "x = Placeholder()\nx/_0 = _Send(x)\n");
-  CHECK(FindNode(parts->at(kCpu0), "x/_0")->attr().at("send_device_incarnation").i() ==
-        1);
+  CHECK(FindNode(parts->at(kCpu0), "x/_0")
+            ->attr()
+            .at("send_device_incarnation")
+            .i() == 1);
 }
 
 TEST_CASE("partition errors name the node and say what is wrong",
           "[partition]") {
   SECTION("a node without a device") {
-    GraphDef graph = ParseGraphText(
-        N("x", "Placeholder", {}, "dtype: DT_FLOAT", kCpu0) +
-        N("y", "Identity", {"x"}, "T: DT_FLOAT"));
+    GraphDef graph =
+        ParseGraphText(N("x", "Placeholder", {}, "dtype: DT_FLOAT", kCpu0) +
+                       N("y", "Identity", {"x"}, "T: DT_FLOAT"));
     auto parts = Partition(graph, PartitionOptions());
     REQUIRE_FALSE(parts.ok());
     CHECK(parts.status().code() == Code::kFailedPrecondition);
@@ -349,8 +418,8 @@ TEST_CASE("partition errors name the node and say what is wrong",
                Catch::Contains("'y' (Identity) has no assigned device"));
   }
   SECTION("a malformed device") {
-    GraphDef graph =
-        ParseGraphText(N("x", "Placeholder", {}, "dtype: DT_FLOAT", "/foo:bar"));
+    GraphDef graph = ParseGraphText(
+        N("x", "Placeholder", {}, "dtype: DT_FLOAT", "/foo:bar"));
     auto parts = Partition(graph, PartitionOptions());
     REQUIRE_FALSE(parts.ok());
     CHECK(parts.status().code() == Code::kInternal);
@@ -382,7 +451,8 @@ TEST_CASE("partition errors name the node and say what is wrong",
 
 TEST_CASE("partition keys and file names", "[partition]") {
   CHECK(*PartitionKey(kCpu1, PartitionBy::kDevice) == kCpu1);
-  CHECK(*PartitionKey(kGpu0, PartitionBy::kWorker) == "/job:a/replica:0/task:0");
+  CHECK(*PartitionKey(kGpu0, PartitionBy::kWorker) ==
+        "/job:a/replica:0/task:0");
   CHECK(PartitionFileName("/job:localhost/replica:0/task:0/device:CPU:0") ==
         "job_localhost_replica_0_task_0_device_CPU_0");
   CHECK(PartitionFileName("/job:w/task:1") == "job_w_task_1");

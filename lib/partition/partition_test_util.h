@@ -107,7 +107,8 @@ inline PartitionOptions HarnessOptions() {
 }
 
 inline StatusOr<std::map<std::string, GraphDef>> PartitionText(
-    const std::string& text, const PartitionOptions& options = HarnessOptions()) {
+    const std::string& text,
+    const PartitionOptions& options = HarnessOptions()) {
   std::unique_ptr<Graph> graph = ImportPlaced(text);
   return Partition(graph.get(), options);
 }

@@ -61,7 +61,8 @@ Status Partitioner::AssignDevices() {
         return Internal("Malformed assigned device '{}'", device);
       }
       auto key = PartitionKey(device, options_.by);
-      if (!key.ok()) return key.status().WithPrefix("node '" + node->name() + "': ");
+      if (!key.ok())
+        return key.status().WithPrefix("node '" + node->name() + "': ");
       auto [pit, new_part] = partition_index.emplace(*key, keys_.size());
       if (new_part) {
         keys_.push_back(*key);
@@ -157,7 +158,8 @@ DataType Partitioner::EdgeType(const Edge* edge) const {
                       ? edge->dst->input_type(edge->dst_input)
                       : DataType::DT_INVALID;
   // Ops dfg does not know have no declared input types: use the producer's.
-  if (type == DataType::DT_INVALID) type = OutputType(*edge->src, edge->src_output);
+  if (type == DataType::DT_INVALID)
+    type = OutputType(*edge->src, edge->src_output);
   return type;
 }
 

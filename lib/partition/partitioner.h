@@ -90,8 +90,7 @@ class Partitioner {
                        int* num_control_flow_edges);
   NodeDef* CopyNode(Node* dst, GraphDef* graph);
   void AddInputFrom(const Edge* edge, int dst_partition, NodeDef* dst_def,
-                    const Edge* control_flow_edge,
-                    int* num_control_flow_edges);
+                    const Edge* control_flow_edge, int* num_control_flow_edges);
   void Finish();
 
   Graph* graph_;  // Not owned.

@@ -1,7 +1,6 @@
 // The partitions as one GraphDef, and the JSON report of `dfg partition
 // --json`.
 #include <nlohmann/json.hpp>
-
 #include <unordered_set>
 
 #include "lib/graph/types.h"

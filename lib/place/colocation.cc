@@ -247,6 +247,13 @@ int ColocationGraph::RequestedSpec(const std::string& device) {
 Status ColocationGraph::InitializeMember(const Node& node) {
   Member& m = members_[node.id()];
   m.parent = node.id();
+  name_hashes_[node.id()] = NameFilter::QuickHash(node.name());
+  for (DataType t : node.input_types()) {
+    if (IsRefOrResource(t) || t == DT_VARIANT) {
+      ref_input_nodes_.push_back(&node);
+      break;
+    }
+  }
   if (!node.def().attr().empty()) {
     static const std::string* const kClass = new std::string(kClassAttr);
     auto it = node.def().attr().find(*kClass);

@@ -55,7 +55,10 @@ class Placer {
         report_(report),
         ops_(&graph->library()),
         kernels_(devices, ops_),
-        colocation_(*graph, devices, &kernels_, options, report != nullptr) {}
+        colocation_(*graph, devices, &kernels_, options,
+                    report != nullptr && options.explain) {
+    if (!options.explain) report_ = nullptr;  // only warnings, via Place()
+  }
 
   Status Run();
   const std::vector<std::string>& warnings() { return colocation_.warnings(); }

@@ -40,6 +40,9 @@ struct PlaceOptions {
   // is treated as already assigned to that device: it is never moved, and
   // the device must exist and support the op.
   bool keep_assigned = false;
+  // Fill PlacementReport::nodes (the reasons --explain prints); warnings
+  // are reported either way.
+  bool explain = false;
 };
 
 // Why a node went where it did (`dfg place --explain`).
@@ -70,7 +73,8 @@ struct NodePlacement {
 };
 
 struct PlacementReport {
-  std::vector<NodePlacement> nodes;   // one per op node, in node-id order
+  // With PlaceOptions::explain: one per op node, in node-id order.
+  std::vector<NodePlacement> nodes;
   std::vector<std::string> warnings;  // e.g. ops placed as CPU-only
 };
 
@@ -83,8 +87,9 @@ std::string ExplainJson(const NodePlacement& placement);
 
 // Places every op node of `graph`: sets its assigned device name to a
 // canonical full device name. Nodes whose assigned device is already set are
-// kept where they are. `report` (may be null) receives the reasons and
-// warnings. On error no node's assigned device has been changed.
+// kept where they are. `report` (may be null) receives the warnings and,
+// with options.explain, the reasons. On error no node's assigned device has
+// been changed.
 // Errors, TensorFlow's wording (TF-SEMANTICS.md §2.2-2.4):
 //   kFailedPrecondition "No devices are registered";
 //   kInvalidArgument "Malformed device specification '<d>' in node: ...",

@@ -159,7 +159,10 @@ TEST_CASE("a pre-assigned node is never moved", "[place]") {
     }
   }
   PlacementReport report;
-  REQUIRE(Place(&g, Devices({"cpu:0", "gpu:0", "gpu:1"}), {}, &report).ok());
+  PlaceOptions options;
+  options.explain = true;
+  REQUIRE(
+      Place(&g, Devices({"cpu:0", "gpu:0", "gpu:1"}), options, &report).ok());
   CHECK(Rendering(g) == "a=GPU:1 b=GPU:1");
   CHECK(report.nodes[1].rule == PlacementRule::kPreAssigned);
 }
@@ -180,6 +183,16 @@ TEST_CASE("keep_assigned treats full device names as assignments", "[place]") {
   Placed plain = PlaceText(graph, {"cpu:0", "gpu:0", "gpu:1"});
   REQUIRE(plain.status.ok());
   CHECK(plain.Of("b").rule == PlacementRule::kRequested);
+}
+
+TEST_CASE("warnings are reported without explain", "[place]") {
+  StatusOr<std::unique_ptr<Graph>> graph =
+      ImportGraphDef(ParseGraph(N("f", "FancyCustomOp")));
+  REQUIRE(graph.ok());
+  PlacementReport report;
+  REQUIRE(Place(graph->get(), Devices(kCpuGpu), {}, &report).ok());
+  CHECK(report.nodes.empty());
+  CHECK(report.warnings.size() == 1);
 }
 
 TEST_CASE("unknown ops are CPU-only, with a warning", "[place]") {

@@ -144,6 +144,7 @@ inline Placed PlaceText(const std::string& text,
                         const std::vector<std::string>& devices = {},
                         PlaceOptions options = {}) {
   Placed out;
+  options.explain = true;
   StatusOr<std::unique_ptr<Graph>> graph = ImportGraphDef(ParseGraph(text));
   INFO(graph.status().ToString());
   REQUIRE(graph.ok());

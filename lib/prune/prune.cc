@@ -34,14 +34,20 @@ class NameIndex {
       long_names_ = true;
     }
   }
+  // Last id first, so the first node found is the one TensorFlow's index
+  // keeps (the last of a name), and the scan stops once every name is found:
+  // fetches and targets usually sit near the end of the graph.
   void Scan(const Graph& graph) {
-    for (int id = 0; id < graph.num_node_ids(); ++id) {
+    size_t missing = map_.size();
+    for (int id = graph.num_node_ids() - 1; id >= 0 && missing > 0; --id) {
       Node* node = graph.FindNodeId(id);
       if (node == nullptr) continue;
       size_t size = node->name().size();
       if (size < kLengths ? !lengths_[size] : !long_names_) continue;
       auto it = map_.find(node->name());
-      if (it != map_.end()) it->second = node;
+      if (it == map_.end() || it->second != nullptr) continue;
+      it->second = node;
+      --missing;
     }
   }
   Node* Find(const std::string& name) const {
@@ -336,27 +342,7 @@ class Rewriter {
       }
     }
     if (options_.explain) Explain(visited, reason);
-    DetachSourceEdges();
-    // Highest id first: the edges of later nodes sit at the end of the
-    // _SINK's (and other big) edge lists, so each erase there is cheap.
-    for (int id = num_ids - 1; id >= 2; --id) {
-      Node* n = graph_->FindNodeId(id);
-      if (n != nullptr && !visited[id]) graph_->RemoveNode(n);
-    }
-  }
-
-  // _SOURCE's out-edge list holds every root (each Const...); erasing the
-  // removed roots one at a time from the middle of it would be quadratic.
-  // So all of them go now, last first (each erase at the end of the list),
-  // and FixupSourceAndSinkEdges gives the kept roots theirs back: a node has
-  // an edge from _SOURCE exactly when it has no other in-edge, and pruning
-  // never takes an in-edge away from a kept node. Only these control edges'
-  // ids differ from TensorFlow's; nothing reads them.
-  void DetachSourceEdges() {
-    std::vector<const Edge*> edges = graph_->source_node()->out_edges();
-    for (auto it = edges.rbegin(); it != edges.rend(); ++it) {
-      if (!(*it)->dst->IsSink()) graph_->RemoveEdge(*it);
-    }
+    graph_->RemoveNodes(visited);
   }
 
   void Explain(const std::vector<bool>& visited,

@@ -117,3 +117,6 @@ with open("loop.pbtxt", "w") as f:
     f.write(header + loop())
 np.save("mlp_input.npy", np.round(rng.normal(0, 1, (2, 4)), 3).astype(np.float32))
 np.save("loop_input.npy", np.array([1.0, -0.5, 3.0], dtype=np.float32))
+# Feeds for the golden `dfg run` cases: an intermediate tensor and a wrong dtype.
+np.save("relu_feed.npy", np.array([[1, 0, 2, 0, 0, 1, 0, 3]], dtype=np.float32))
+np.save("int_input.npy", np.array([[1, 2, 3, 4]], dtype=np.int32))

@@ -1,0 +1,140 @@
+// Conv2D (NHWC; grouped when the input depth is a multiple of the filter's)
+// and DepthwiseConv2dNative. The convolution itself is in conv_util.cc.
+#include "lib/kernels/conv_util.h"
+#include "lib/kernels/kernel_util.h"
+
+namespace dfg {
+namespace {
+
+class Conv2DOp : public OpKernel {
+ public:
+  explicit Conv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ReadConv2DAttrs(ctx, &attrs_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& filter = ctx->input(1);
+    ConvDims d;
+    DFG_OP_REQUIRES_OK(ctx, ComputeConvDims(attrs_, input, filter, &d));
+    DFG_OP_REQUIRES(
+        ctx, attrs_.nhwc,
+        Unimplemented("The Conv2D op currently only supports the NHWC tensor "
+                      "format on the CPU. The op was given the format: NCHW"));
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(
+                 0, TensorShape({d.batch, d.rows.out, d.cols.out, d.out_depth}),
+                 &out));
+    DFG_OP_REQUIRES_OK(
+        ctx, Conv2DCompute(ctx->intra_op_pool(), d, input, filter, out));
+  }
+
+ private:
+  Conv2DAttrs attrs_;
+};
+
+// out[b,y,x,c*mult+m] = sum_{ky,kx} in[b,y',x',c] * filter[ky,kx,c,m].
+template <typename T>
+void DepthwiseConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t mult,
+                   const T* in, const T* filter, T* out) {
+  using C = CalcType<T>;
+  const int64_t out_depth = d.in_depth * mult;
+  const int64_t pixels = d.rows.out * d.cols.out;
+  const int64_t total = d.batch * pixels;
+  const int64_t cost = d.filter_rows * d.filter_cols * out_depth * 2;
+  ParallelFor(pool, total, cost, [&](int64_t p0, int64_t p1) {
+    std::vector<C> acc(out_depth);
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t b = p / pixels, oy = (p % pixels) / d.cols.out,
+                    ox = p % d.cols.out;
+      std::fill(acc.begin(), acc.end(), C(0));
+      for (int64_t ky = 0; ky < d.filter_rows; ++ky) {
+        const int64_t iy =
+            oy * d.rows.stride - d.rows.pad_before + ky * d.rows.dilation;
+        if (iy < 0 || iy >= d.in_rows) continue;
+        for (int64_t kx = 0; kx < d.filter_cols; ++kx) {
+          const int64_t ix =
+              ox * d.cols.stride - d.cols.pad_before + kx * d.cols.dilation;
+          if (ix < 0 || ix >= d.in_cols) continue;
+          const T* src =
+              in + ((b * d.in_rows + iy) * d.in_cols + ix) * d.in_depth;
+          const T* f = filter + (ky * d.filter_cols + kx) * out_depth;
+          for (int64_t c = 0; c < d.in_depth; ++c) {
+            const C v = Load(src[c]);
+            for (int64_t m = 0; m < mult; ++m) {
+              acc[c * mult + m] += v * Load(f[c * mult + m]);
+            }
+          }
+        }
+      }
+      T* dst = out + p * out_depth;
+      for (int64_t o = 0; o < out_depth; ++o) dst[o] = Store<T>(acc[o]);
+    }
+  });
+}
+
+class DepthwiseConv2dNativeOp : public OpKernel {
+ public:
+  explicit DepthwiseConv2dNativeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ReadConv2DAttrs(ctx, &attrs_));
+    DFG_OP_REQUIRES(ctx, attrs_.stride_rows == attrs_.stride_cols,
+                    InvalidArgument("Current implementation only supports "
+                                    "equal length strides in the row and "
+                                    "column dimensions."));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& filter = ctx->input(1);
+    DFG_OP_REQUIRES(ctx, input.dims() == 4,
+                    InvalidArgument("input must be 4-dimensional{}",
+                                    input.shape().DebugString()));
+    DFG_OP_REQUIRES(ctx, filter.dims() == 4,
+                    InvalidArgument("filter must be 4-dimensional: {}",
+                                    filter.shape().DebugString()));
+    const int64_t in_depth = input.dim_size(attrs_.nhwc ? 3 : 1);
+    DFG_OP_REQUIRES(ctx, in_depth == filter.dim_size(2),
+                    InvalidArgument("input and filter must have the same "
+                                    "depth: {} vs {}",
+                                    in_depth, filter.dim_size(2)));
+    DFG_OP_REQUIRES(ctx, attrs_.nhwc,
+                    Unimplemented("Depthwise convolution on CPU is only "
+                                  "supported for NHWC format"));
+    ConvDims d;
+    // Shape the dims as a plain conv with one input channel per group.
+    DFG_OP_REQUIRES_OK(ctx, ComputeConvDims(attrs_, input, filter, &d));
+    const int64_t mult = filter.dim_size(3);
+    const int64_t out_depth = in_depth * mult;
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(
+                 0, TensorShape({d.batch, d.rows.out, d.cols.out, out_depth}),
+                 &out));
+    if (out->NumElements() == 0) return;
+    Dispatch(TypeList<float, double, Half, BFloat16>(), input.dtype(),
+             [&](auto v) {
+               using T = decltype(v);
+               DepthwiseConv(ctx->intra_op_pool(), d, mult,
+                             static_cast<const T*>(input.data()),
+                             static_cast<const T*>(filter.data()),
+                             static_cast<T*>(out->data()));
+             });
+  }
+
+ private:
+  Conv2DAttrs attrs_;
+};
+
+}  // namespace
+
+void RegisterConvKernels(KernelRegistry* r) {
+  r->Register<Conv2DOp>(
+      "Conv2D", {TypeConstraint(
+                    "T", TypeList<float, double, Half, BFloat16, int32_t>())});
+  r->Register<DepthwiseConv2dNativeOp>(
+      "DepthwiseConv2dNative",
+      {TypeConstraint("T", TypeList<float, double, Half, BFloat16>())});
+}
+
+}  // namespace dfg

@@ -1,0 +1,69 @@
+// Internal: what Conv2D, DepthwiseConv2dNative, _FusedConv2D and the pooling
+// kernels share: padding kinds, windowed output sizes, the strides /
+// dilations / explicit_paddings attrs with TensorFlow's checks and error
+// texts, and the NHWC convolution itself (im2col + sgemm for float).
+#ifndef DFG_LIB_KERNELS_CONV_UTIL_H_
+#define DFG_LIB_KERNELS_CONV_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/base/status.h"
+#include "lib/kernels/intra_op_pool.h"
+#include "lib/kernels/op_kernel.h"
+#include "lib/kernels/tensor.h"
+
+namespace dfg {
+
+enum class Padding { kValid, kSame, kExplicit };
+
+// One spatial dim of a sliding window. pad_before/pad_after are inputs for
+// kExplicit and outputs otherwise.
+struct Window {
+  int64_t in = 0, k = 1, dilation = 1, stride = 1;
+  int64_t pad_before = 0, pad_after = 0;
+  int64_t out = 0;
+};
+
+// TensorFlow's GetWindowedOutputSizeVerbose: fills w->out (and the pads for
+// VALID/SAME). Errors: "Stride must be > 0, but got <s>", "Computed output
+// size would be negative: <o> [input_size: <i>, effective_filter_size: <e>,
+// stride: <s>]".
+Status ComputeWindow(Padding padding, Window* w);
+
+// Attrs of a 2-D sliding-window op: padding, strides, dilations (absent →
+// 1s), explicit_paddings, data_format.
+struct Conv2DAttrs {
+  Padding padding = Padding::kValid;
+  bool nhwc = true;
+  int64_t stride_rows = 1, stride_cols = 1;
+  int64_t dilation_rows = 1, dilation_cols = 1;
+  std::vector<int64_t> explicit_paddings;  // 8 entries for kExplicit
+};
+
+// Reads and checks the attrs as TensorFlow's InitConv2DParameters.
+Status ReadConv2DAttrs(OpKernelConstruction* ctx, Conv2DAttrs* attrs);
+// Parses "SAME"/"VALID"/"EXPLICIT".
+Status ParsePadding(const std::string& s, Padding* p);
+
+// The dimensions of an NHWC Conv2D, checked like ComputeConv2DDimension.
+struct ConvDims {
+  int64_t batch = 0, in_rows = 0, in_cols = 0, in_depth = 0;
+  int64_t filter_rows = 0, filter_cols = 0, patch_depth = 0, out_depth = 0;
+  Window rows, cols;
+};
+Status ComputeConvDims(const Conv2DAttrs& attrs, const Tensor& input,
+                       const Tensor& filter, ConvDims* dims);
+
+// output (allocated [batch, rows.out, cols.out, out_depth], same dtype) =
+// the NHWC convolution of input with the HWIO filter, grouped when in_depth
+// is a multiple of patch_depth. Float: im2col + sgemm; other dtypes: direct
+// loops. Errors: the group checks ("output depth must be evenly divisible
+// by number of groups: ..."), unsupported dtypes.
+Status Conv2DCompute(ThreadPoolInterface* pool, const ConvDims& dims,
+                     const Tensor& input, const Tensor& filter, Tensor* output);
+
+}  // namespace dfg
+
+#endif  // DFG_LIB_KERNELS_CONV_UTIL_H_

@@ -1,0 +1,230 @@
+// Grappler's fused kernels: _FusedConv2D and _FusedMatMul, i.e. the conv or
+// matmul followed by the listed fused_ops applied in place on the output:
+// BiasAdd (1 arg), FusedBatchNorm (scale, offset, mean, variance; epsilon),
+// Add (1 arg, same shape), then one activation: Relu, Relu6, Elu, LeakyRelu
+// (leakyrelu_alpha), Tanh, Sigmoid, GeluApproximate, GeluExact.
+#include <cblas.h>
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "lib/kernels/conv_util.h"
+#include "lib/kernels/cwise_ops.h"
+
+namespace dfg {
+namespace {
+
+struct PostOps {
+  enum Kind { kBias, kBatchNorm, kAdd, kAct };
+  struct Step {
+    Kind kind;
+    std::string act;
+    int arg = 0;  // first arg index (inputs after the two operands)
+  };
+  std::vector<Step> steps;
+  float epsilon = 1e-4f, alpha = 0.2f;
+};
+
+Status ParsePostOps(OpKernelConstruction* ctx, PostOps* p) {
+  std::vector<std::string> ops;
+  DFG_RETURN_IF_ERROR(ctx->GetAttr("fused_ops", &ops));
+  DFG_RETURN_IF_ERROR(ctx->GetAttr("epsilon", &p->epsilon));
+  if (ctx->HasAttr("leakyrelu_alpha")) {
+    DFG_RETURN_IF_ERROR(ctx->GetAttr("leakyrelu_alpha", &p->alpha));
+  }
+  int64_t num_args = 0;
+  DFG_RETURN_IF_ERROR(ctx->GetAttr("num_args", &num_args));
+  int arg = 0;
+  for (const std::string& op : ops) {
+    if (op == "BiasAdd" || op == "Add" || op == "BiasAddV1") {
+      p->steps.push_back(
+          {op == "Add" ? PostOps::kAdd : PostOps::kBias, "", arg++});
+    } else if (op == "FusedBatchNorm") {
+      p->steps.push_back({PostOps::kBatchNorm, "", arg});
+      arg += 4;
+    } else if (op == "Relu" || op == "Relu6" || op == "Elu" ||
+               op == "LeakyRelu" || op == "Tanh" || op == "Sigmoid" ||
+               op == "GeluApproximate" || op == "GeluExact") {
+      p->steps.push_back({PostOps::kAct, op, 0});
+    } else {
+      return Unimplemented("Fusion is not implemented: [{}]",
+                           fmt::join(ops, ","));
+    }
+  }
+  if (arg != num_args) {
+    return InvalidArgument("Fused {} expects {} args, but num_args is {}",
+                           fmt::join(ops, ","), arg, num_args);
+  }
+  return Status::Ok();
+}
+
+float Activate(const std::string& act, float x, float alpha) {
+  if (act == "Relu") return x > 0 ? x : 0;
+  if (act == "Relu6") return std::min(std::max(x, 0.0f), 6.0f);
+  if (act == "Elu") return x < 0 ? std::expm1(x) : x;
+  if (act == "LeakyRelu") return x > 0 ? x : x * alpha;
+  if (act == "Tanh") return std::tanh(x);
+  if (act == "Sigmoid") return 1.0f / (1.0f + std::exp(-x));
+  if (act == "GeluExact") return 0.5f * x * (1 + std::erf(x / std::sqrt(2.0f)));
+  // GeluApproximate.
+  const float c = std::sqrt(2.0f / 3.14159265358979f);
+  return 0.5f * x * (1 + std::tanh(c * (x + 0.044715f * x * x * x)));
+}
+
+std::vector<float> ArgFloats(OpKernelContext* ctx, int i) {
+  std::vector<float> out;
+  const Tensor& t = ctx->input(2 + i);
+  Dispatch(FloatTypes(), t.dtype(), [&](auto v) {
+    for (auto e : t.flat<decltype(v)>()) out.push_back(Load(e));
+  });
+  return out;
+}
+
+// Applies the steps to `y` ([rows, channels] in float).
+Status ApplyPostOps(OpKernelContext* ctx, const PostOps& p, int64_t channels,
+                    std::span<float> out) {
+  std::span<float>* y = &out;
+  const int64_t n = static_cast<int64_t>(y->size());
+  for (const PostOps::Step& s : p.steps) {
+    if (s.kind == PostOps::kBias || s.kind == PostOps::kBatchNorm) {
+      std::vector<float> a(channels, 1.0f), b = ArgFloats(ctx, s.arg);
+      if (static_cast<int64_t>(b.size()) != channels) {
+        return InvalidArgument(
+            "Must provide as many biases as the last "
+            "dimension of the input tensor: [{}] vs. {}",
+            b.size(), channels);
+      }
+      if (s.kind == PostOps::kBatchNorm) {
+        const std::vector<float> scale = b, offset = ArgFloats(ctx, s.arg + 1),
+                                 mean = ArgFloats(ctx, s.arg + 2),
+                                 var = ArgFloats(ctx, s.arg + 3);
+        if (static_cast<int64_t>(offset.size()) != channels ||
+            static_cast<int64_t>(mean.size()) != channels ||
+            static_cast<int64_t>(var.size()) != channels) {
+          return InvalidArgument("FusedBatchNorm args must have {} elements",
+                                 channels);
+        }
+        for (int64_t c = 0; c < channels; ++c) {
+          a[c] = scale[c] / std::sqrt(var[c] + p.epsilon);
+          b[c] = offset[c] - mean[c] * a[c];
+        }
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        (*y)[i] = (*y)[i] * a[i % channels] + b[i % channels];
+      }
+    } else if (s.kind == PostOps::kAdd) {
+      const std::vector<float> z = ArgFloats(ctx, s.arg);
+      if (static_cast<int64_t>(z.size()) != n) {
+        return InvalidArgument("Add operand must have {} elements, got {}", n,
+                               z.size());
+      }
+      for (int64_t i = 0; i < n; ++i) (*y)[i] += z[i];
+    } else {
+      for (float& e : out) e = Activate(s.act, e, p.alpha);
+    }
+  }
+  return Status::Ok();
+}
+
+// Float copy of a tensor of any float dtype.
+std::vector<float> Floats(const Tensor& t) {
+  std::vector<float> out;
+  out.reserve(t.NumElements());
+  Dispatch(FloatTypes(), t.dtype(), [&](auto v) {
+    for (auto e : t.flat<decltype(v)>()) out.push_back(Load(e));
+  });
+  return out;
+}
+
+void StoreFloats(const std::vector<float>& v, Tensor* t) {
+  Dispatch(FloatTypes(), t->dtype(), [&](auto e) {
+    using T = decltype(e);
+    auto f = t->flat<T>();
+    for (size_t i = 0; i < v.size(); ++i) f[i] = Store<T>(v[i]);
+  });
+}
+
+class FusedConv2DOp : public OpKernel {
+ public:
+  explicit FusedConv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ReadConv2DAttrs(ctx, &attrs_));
+    DFG_OP_REQUIRES_OK(ctx, ParsePostOps(ctx, &post_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& filter = ctx->input(1);
+    ConvDims d;
+    DFG_OP_REQUIRES_OK(ctx, ComputeConvDims(attrs_, input, filter, &d));
+    DFG_OP_REQUIRES(ctx, attrs_.nhwc,
+                    Unimplemented("_FusedConv2D supports only NHWC on CPU"));
+    const TensorShape shape({d.batch, d.rows.out, d.cols.out, d.out_depth});
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    // Float runs the conv in place; other dtypes through a float copy.
+    if (input.dtype() == tensorflow::DT_FLOAT) {
+      DFG_OP_REQUIRES_OK(
+          ctx, Conv2DCompute(ctx->intra_op_pool(), d, input, filter, out));
+      DFG_OP_REQUIRES_OK(
+          ctx, ApplyPostOps(ctx, post_, d.out_depth, out->flat<float>()));
+      return;
+    }
+    DFG_OP_REQUIRES_OK(
+        ctx, Conv2DCompute(ctx->intra_op_pool(), d, input, filter, out));
+    std::vector<float> y = Floats(*out);
+    DFG_OP_REQUIRES_OK(ctx, ApplyPostOps(ctx, post_, d.out_depth, y));
+    StoreFloats(y, out);
+  }
+
+ private:
+  Conv2DAttrs attrs_;
+  PostOps post_;
+};
+
+class FusedMatMulOp : public OpKernel {
+ public:
+  explicit FusedMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_a", &ta_));
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_b", &tb_));
+    DFG_OP_REQUIRES_OK(ctx, ParsePostOps(ctx, &post_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    DFG_OP_REQUIRES(
+        ctx, a.dims() == 2 && b.dims() == 2,
+        InvalidArgument("In[0] and In[1] must be matrices: {}, {}",
+                        a.shape().DebugString(), b.shape().DebugString()));
+    const int64_t m = a.dim_size(ta_ ? 1 : 0), k = a.dim_size(ta_ ? 0 : 1);
+    const int64_t n = b.dim_size(tb_ ? 0 : 1);
+    DFG_OP_REQUIRES(
+        ctx, k == b.dim_size(tb_ ? 1 : 0),
+        InvalidArgument("Matrix size-incompatible: In[0]: {}, In[1]: {}",
+                        a.shape().DebugString(), b.shape().DebugString()));
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
+    if (m * n == 0) return;
+    std::vector<float> af = Floats(a), bf = Floats(b), y(m * n, 0.0f);
+    if (k > 0) {
+      cblas_sgemm(CblasRowMajor, ta_ ? CblasTrans : CblasNoTrans,
+                  tb_ ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, af.data(),
+                  ta_ ? m : k, bf.data(), tb_ ? k : n, 0.0f, y.data(), n);
+    }
+    DFG_OP_REQUIRES_OK(ctx, ApplyPostOps(ctx, post_, n, y));
+    StoreFloats(y, out);
+  }
+
+ private:
+  bool ta_ = false, tb_ = false;
+  PostOps post_;
+};
+
+}  // namespace
+
+void RegisterFusedKernels(KernelRegistry* r) {
+  r->Register<FusedConv2DOp>(
+      "_FusedConv2D", {TypeConstraint("T", TypeList<float, double, Half>())});
+  r->Register<FusedMatMulOp>("_FusedMatMul",
+                             {TypeConstraint("T", FloatTypes())});
+}
+
+}  // namespace dfg

@@ -1,0 +1,407 @@
+// Index-mapping array kernels: Pad, PadV2, MirrorPad, Slice, StridedSlice
+// (all masks), Tile, ReverseV2, BroadcastTo. Each computes, per output dim,
+// which input index every output position reads, then runs MapCopy.
+#include <algorithm>
+
+#include "lib/kernels/array_util.h"
+
+namespace dfg {
+namespace {
+
+using Maps = std::vector<std::vector<int64_t>>;
+
+std::vector<int64_t> Dims(const TensorShape& s) {
+  return {s.dim_sizes().begin(), s.dim_sizes().end()};
+}
+
+// Allocates output 0 with `shape` and fills it from input 0 through `maps`;
+// `fill` points at one element of the input's dtype (null: zero).
+void EmitMapped(OpKernelContext* ctx, const TensorShape& shape,
+                const Maps& maps, const void* fill) {
+  const Tensor& in = ctx->input(0);
+  Tensor* out = nullptr;
+  DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+  if (out->NumElements() == 0) return;
+  VisitCopyType(in.dtype(), [&](auto v) {
+    using C = decltype(v);
+    const C zero{};
+    MapCopy(ctx->intra_op_pool(), static_cast<const C*>(in.data()),
+            Dims(in.shape()), maps, static_cast<C*>(out->data()),
+            fill ? *static_cast<const C*>(fill) : zero);
+  });
+}
+
+enum class PadMode { kConstant, kReflect, kSymmetric };
+
+template <PadMode kMode>
+class PadOp : public OpKernel {
+ public:
+  explicit PadOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    if constexpr (kMode != PadMode::kConstant) {
+      std::string mode;
+      DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("mode", &mode));
+      DFG_OP_REQUIRES(ctx, mode == "REFLECT" || mode == "SYMMETRIC",
+                      InvalidArgument("mode must be either REFLECT or "
+                                      "SYMMETRIC."));
+      offset_ = mode == "REFLECT" ? 1 : 0;
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    const Tensor& pads = ctx->input(1);
+    const int rank = in.dims();
+    DFG_OP_REQUIRES(ctx, pads.dims() == 2 && pads.dim_size(1) == 2,
+                    InvalidArgument("paddings must be a matrix with 2 "
+                                    "columns: {}",
+                                    pads.shape().DebugString()));
+    DFG_OP_REQUIRES(
+        ctx, pads.dim_size(0) == rank,
+        InvalidArgument("The first dimension of paddings must be the rank "
+                        "of inputs{}, {}",
+                        pads.shape().DebugString(), in.shape().DebugString()));
+    const void* fill = nullptr;
+    if (ctx->num_inputs() == 3) {
+      const Tensor& cv = ctx->input(2);
+      DFG_OP_REQUIRES(ctx, cv.NumElements() == 1 && cv.dims() == 0,
+                      InvalidArgument("constant_values must be a scalar. "
+                                      "Got: {}",
+                                      cv.shape().DebugString()));
+      fill = cv.data();
+    }
+    const std::vector<int64_t> p = IntValues(pads);
+    TensorShape shape;
+    Maps maps(rank);
+    for (int d = 0; d < rank; ++d) {
+      const int64_t before = p[2 * d], after = p[2 * d + 1];
+      const int64_t n = in.dim_size(d);
+      DFG_OP_REQUIRES(ctx, before >= 0 && after >= 0,
+                      InvalidArgument("Paddings must be non-negative: {} {}",
+                                      before, after));
+      if constexpr (kMode != PadMode::kConstant) {
+        DFG_OP_REQUIRES(
+            ctx, before <= n - offset_ && after <= n - offset_,
+            InvalidArgument("paddings must be less than the dimension size: "
+                            "{}, {} not less than {}",
+                            before, after, n - offset_));
+      }
+      shape.AddDim(before + n + after);
+      for (int64_t o = 0; o < before + n + after; ++o) {
+        int64_t i = o - before;
+        if constexpr (kMode == PadMode::kConstant) {
+          if (i >= n) i = -1;
+        } else {
+          if (i < 0) i = -i - 1 + offset_;
+          if (i >= n) i = 2 * n - 1 - i - offset_;
+        }
+        maps[d].push_back(i);
+      }
+    }
+    EmitMapped(ctx, shape, maps, fill);
+  }
+
+ private:
+  int64_t offset_ = 0;
+};
+
+class SliceOp : public OpKernel {
+ public:
+  explicit SliceOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    const Tensor& begin_t = ctx->input(1);
+    const Tensor& size_t_ = ctx->input(2);
+    const int rank = in.dims();
+    DFG_OP_REQUIRES(
+        ctx,
+        begin_t.dims() == 1 && size_t_.dims() == 1 &&
+            begin_t.NumElements() == rank && size_t_.NumElements() == rank,
+        InvalidArgument("Expected begin and size arguments to be 1-D tensors "
+                        "of size {}, but got shapes {} and {} instead.",
+                        rank, begin_t.shape().DebugString(),
+                        size_t_.shape().DebugString()));
+    const std::vector<int64_t> b = IntValues(begin_t);
+    const std::vector<int64_t> s = IntValues(size_t_);
+    TensorShape shape;
+    Maps maps(rank);
+    for (int d = 0; d < rank; ++d) {
+      const int64_t n = in.dim_size(d);
+      int64_t size = s[d] == -1 ? n - b[d] : s[d];
+      DFG_OP_REQUIRES(ctx, b[d] >= 0 && b[d] <= n,
+                      InvalidArgument("Expected begin[{}] in [0, {}], but "
+                                      "got {}",
+                                      d, n, b[d]));
+      DFG_OP_REQUIRES(ctx, size >= 0 && size <= n - b[d],
+                      InvalidArgument("Expected size[{}] in [0, {}], but "
+                                      "got {}",
+                                      d, n - b[d], size));
+      shape.AddDim(size);
+      for (int64_t j = 0; j < size; ++j) maps[d].push_back(b[d] + j);
+    }
+    EmitMapped(ctx, shape, maps, nullptr);
+  }
+};
+
+class StridedSliceOp : public OpKernel {
+ public:
+  explicit StridedSliceOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    for (auto [name, field] : {std::pair{"begin_mask", &begin_mask_},
+                               {"end_mask", &end_mask_},
+                               {"ellipsis_mask", &ellipsis_mask_},
+                               {"new_axis_mask", &new_mask_},
+                               {"shrink_axis_mask", &shrink_mask_}}) {
+      DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr(name, field));
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override;
+
+ private:
+  struct Dense {
+    std::vector<int64_t> begin, end, stride;
+    std::vector<bool> begin_masked, end_masked, shrink;
+    std::vector<int64_t> final_gather;  // dense dim, or kNewAxis/kShrink
+  };
+  static constexpr int64_t kNewAxis = -1, kShrink = -2;
+  Status BuildDense(const Tensor& in, const std::vector<int64_t>& b,
+                    const std::vector<int64_t>& e,
+                    const std::vector<int64_t>& s, Dense* dense) const;
+
+  int32_t begin_mask_ = 0, end_mask_ = 0, ellipsis_mask_ = 0, new_mask_ = 0,
+          shrink_mask_ = 0;
+};
+
+// Expands the ellipsis (an implicit one at the end when absent) into full
+// ranges, so that there is one entry per input dim.
+Status StridedSliceOp::BuildDense(const Tensor& in,
+                                  const std::vector<int64_t>& b,
+                                  const std::vector<int64_t>& e,
+                                  const std::vector<int64_t>& s,
+                                  Dense* dense) const {
+  int sparse_dims = static_cast<int>(b.size());
+  int64_t ellipsis = ellipsis_mask_;
+  if ((ellipsis & (ellipsis - 1)) != 0) {
+    return InvalidArgument("Multiple ellipses in slice spec not allowed");
+  }
+  if (ellipsis == 0) {
+    ellipsis = int64_t{1} << sparse_dims;
+    ++sparse_dims;
+  }
+  const int rank = in.dims();
+  dense->begin.assign(rank, 0);
+  dense->end.assign(rank, 0);
+  dense->stride.assign(rank, 1);
+  dense->begin_masked.assign(rank, false);
+  dense->end_masked.assign(rank, false);
+  dense->shrink.assign(rank, false);
+  int new_after_ellipsis = 0;
+  bool seen = false;
+  for (int i = 0; i < sparse_dims; ++i) {
+    if (seen && ((new_mask_ >> i) & 1)) ++new_after_ellipsis;
+    if ((ellipsis >> i) & 1) seen = true;
+  }
+  int full = 0;
+  for (int i = 0; i < sparse_dims; ++i) {
+    const int64_t bit = int64_t{1} << i;
+    if (ellipsis & bit) {
+      const int next =
+          std::min(rank - (sparse_dims - i) + 1 + new_after_ellipsis, rank);
+      for (; full < next; ++full) {
+        dense->begin_masked[full] = dense->end_masked[full] = true;
+        dense->final_gather.push_back(full);
+      }
+    } else if (new_mask_ & bit) {
+      dense->final_gather.push_back(kNewAxis);
+    } else {
+      if (full == rank) {
+        return InvalidArgument(
+            "Index out of range using input dim {}; input has only {} dims",
+            full, rank);
+      }
+      dense->begin[full] = b[i];
+      dense->end[full] = e[i];
+      dense->stride[full] = s[i];
+      dense->begin_masked[full] = (begin_mask_ & bit) != 0;
+      dense->end_masked[full] = (end_mask_ & bit) != 0;
+      if (shrink_mask_ & bit) {
+        dense->shrink[full] = true;
+        dense->final_gather.push_back(kShrink);
+      } else {
+        dense->final_gather.push_back(full);
+      }
+      ++full;
+    }
+  }
+  return Status::Ok();
+}
+
+void StridedSliceOp::Compute(OpKernelContext* ctx) {
+  const Tensor& in = ctx->input(0);
+  const Tensor& bt = ctx->input(1);
+  const Tensor& et = ctx->input(2);
+  const Tensor& st = ctx->input(3);
+  DFG_OP_REQUIRES(
+      ctx,
+      bt.dims() == 1 && et.dims() == 1 && st.dims() == 1 &&
+          bt.NumElements() == et.NumElements() &&
+          bt.NumElements() == st.NumElements(),
+      InvalidArgument("Expected begin, end, and strides to be 1D equal size "
+                      "tensors, but got shapes {}, {}, and {} instead.",
+                      bt.shape().DebugString(), et.shape().DebugString(),
+                      st.shape().DebugString()));
+  DFG_OP_REQUIRES(ctx, bt.NumElements() <= 32,
+                  InvalidArgument("Too many dimensions in slice spec: {}",
+                                  bt.NumElements()));
+  Dense dense;
+  DFG_OP_REQUIRES_OK(
+      ctx, BuildDense(in, IntValues(bt), IntValues(et), IntValues(st), &dense));
+  const int rank = in.dims();
+  Maps maps(rank);
+  std::vector<int64_t> sizes(rank);
+  for (int i = 0; i < rank; ++i) {
+    const int64_t n = in.dim_size(i), stride = dense.stride[i];
+    int64_t begin = dense.begin[i], end = dense.end[i];
+    DFG_OP_REQUIRES(ctx, stride != 0,
+                    InvalidArgument("strides[{}] must be non-zero", i));
+    const int64_t lo = stride > 0 ? 0 : -1, hi = stride > 0 ? n : n - 1;
+    auto canonical = [&](int64_t x, bool masked, bool is_end) {
+      if (masked) return (stride > 0) != is_end ? lo : hi;
+      const int64_t fwd = x < 0 ? n + x : x;
+      return std::clamp(fwd, lo, hi);
+    };
+    if (dense.shrink[i]) {
+      const int64_t fwd = begin < 0 ? n + begin : begin;
+      DFG_OP_REQUIRES(ctx, fwd >= 0 && fwd < n,
+                      InvalidArgument("slice index {} of dimension {} out of "
+                                      "bounds.",
+                                      begin, i));
+      begin = fwd;
+      end = fwd + 1;
+    } else {
+      begin = canonical(begin, dense.begin_masked[i], false);
+      end = canonical(end, dense.end_masked[i], true);
+    }
+    const int64_t len = end - begin;
+    int64_t size = 0;
+    if (len != 0 && (len < 0) == (stride < 0)) {
+      size = len / stride + (len % stride != 0 ? 1 : 0);
+    }
+    sizes[i] = size;
+    for (int64_t j = 0; j < size; ++j) maps[i].push_back(begin + j * stride);
+  }
+  TensorShape shape;
+  for (int64_t g : dense.final_gather) {
+    if (g == kNewAxis) {
+      shape.AddDim(1);
+    } else if (g >= 0) {
+      shape.AddDim(sizes[g]);
+    }
+  }
+  EmitMapped(ctx, shape, maps, nullptr);
+}
+
+class TileOp : public OpKernel {
+ public:
+  explicit TileOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    const Tensor& mt = ctx->input(1);
+    DFG_OP_REQUIRES(ctx, mt.dims() == 1 && mt.NumElements() == in.dims(),
+                    InvalidArgument("Expected multiples argument to be a "
+                                    "vector of length {} but got length {}",
+                                    in.dims(), mt.dim_size(0)));
+    const std::vector<int64_t> m = IntValues(mt);
+    TensorShape shape;
+    Maps maps(in.dims());
+    for (int d = 0; d < in.dims(); ++d) {
+      DFG_OP_REQUIRES(
+          ctx, m[d] >= 0,
+          InvalidArgument("Expected multiples[{}] >= 0, but got {}", d, m[d]));
+      const int64_t n = in.dim_size(d);
+      shape.AddDim(n * m[d]);
+      for (int64_t j = 0; j < n * m[d]; ++j) maps[d].push_back(j % n);
+    }
+    EmitMapped(ctx, shape, maps, nullptr);
+  }
+};
+
+class ReverseV2Op : public OpKernel {
+ public:
+  explicit ReverseV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    const int rank = in.dims();
+    std::vector<bool> rev(rank, false);
+    const std::vector<int64_t> axes = IntValues(ctx->input(1));
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const int64_t a = axes[i];
+      DFG_OP_REQUIRES(ctx, a >= -rank && a < rank,
+                      InvalidArgument("'axis'[{}] = {} is out of valid range "
+                                      "[{}, {}",
+                                      i, a, -rank, rank - 1));
+      const int64_t k = a < 0 ? a + rank : a;
+      DFG_OP_REQUIRES(ctx, !rev[k],
+                      InvalidArgument("axis {} specified more than once.", k));
+      rev[k] = true;
+    }
+    Maps maps(rank);
+    for (int d = 0; d < rank; ++d) {
+      const int64_t n = in.dim_size(d);
+      for (int64_t j = 0; j < n; ++j) maps[d].push_back(rev[d] ? n - 1 - j : j);
+    }
+    EmitMapped(ctx, in.shape(), maps, nullptr);
+  }
+};
+
+class BroadcastToOp : public OpKernel {
+ public:
+  explicit BroadcastToOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    const std::vector<int64_t> dims = IntValues(ctx->input(1));
+    const int rank = static_cast<int>(dims.size());
+    DFG_OP_REQUIRES(ctx, TensorShape::IsValid(dims),
+                    InvalidArgument("Invalid shape {}", VectorString(dims)));
+    const TensorShape out_shape{std::span<const int64_t>(dims)};
+    DFG_OP_REQUIRES(ctx, in.dims() <= rank,
+                    InvalidArgument("Rank of input ({}) must be no greater "
+                                    "than rank of output shape ({}).",
+                                    in.dims(), rank));
+    // The input seen with leading 1s up to the output rank.
+    std::vector<int64_t> in_dims(rank - in.dims(), 1);
+    for (int64_t d : in.shape().dim_sizes()) in_dims.push_back(d);
+    Maps maps(rank);
+    for (int d = 0; d < rank; ++d) {
+      DFG_OP_REQUIRES(
+          ctx, in_dims[d] == dims[d] || in_dims[d] == 1,
+          InvalidArgument("Incompatible shapes: {} vs. {}",
+                          in.shape().DebugString(), out_shape.DebugString()));
+      for (int64_t j = 0; j < dims[d]; ++j) {
+        maps[d].push_back(in_dims[d] == 1 ? 0 : j);
+      }
+    }
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return;
+    VisitCopyType(in.dtype(), [&](auto v) {
+      using C = decltype(v);
+      MapCopy(ctx->intra_op_pool(), static_cast<const C*>(in.data()), in_dims,
+              maps, static_cast<C*>(out->data()), C{});
+    });
+  }
+};
+
+}  // namespace
+
+void RegisterSliceKernels(KernelRegistry* r) {
+  r->Register<PadOp<PadMode::kConstant>>("Pad");
+  r->Register<PadOp<PadMode::kConstant>>("PadV2");
+  r->Register<PadOp<PadMode::kReflect>>("MirrorPad");
+  r->Register<SliceOp>("Slice");
+  r->Register<StridedSliceOp>("StridedSlice");
+  r->Register<TileOp>("Tile");
+  r->Register<ReverseV2Op>("ReverseV2");
+  r->Register<BroadcastToOp>("BroadcastTo");
+}
+
+}  // namespace dfg
