@@ -60,6 +60,51 @@ const char* ShapeOf(Role role) {
   return "box";
 }
 
+// cgraph's default ID discipline uses the address of a name's shared string
+// as its id, and subgraphs are written in id order: pointer order. This one
+// numbers names in creation order (even ids; anonymous objects get odd ones,
+// as in the default), so clusters come out in the order they were made.
+struct SequentialIds {
+  std::unordered_map<std::string, IDTYPE> ids;
+  std::vector<const std::string*> names;  // names[id / 2 - 1]
+  IDTYPE next_anonymous = 1;
+};
+
+void* IdOpen(Agraph_t*, Agdisc_t*) { return new SequentialIds; }
+
+long IdMap(void* state, int, char* name, IDTYPE* id, int create) {
+  auto* ids = static_cast<SequentialIds*>(state);
+  if (name == nullptr) {
+    *id = ids->next_anonymous;
+    ids->next_anonymous += 2;
+    return 1;
+  }
+  auto it = ids->ids.find(name);
+  if (it == ids->ids.end()) {
+    if (!create) return 0;
+    it = ids->ids.emplace(name, 2 * (ids->names.size() + 1)).first;
+    ids->names.push_back(&it->first);
+  }
+  *id = it->second;
+  return 1;
+}
+
+long IdAlloc(void*, int, IDTYPE) { return 0; }
+void IdFree(void*, int, IDTYPE) {}
+
+char* IdPrint(void* state, int, IDTYPE id) {
+  auto* ids = static_cast<SequentialIds*>(state);
+  if (id % 2 != 0 || id == 0 || id / 2 > ids->names.size()) return nullptr;
+  return Mutable(*ids->names[id / 2 - 1]);
+}
+
+void IdClose(void* state) { delete static_cast<SequentialIds*>(state); }
+void IdRegister(void*, int, void*) {}
+
+Agiddisc_t kSequentialIdDisc = {IdOpen, IdMap,   IdAlloc,   IdFree,
+                                IdPrint, IdClose, IdRegister};
+Agdisc_t kDisc = {&AgMemDisc, &kSequentialIdDisc, &AgIoDisc};
+
 std::string_view Parent(std::string_view name) {
   size_t slash = name.rfind('/');
   return slash == std::string_view::npos ? std::string_view() : name.substr(0, slash);
@@ -72,7 +117,7 @@ class Writer {
 
   Agraph_t* Build() {
     Agdesc_t desc = Agdirected;
-    graph_ = agopen(Mutable("G"), desc, nullptr);
+    graph_ = agopen(Mutable("G"), desc, &kDisc);
     if (graph_ == nullptr) return nullptr;
     DeclareAttributes();
     if (options_.clusters == ClusterBy::kScope) PlanScopes();

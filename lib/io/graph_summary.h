@@ -4,8 +4,8 @@
 // devices, library functions, ops dfg does not know, and for SavedModels and
 // MetaGraphDefs their tags and signatures.
 //
-// Computed from the GraphDef directly with hash maps (no Graph is built), so
-// a graph of a million nodes takes well under a second.
+// Computed from the GraphDef directly with hash maps (no Graph is built); a
+// binary graph of a million nodes takes about a second from its bytes.
 #ifndef DFG_LIB_IO_GRAPH_SUMMARY_H_
 #define DFG_LIB_IO_GRAPH_SUMMARY_H_
 
@@ -89,8 +89,10 @@ struct GraphSummary {
 
 GraphSummary SummarizeGraph(const LoadedGraph& loaded, std::string_view source);
 
-// Parses and summarizes in one go with the graph in a protobuf Arena: no
-// malloc and free per node, which for a million nodes is most of the time.
+// Parses and summarizes in one go, the path `dfg info` takes. A binary
+// GraphDef is checked node by node and never built (its summary views the
+// bytes); other forms are parsed into a protobuf Arena. Either way there is
+// no malloc and free per node, which for a million nodes is most of the time.
 // Errors as ParseGraph / ReadGraph.
 StatusOr<GraphSummary> SummarizeGraphBytes(std::string_view bytes,
                                            std::string_view display_name,

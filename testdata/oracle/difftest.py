@@ -164,11 +164,16 @@ def run_dfg(args, case, directory):
         cmd += ["--feed", f"{name}={path}"]
     for fetch in case.fetches:
         cmd += ["--fetch", fetch]
+    if case.graph is not None and not case.dfg_args:
+        # Tiny one-op graphs: thread pools would cost more than the op.
+        cmd += ["--threads", "1", "--intra-threads", "1"]
     cmd += case.dfg_args
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
         return dict(res, status="error", message="dfg run timed out after 120 s")
+    except OSError as e:
+        return dict(res, status="error", message=f"cannot run dfg: {e}")
     if r.returncode != 0:
         m = NO_KERNEL.search(r.stderr)
         if m and "<no registered kernels>" in r.stderr:
