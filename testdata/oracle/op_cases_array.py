@@ -1,8 +1,8 @@
 """Per-op cases for array_ops: casts, shapes, joins, slices, gathers, fills."""
 import numpy as np
 
-from graphs import Shape
-from cases import Graph, Type, make, numpy_case, rand, rng_for, shape_text, short
+from cases import make, numpy_case, rand, rng_for, shape_text, short
+from graphs import Graph, Shape, Type
 
 X_SHAPE = (2, 3, 4)
 

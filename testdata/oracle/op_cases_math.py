@@ -6,7 +6,8 @@ int64/float64, attribute values); attribute-like inputs (axes) are Consts.
 """
 import numpy as np
 
-from cases import Graph, Type, make, numpy_case, rand, rng_for, shape_text, short
+from cases import make, numpy_case, rand, rng_for, shape_text, short
+from graphs import Graph, Type
 
 F = ["float32"]
 FD = ["float32", "float64"]

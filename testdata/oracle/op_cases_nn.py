@@ -1,7 +1,8 @@
 """Per-op cases for nn_ops and image ops."""
 import numpy as np
 
-from cases import Case, Graph, Type, make, numpy_case, rand, rng_for, shape_text
+from cases import Case, make, numpy_case, rand, rng_for, shape_text
+from graphs import Graph, Type
 
 F32 = Type("float32")
 TOL = {"rtol": 1e-4, "atol": 1e-5}
