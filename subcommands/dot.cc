@@ -1,14 +1,15 @@
 // dfg dot: a GraphDef as a picture (DOT text, or SVG/PNG/PDF through
 // Graphviz), with clusters, folding of big graphs and a focus on one node.
-#include <CLI/CLI.hpp>
+#include "lib/dot/dot.h"
+
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <optional>
 #include <ostream>
 
 #include "lib/base/strings.h"
-#include "lib/dot/dot.h"
 #include "subcommands/subcommands.h"
 
 namespace dfg {
@@ -73,8 +74,8 @@ int RunDot(Context& ctx, const DotFlags& flags) {
   for (const std::string& note : report.notes) {
     *ctx.io.err << "dfg dot: note: " << note << "\n";
   }
-  Status written =
-      WriteOutput(ctx, flags.output, *picture, IsBinaryDotFormat(options.format));
+  Status written = WriteOutput(ctx, flags.output, *picture,
+                               IsBinaryDotFormat(options.format));
   if (!written.ok()) return ctx.Error(written);
   return kExitOk;
 }
@@ -83,9 +84,10 @@ int RunDot(Context& ctx, const DotFlags& flags) {
 
 void RegisterDot(CLI::App& app, Context& ctx) {
   auto flags = std::make_shared<DotFlags>();
-  CLI::App* sub = AddSubcommand(
-      app, ctx, "dot", "Draw a graph: DOT text, or SVG/PNG/PDF through Graphviz",
-      [flags](Context& c) { return RunDot(c, *flags); });
+  CLI::App* sub =
+      AddSubcommand(app, ctx, "dot",
+                    "Draw a graph: DOT text, or SVG/PNG/PDF through Graphviz",
+                    [flags](Context& c) { return RunDot(c, *flags); });
   AddInputFlags(sub, &flags->input);
   sub->add_option("-o,--output", flags->output.output,
                   "output file; absent or - writes stdout");

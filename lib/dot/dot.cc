@@ -91,7 +91,8 @@ StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
   std::string result;
   Status status;
   if (gvLayout(gvc, graph, "dot") != 0) {
-    status = Internal("graphviz layout failed: {}", errors.Text("no reason given"));
+    status =
+        Internal("graphviz layout failed: {}", errors.Text("no reason given"));
   } else {
     char* data = nullptr;
     unsigned int length = 0;
@@ -119,7 +120,8 @@ Status CheckOptions(const DotOptions& options) {
                            options.max_nodes);
   }
   if (options.radius < 0) {
-    return InvalidArgument("--radius: must be 0 or more, not {}", options.radius);
+    return InvalidArgument("--radius: must be 0 or more, not {}",
+                           options.radius);
   }
   return Status::Ok();
 }
@@ -143,11 +145,13 @@ StatusOr<DotView> MakeDotView(const DotModel& model, const DotOptions& options,
     DFG_ASSIGN_OR_RETURN(
         visible, dot_internal::FocusMask(model, options.focus, options.radius));
   }
-  int visible_count = static_cast<int>(std::count(visible.begin(), visible.end(), true));
+  int visible_count =
+      static_cast<int>(std::count(visible.begin(), visible.end(), true));
   FoldOptions fold{options.collapse_depth, split_by_device};
-  if (fold.depth < 0 && options.max_nodes > 0 && visible_count > options.max_nodes) {
-    fold.depth = dot_internal::ChooseFoldDepth(model, visible, options.max_nodes,
-                                               split_by_device);
+  if (fold.depth < 0 && options.max_nodes > 0 &&
+      visible_count > options.max_nodes) {
+    fold.depth = dot_internal::ChooseFoldDepth(
+        model, visible, options.max_nodes, split_by_device);
     report.auto_fold_depth = fold.depth;
   }
   DotView view = dot_internal::MakeView(model, visible, fold);
@@ -172,8 +176,8 @@ StatusOr<DotView> MakeDotView(const DotModel& model, const DotOptions& options,
 // only on small pictures (dot turns each label into a node and doubles the
 // ranks; big pictures get them as SVG tooltips), a budget of virtual nodes
 // for long edges, and capped network simplex/crossing iterations.
-constexpr int kEdgeLabelLimit = 300;     // drawn nodes
-constexpr int kFastLayoutLimit = 300;    // drawn nodes
+constexpr int kEdgeLabelLimit = 300;      // drawn nodes
+constexpr int kFastLayoutLimit = 300;     // drawn nodes
 constexpr int kVirtualNodeBudget = 3000;  // halved when edges carry labels
 constexpr int kMinCutSpan = 4;            // ranks
 
@@ -185,9 +189,10 @@ void PlanLayout(DotView& view, dot_internal::WriterOptions& writer,
   int budget = writer.edge_labels ? kVirtualNodeBudget / 2 : kVirtualNodeBudget;
   int cut = dot_internal::CutLongEdges(view, budget, kMinCutSpan);
   if (cut > 0) {
-    report.notes.push_back(fmt::format(
-        "{} long edges end at a copy of their source's name beside the consumer",
-        cut));
+    report.notes.push_back(
+        fmt::format("{} long edges end at a copy of their source's name beside "
+                    "the consumer",
+                    cut));
   }
   if (!writer.edge_labels) {
     report.notes.push_back(fmt::format(
@@ -195,9 +200,10 @@ void PlanLayout(DotView& view, dot_internal::WriterOptions& writer,
   }
 }
 
-StatusOr<std::string> Draw(const std::vector<const tensorflow::GraphDef*>& graphs,
-                           std::vector<std::string> partitions,
-                           const DotOptions& options, DotReport* report) {
+StatusOr<std::string> Draw(
+    const std::vector<const tensorflow::GraphDef*>& graphs,
+    std::vector<std::string> partitions, const DotOptions& options,
+    DotReport* report) {
   DFG_RETURN_IF_ERROR(CheckOptions(options));
   DotReport local_report;
   DotReport& r = report != nullptr ? *report : local_report;
@@ -206,10 +212,12 @@ StatusOr<std::string> Draw(const std::vector<const tensorflow::GraphDef*>& graph
   DotModel model = dot_internal::BuildModel(graphs);
   model.partitions = std::move(partitions);
   for (const auto* g : graphs) r.graph_nodes += g->node_size();
-  dot_internal::ClusterBy clusters = ResolveClusters(model, options, by_partition);
+  dot_internal::ClusterBy clusters =
+      ResolveClusters(model, options, by_partition);
   DFG_ASSIGN_OR_RETURN(
       DotView view,
-      MakeDotView(model, options, clusters == dot_internal::ClusterBy::kDevice, r));
+      MakeDotView(model, options, clusters == dot_internal::ClusterBy::kDevice,
+                  r));
   GraphvizErrors errors;
   dot_internal::WriterOptions writer_options;
   writer_options.clusters = clusters;

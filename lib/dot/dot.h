@@ -69,8 +69,8 @@ struct DotOptions {
 
 // What the drawing did by itself, for the caller to tell the user.
 struct DotReport {
-  int graph_nodes = 0;  // nodes in the input (all partitions)
-  int drawn_nodes = 0;  // nodes in the picture (after focus and folding)
+  int graph_nodes = 0;       // nodes in the input (all partitions)
+  int drawn_nodes = 0;       // nodes in the picture (after focus and folding)
   int auto_fold_depth = -1;  // depth chosen because of max_nodes, or -1
   std::vector<std::string> notes;  // one line each, e.g. what was folded
 };

@@ -31,8 +31,8 @@ GraphDef LayeredGraph(int nodes) {
   (*input->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
   std::string previous = "input";
   for (int unit = 0; graph.node_size() + 10 <= nodes; ++unit) {
-    std::string scope =
-        "block_" + std::to_string(unit / 10) + "/unit_" + std::to_string(unit % 10) + "/";
+    std::string scope = "block_" + std::to_string(unit / 10) + "/unit_" +
+                        std::to_string(unit % 10) + "/";
     NodeDef* w = AddNode(graph, scope + "w", "Const", {});
     w->mutable_attr()->erase("T");
     (*w->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
@@ -40,7 +40,8 @@ GraphDef LayeredGraph(int nodes) {
     b->mutable_attr()->erase("T");
     (*b->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
     AddNode(graph, scope + "MatMul", "MatMul", {previous, scope + "w"});
-    AddNode(graph, scope + "BiasAdd", "BiasAdd", {scope + "MatMul", scope + "b"});
+    AddNode(graph, scope + "BiasAdd", "BiasAdd",
+            {scope + "MatMul", scope + "b"});
     AddNode(graph, scope + "Relu", "Relu", {scope + "BiasAdd"});
     AddNode(graph, scope + "Sigmoid", "Sigmoid", {scope + "BiasAdd"});
     AddNode(graph, scope + "Mul", "Mul", {scope + "Relu", scope + "Sigmoid"});
@@ -62,7 +63,10 @@ void BM_GraphToDotDefaultFold(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * graph.node_size());
 }
-BENCHMARK(BM_GraphToDotDefaultFold)->Arg(5000)->Arg(50000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GraphToDotDefaultFold)
+    ->Arg(5000)
+    ->Arg(50000)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_GraphToDotUnfolded(benchmark::State& state) {
   GraphDef graph = LayeredGraph(static_cast<int>(state.range(0)));
@@ -74,7 +78,10 @@ void BM_GraphToDotUnfolded(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * graph.node_size());
 }
-BENCHMARK(BM_GraphToDotUnfolded)->Arg(5000)->Arg(50000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GraphToDotUnfolded)
+    ->Arg(5000)
+    ->Arg(50000)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_GraphToDotFocus(benchmark::State& state) {
   GraphDef graph = LayeredGraph(50000);

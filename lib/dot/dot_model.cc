@@ -83,7 +83,8 @@ void LinkSendRecv(DotModel& m) {
     if (n.def == nullptr || !IsRecv(n.op)) continue;
     auto it = sends.find(key(*n.def));
     if (it != sends.end()) {
-      m.edges.push_back({it->second, static_cast<int>(i), 0, EdgeKind::kSendRecv});
+      m.edges.push_back(
+          {it->second, static_cast<int>(i), 0, EdgeKind::kSendRecv});
     }
   }
 }
@@ -165,19 +166,21 @@ DotModel BuildModel(const std::vector<const GraphDef*>& graphs) {
       if (it != index[d.partition].end()) {
         src = it->second;
       } else {
-        auto [mit, added] = missing.emplace(
-            std::make_pair(d.partition, id.node), static_cast<int>(m.nodes.size()));
+        auto [mit, added] =
+            missing.emplace(std::make_pair(d.partition, id.node),
+                            static_cast<int>(m.nodes.size()));
         if (added) {
           m.missing_names.push_back(std::make_unique<std::string>(id.node));
-          m.nodes.push_back({*m.missing_names.back(), "", "", d.partition, nullptr,
-                             Role::kMissing});
+          m.nodes.push_back({*m.missing_names.back(), "", "", d.partition,
+                             nullptr, Role::kMissing});
         }
         src = mit->second;
       }
       EdgeKind kind = EdgeKind::kData;
       if (id.index < 0) {
         kind = EdgeKind::kControl;
-      } else if (IsOneOf(m.nodes[src].op, {"NextIteration", "RefNextIteration"}) &&
+      } else if (IsOneOf(m.nodes[src].op,
+                         {"NextIteration", "RefNextIteration"}) &&
                  IsOneOf(m.nodes[dst].op, {"Merge", "RefMerge"})) {
         kind = EdgeKind::kBack;
       }
@@ -189,8 +192,8 @@ DotModel BuildModel(const std::vector<const GraphDef*>& graphs) {
   return m;
 }
 
-StatusOr<std::vector<bool>> FocusMask(const DotModel& model, std::string_view focus,
-                                      int radius) {
+StatusOr<std::vector<bool>> FocusMask(const DotModel& model,
+                                      std::string_view focus, int radius) {
   const int n = static_cast<int>(model.nodes.size());
   std::vector<int> distance(n, -1);
   std::deque<int> queue;
@@ -251,7 +254,8 @@ int ChooseFoldDepth(const DotModel& model, const std::vector<bool>& visible,
                     int max_nodes, bool split_by_device) {
   int max_depth = 1;
   for (const ModelNode& n : model.nodes) {
-    int depth = 1 + static_cast<int>(std::count(n.name.begin(), n.name.end(), '/'));
+    int depth =
+        1 + static_cast<int>(std::count(n.name.begin(), n.name.end(), '/'));
     max_depth = std::max(max_depth, depth);
   }
   // The count grows with the depth: search from the deepest fold that folds.
@@ -298,7 +302,8 @@ DotView MakeView(const DotModel& model, const std::vector<bool>& visible,
   using EdgeKey = std::array<int64_t, 4>;
   std::unordered_map<EdgeKey, int, IntsHash<4>> edge_index;
   std::unordered_set<std::array<int64_t, 3>, IntsHash<3>> tensors;
-  std::unordered_set<std::array<int64_t, 2>, IntsHash<2>> joined;  // non-control
+  std::unordered_set<std::array<int64_t, 2>, IntsHash<2>>
+      joined;  // non-control
   for (int k = 0; k < static_cast<int>(model.edges.size()); ++k) {
     const ModelEdge& e = model.edges[k];
     if (!visible[e.src] || !visible[e.dst]) continue;
@@ -306,7 +311,8 @@ DotView MakeView(const DotModel& model, const std::vector<bool>& visible,
     bool folded = view.nodes[vs].count > 1 || view.nodes[vd].count > 1;
     if (vs == vd && folded) continue;
     EdgeKey key = {vs, vd, static_cast<int>(e.kind), folded ? -2 : e.port};
-    auto [it, added] = edge_index.emplace(key, static_cast<int>(view.edges.size()));
+    auto [it, added] =
+        edge_index.emplace(key, static_cast<int>(view.edges.size()));
     if (added) {
       view.edges.push_back({vs, vd, e.kind, k, 0});
       if (e.kind != EdgeKind::kControl) joined.insert({vs, vd});
@@ -364,8 +370,8 @@ DataType GuessType(const NodeDef& node, int port) {
   }
   for (const char* name : {"T", "dtype"}) {
     attr = node.attr().find(name);
-    if (attr != node.attr().end() && attr->second.value_case() ==
-                                         tensorflow::AttrValue::kType) {
+    if (attr != node.attr().end() &&
+        attr->second.value_case() == tensorflow::AttrValue::kType) {
       return attr->second.type();
     }
   }

@@ -98,11 +98,11 @@ int ChooseFoldDepth(const DotModel& model, const std::vector<bool>& visible,
                     int max_nodes, bool split_by_device);
 
 struct ViewNode {
-  int model_node = -1;     // the model node drawn, or -1 for a folded scope
-  std::string scope;       // kFolded: the scope's name
-  int count = 1;           // model nodes drawn by this one
+  int model_node = -1;  // the model node drawn, or -1 for a folded scope
+  std::string scope;    // kFolded: the scope's name
+  int count = 1;        // model nodes drawn by this one
   int partition = 0;
-  int device_index = -1;   // kFolded: the members' most common device
+  int device_index = -1;  // kFolded: the members' most common device
   // A link: a small stand-in for view node `link_to`, drawn beside `anchor`
   // (see CutLongEdges); model_node/scope/count are copied from the original.
   int link_to = -1;

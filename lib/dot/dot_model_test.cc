@@ -19,14 +19,16 @@ GraphDef Parse(const std::string& text) {
 std::string Render(const DotModel& model, const DotView& view) {
   auto name = [&](int v) {
     const ViewNode& n = view.nodes[v];
-    std::string text = n.model_node >= 0 ? std::string(model.nodes[n.model_node].name)
-                                         : n.scope + "[" + std::to_string(n.count) + "]";
+    std::string text = n.model_node >= 0
+                           ? std::string(model.nodes[n.model_node].name)
+                           : n.scope + "[" + std::to_string(n.count) + "]";
     return n.link_to >= 0 ? "@" + text : text;
   };
   std::string out;
   for (const ViewEdge& e : view.edges) {
     static const char* kKinds[] = {"data", "back", "sendrecv", "control"};
-    out += name(e.src) + "->" + name(e.dst) + "(" + kKinds[static_cast<int>(e.kind)];
+    out += name(e.src) + "->" + name(e.dst) + "(" +
+           kKinds[static_cast<int>(e.kind)];
     if (e.tensors > 1) out += " x" + std::to_string(e.tensors);
     out += ") ";
   }
@@ -34,15 +36,41 @@ std::string Render(const DotModel& model, const DotView& view) {
 }
 
 constexpr const char* kGraph = R"pb(
-  node { name: "in" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-  node { name: "s/a" op: "Neg" input: "in" attr { key: "T" value { type: DT_FLOAT } } }
-  node { name: "s/b" op: "Neg" input: "in" attr { key: "T" value { type: DT_FLOAT } } }
+  node {
+    name: "in"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "s/a"
+    op: "Neg"
+    input: "in"
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "s/b"
+    op: "Neg"
+    input: "in"
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
+  }
   node {
     name: "s/t/c"
     op: "Add"
     input: "s/a"
     input: "s/b"
-    attr { key: "T" value { type: DT_FLOAT } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
   }
   node {
     name: "out"
@@ -50,7 +78,10 @@ constexpr const char* kGraph = R"pb(
     input: "s/a"
     input: "s/t/c"
     input: "^s/b"
-    attr { key: "T" value { type: DT_FLOAT } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
   }
 )pb";
 
@@ -65,7 +96,14 @@ TEST_CASE("FoldKey keeps the first depth components of a name", "[dot]") {
 
 TEST_CASE("roles come from the op and client_terminated", "[dot]") {
   GraphDef g = Parse(R"pb(
-    node { name: "r" op: "_Recv" attr { key: "client_terminated" value { b: true } } }
+    node {
+      name: "r"
+      op: "_Recv"
+      attr {
+        key: "client_terminated"
+        value { b: true }
+      }
+    }
     node { name: "r2" op: "_HostRecv" }
     node { name: "v" op: "VariableV2" }
     node { name: "x" op: "Exit" }
@@ -78,7 +116,8 @@ TEST_CASE("roles come from the op and client_terminated", "[dot]") {
   CHECK(RoleOf(g.node(4)) == Role::kFetch);
 }
 
-TEST_CASE("folding merges parallel edges and drops those inside a scope", "[dot]") {
+TEST_CASE("folding merges parallel edges and drops those inside a scope",
+          "[dot]") {
   GraphDef g = Parse(kGraph);
   DotModel model = BuildModel({&g});
   std::vector<bool> all(model.nodes.size(), true);
@@ -102,7 +141,8 @@ TEST_CASE("the fold depth chosen is the deepest under the limit", "[dot]") {
   CHECK(ChooseFoldDepth(model, all, 1, false) == 1);  // nothing does: 1
 }
 
-TEST_CASE("a focus of radius 1 keeps the node and its direct neighbours", "[dot]") {
+TEST_CASE("a focus of radius 1 keeps the node and its direct neighbours",
+          "[dot]") {
   GraphDef g = Parse(kGraph);
   DotModel model = BuildModel({&g});
   StatusOr<std::vector<bool>> mask = FocusMask(model, "s/b", 1);
@@ -113,14 +153,16 @@ TEST_CASE("a focus of radius 1 keeps the node and its direct neighbours", "[dot]
   CHECK(FocusMask(model, "nope", 1).status().code() == Code::kNotFound);
 }
 
-TEST_CASE("long edges over budget end at a link beside their consumer", "[dot]") {
+TEST_CASE("long edges over budget end at a link beside their consumer",
+          "[dot]") {
   // A chain of 12 with "in" feeding the first and the last node.
   std::string text =
       "node { name: 'in' op: 'Placeholder' }\n"
       "node { name: 'n0' op: 'Neg' input: 'in' }\n";
   for (int i = 1; i < 12; ++i) {
     text += "node { name: 'n" + std::to_string(i) + "' op: 'Neg' input: 'n" +
-            std::to_string(i - 1) + "'" + (i == 11 ? " input: 'in'" : "") + " }\n";
+            std::to_string(i - 1) + "'" + (i == 11 ? " input: 'in'" : "") +
+            " }\n";
   }
   GraphDef g = Parse(text);
   DotModel model = BuildModel({&g});
@@ -136,32 +178,65 @@ TEST_CASE("long edges over budget end at a link beside their consumer", "[dot]")
   CHECK(Render(model, view).find("@in->n11(data)") != std::string::npos);
 }
 
-TEST_CASE("tensor labels give dtype and shape from what the graph says", "[dot]") {
+TEST_CASE("tensor labels give dtype and shape from what the graph says",
+          "[dot]") {
   GraphDef g = Parse(R"pb(
     node {
       name: "p"
       op: "Placeholder"
-      attr { key: "dtype" value { type: DT_INT32 } }
-      attr { key: "shape" value { shape { unknown_rank: true } } }
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+      attr {
+        key: "shape"
+        value { shape { unknown_rank: true } }
+      }
     }
     node {
       name: "c"
       op: "Const"
-      attr { key: "dtype" value { type: DT_FLOAT } }
-      attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} } } }
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape {}
+          }
+        }
+      }
     }
     node {
       name: "u"
       op: "Switch"
       input: "p"
       input: "c"
-      attr { key: "T" value { type: DT_INT32 } }
+      attr {
+        key: "T"
+        value { type: DT_INT32 }
+      }
       attr {
         key: "_output_shapes"
-        value { list { shape { dim { size: -1 } } shape { dim { size: 4 } } } }
+        value {
+          list {
+            shape { dim { size: -1 } }
+            shape { dim { size: 4 } }
+          }
+        }
       }
     }
-    node { name: "custom" op: "NotAnOp" attr { key: "T" value { type: DT_DOUBLE } } }
+    node {
+      name: "custom"
+      op: "NotAnOp"
+      attr {
+        key: "T"
+        value { type: DT_DOUBLE }
+      }
+    }
     node { name: "bare" op: "NotAnOpEither" }
   )pb");
   DotModel model = BuildModel({&g});
@@ -173,30 +248,58 @@ TEST_CASE("tensor labels give dtype and shape from what the graph says", "[dot]"
   CHECK(TensorLabel(model, 4, 0) == "");
 }
 
-TEST_CASE("Send and Recv with the same key are linked, others are not", "[dot]") {
+TEST_CASE("Send and Recv with the same key are linked, others are not",
+          "[dot]") {
   GraphDef a = Parse(R"pb(
     node {
       name: "s"
       op: "_Send"
-      attr { key: "tensor_name" value { s: "t" } }
-      attr { key: "send_device" value { s: "A" } }
-      attr { key: "recv_device" value { s: "B" } }
+      attr {
+        key: "tensor_name"
+        value { s: "t" }
+      }
+      attr {
+        key: "send_device"
+        value { s: "A" }
+      }
+      attr {
+        key: "recv_device"
+        value { s: "B" }
+      }
     }
   )pb");
   GraphDef b = Parse(R"pb(
     node {
       name: "r"
       op: "_Recv"
-      attr { key: "tensor_name" value { s: "t" } }
-      attr { key: "send_device" value { s: "A" } }
-      attr { key: "recv_device" value { s: "B" } }
+      attr {
+        key: "tensor_name"
+        value { s: "t" }
+      }
+      attr {
+        key: "send_device"
+        value { s: "A" }
+      }
+      attr {
+        key: "recv_device"
+        value { s: "B" }
+      }
     }
     node {
       name: "other"
       op: "_Recv"
-      attr { key: "tensor_name" value { s: "t" } }
-      attr { key: "send_device" value { s: "A" } }
-      attr { key: "recv_device" value { s: "C" } }
+      attr {
+        key: "tensor_name"
+        value { s: "t" }
+      }
+      attr {
+        key: "send_device"
+        value { s: "A" }
+      }
+      attr {
+        key: "recv_device"
+        value { s: "C" }
+      }
     }
   )pb");
   DotModel model = BuildModel({&a, &b});

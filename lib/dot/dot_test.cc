@@ -21,29 +21,44 @@ Drawn Draw(const GraphDef& graph, const DotOptions& options = {},
 }
 
 bool HasEdge(const Drawn& drawn, const std::string& edge) {
-  return std::find(drawn.edges.begin(), drawn.edges.end(), edge) != drawn.edges.end();
+  return std::find(drawn.edges.begin(), drawn.edges.end(), edge) !=
+         drawn.edges.end();
 }
 
 constexpr const char* kSmall = R"pb(
   node {
     name: "x"
     op: "Placeholder"
-    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
     attr {
       key: "shape"
-      value { shape { dim { size: -1 } dim { size: 3 } } }
+      value {
+        shape {
+          dim { size: -1 }
+          dim { size: 3 }
+        }
+      }
     }
   }
   node {
     name: "w"
     op: "Const"
-    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
     attr {
       key: "value"
       value {
         tensor {
           dtype: DT_FLOAT
-          tensor_shape { dim { size: 3 } dim { size: 2 } }
+          tensor_shape {
+            dim { size: 3 }
+            dim { size: 2 }
+          }
         }
       }
     }
@@ -55,21 +70,33 @@ constexpr const char* kSmall = R"pb(
     input: "x"
     input: "w"
     input: "^init"
-    attr { key: "T" value { type: DT_FLOAT } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
   }
   node {
     name: "split"
     op: "Split"
     input: "w"
     input: "dense/MatMul"
-    attr { key: "T" value { type: DT_FLOAT } }
-    attr { key: "num_split" value { i: 2 } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "num_split"
+      value { i: 2 }
+    }
   }
   node {
     name: "Identity_1"
     op: "Identity"
     input: "split:1"
-    attr { key: "T" value { type: DT_FLOAT } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
   }
 )pb";
 
@@ -115,20 +142,36 @@ TEST_CASE("the drawing is the same every time, also after rendering", "[dot]") {
 TEST_CASE("a NextIteration feeding a Merge does not constrain the ranking",
           "[dot]") {
   Drawn drawn = Draw(ParseGraph(R"pb(
-    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } }
+    node {
+      name: "c"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+    }
     node {
       name: "merge"
       op: "Merge"
       input: "c"
       input: "next"
-      attr { key: "T" value { type: DT_INT32 } }
-      attr { key: "N" value { i: 2 } }
+      attr {
+        key: "T"
+        value { type: DT_INT32 }
+      }
+      attr {
+        key: "N"
+        value { i: 2 }
+      }
     }
     node {
       name: "next"
       op: "NextIteration"
       input: "merge"
-      attr { key: "T" value { type: DT_INT32 } }
+      attr {
+        key: "T"
+        value { type: DT_INT32 }
+      }
     }
   )pb"));
   CHECK(HasEdge(drawn, "next -> merge [constraint=false, label=int32]"));
@@ -141,14 +184,20 @@ constexpr const char* kPlaced = R"pb(
     name: "a"
     op: "Const"
     device: "/job:localhost/replica:0/task:0/device:GPU:0"
-    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
   }
   node {
     name: "b"
     op: "Neg"
     input: "a"
     device: "/job:localhost/replica:0/task:0/device:CPU:0"
-    attr { key: "T" value { type: DT_FLOAT } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
   }
   node { name: "c" op: "NoOp" input: "^b" }
 )pb";
@@ -220,8 +269,9 @@ TEST_CASE("--collapse folds scopes below the depth into one node with a count",
   CHECK(drawn.nodes.count("block/b") == 1);
 }
 
-TEST_CASE("above max_nodes the deepest fold under the limit is chosen and reported",
-          "[dot]") {
+TEST_CASE(
+    "above max_nodes the deepest fold under the limit is chosen and reported",
+    "[dot]") {
   DotOptions options;
   options.max_nodes = 4;
   DotReport report;
@@ -250,7 +300,8 @@ TEST_CASE("--focus draws the nodes within the radius, over edges both ways",
   CHECK(names == std::set<std::string>{"block/a/x", "block/a/y", "block/b"});
 }
 
-TEST_CASE("--focus on an unknown node is NotFound with the nearest name", "[dot]") {
+TEST_CASE("--focus on an unknown node is NotFound with the nearest name",
+          "[dot]") {
   DotOptions options;
   options.focus = "block/a/z";
   StatusOr<std::string> dot = GraphToDot(ParseGraph(kScopes), options);
@@ -271,7 +322,8 @@ TEST_CASE("bad options are InvalidArgument", "[dot]") {
         Code::kInvalidArgument);
 }
 
-TEST_CASE("an input naming no node is drawn as a dashed missing node", "[dot]") {
+TEST_CASE("an input naming no node is drawn as a dashed missing node",
+          "[dot]") {
   Drawn drawn = Draw(ParseGraph(R"pb(
     node { name: "a" op: "Identity" input: "ghost:1" }
   )pb"));
@@ -294,15 +346,24 @@ constexpr const char* kCpuPartition = R"pb(
     name: "a"
     op: "Const"
     device: "/job:localhost/replica:0/task:0/device:CPU:0"
-    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
   }
   node {
     name: "a/_0"
     op: "_Send"
     input: "a"
     device: "/job:localhost/replica:0/task:0/device:CPU:0"
-    attr { key: "T" value { type: DT_FLOAT } }
-    attr { key: "tensor_name" value { s: "edge_1_a" } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "tensor_name"
+      value { s: "edge_1_a" }
+    }
     attr {
       key: "send_device"
       value { s: "/job:localhost/replica:0/task:0/device:CPU:0" }
@@ -311,8 +372,14 @@ constexpr const char* kCpuPartition = R"pb(
       key: "recv_device"
       value { s: "/job:localhost/replica:0/task:0/device:GPU:0" }
     }
-    attr { key: "send_device_incarnation" value { i: 1 } }
-    attr { key: "client_terminated" value { b: false } }
+    attr {
+      key: "send_device_incarnation"
+      value { i: 1 }
+    }
+    attr {
+      key: "client_terminated"
+      value { b: false }
+    }
   }
 )pb";
 
@@ -321,8 +388,14 @@ constexpr const char* kGpuPartition = R"pb(
     name: "a/_1"
     op: "_Recv"
     device: "/job:localhost/replica:0/task:0/device:GPU:0"
-    attr { key: "tensor_type" value { type: DT_FLOAT } }
-    attr { key: "tensor_name" value { s: "edge_1_a" } }
+    attr {
+      key: "tensor_type"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "tensor_name"
+      value { s: "edge_1_a" }
+    }
     attr {
       key: "send_device"
       value { s: "/job:localhost/replica:0/task:0/device:CPU:0" }
@@ -331,19 +404,29 @@ constexpr const char* kGpuPartition = R"pb(
       key: "recv_device"
       value { s: "/job:localhost/replica:0/task:0/device:GPU:0" }
     }
-    attr { key: "send_device_incarnation" value { i: 1 } }
-    attr { key: "client_terminated" value { b: false } }
+    attr {
+      key: "send_device_incarnation"
+      value { i: 1 }
+    }
+    attr {
+      key: "client_terminated"
+      value { b: false }
+    }
   }
   node {
     name: "b"
     op: "Neg"
     input: "a/_1"
     device: "/job:localhost/replica:0/task:0/device:GPU:0"
-    attr { key: "T" value { type: DT_FLOAT } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
   }
 )pb";
 
-TEST_CASE("partitions are clusters and each Send/Recv pair is linked", "[dot]") {
+TEST_CASE("partitions are clusters and each Send/Recv pair is linked",
+          "[dot]") {
   std::map<std::string, GraphDef> partitions;
   partitions["/job:localhost/replica:0/task:0/device:CPU:0"] =
       ParseGraph(kCpuPartition);

@@ -82,13 +82,15 @@ inline Drawn ReadDrawn(const std::string& dot) {
     std::string name = NameOfLabel(Attr(n, "label"));
     names[n] = name;
     auto& attrs = drawn.nodes[name];
-    for (const char* a : {"label", "shape", "style", "fillcolor", "fontcolor"}) {
+    for (const char* a :
+         {"label", "shape", "style", "fillcolor", "fontcolor"}) {
       attrs[a] = Attr(n, a);
     }
   }
   std::vector<std::pair<int, std::string>> edges;
   for (Agnode_t* n = agfstnode(graph); n != nullptr; n = agnxtnode(graph, n)) {
-    for (Agedge_t* e = agfstout(graph, n); e != nullptr; e = agnxtout(graph, e)) {
+    for (Agedge_t* e = agfstout(graph, n); e != nullptr;
+         e = agnxtout(graph, e)) {
       std::string text = names[agtail(e)] + " -> " + names[aghead(e)];
       std::vector<std::string> attrs;
       for (const char* a : {"constraint", "label", "style"}) {

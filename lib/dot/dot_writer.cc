@@ -17,7 +17,9 @@ constexpr const char* kPalette[] = {"#F15854", "#5DA5DA", "#FAA43A",
                                     "#B276B2", "#DECF3F", "#4D4D4D"};
 
 char* Mutable(const char* text) { return const_cast<char*>(text); }
-char* Mutable(const std::string& text) { return const_cast<char*>(text.c_str()); }
+char* Mutable(const std::string& text) {
+  return const_cast<char*>(text.c_str());
+}
 
 // Graphviz gives "\n", "\N", "\G"... meaning inside labels; a name keeps its
 // backslashes by doubling them.
@@ -35,11 +37,20 @@ std::string EscapeHtml(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -47,15 +58,23 @@ std::string EscapeHtml(std::string_view text) {
 
 const char* ShapeOf(Role role) {
   switch (role) {
-    case Role::kFeed: return "invhouse";
-    case Role::kFetch: return "house";
-    case Role::kConstant: return "ellipse";
-    case Role::kVariable: return "cylinder";
-    case Role::kSendRecv: return "cds";
-    case Role::kControlFlow: return "hexagon";
-    case Role::kFolded: return "box3d";
+    case Role::kFeed:
+      return "invhouse";
+    case Role::kFetch:
+      return "house";
+    case Role::kConstant:
+      return "ellipse";
+    case Role::kVariable:
+      return "cylinder";
+    case Role::kSendRecv:
+      return "cds";
+    case Role::kControlFlow:
+      return "hexagon";
+    case Role::kFolded:
+      return "box3d";
     case Role::kOp:
-    case Role::kMissing: break;
+    case Role::kMissing:
+      break;
   }
   return "box";
 }
@@ -65,12 +84,19 @@ const char* ShapeOf(Role role) {
 // numbers names in creation order (even ids; anonymous objects get odd ones,
 // as in the default), so clusters come out in the order they were made.
 struct SequentialIds {
+  Agraph_t* graph = nullptr;  // Not owned.
   std::unordered_map<std::string, IDTYPE> ids;
-  std::vector<const std::string*> names;  // names[id / 2 - 1]
+  // names[id / 2 - 1], as cgraph's shared strings: agwrite asks them whether
+  // they are HTML strings, which only its own strings can answer.
+  std::vector<char*> names;
   IDTYPE next_anonymous = 1;
 };
 
-void* IdOpen(Agraph_t*, Agdisc_t*) { return new SequentialIds; }
+void* IdOpen(Agraph_t* graph, Agdisc_t*) {
+  auto* ids = new SequentialIds;
+  ids->graph = graph;
+  return ids;
+}
 
 long IdMap(void* state, int, char* name, IDTYPE* id, int create) {
   auto* ids = static_cast<SequentialIds*>(state);
@@ -83,7 +109,7 @@ long IdMap(void* state, int, char* name, IDTYPE* id, int create) {
   if (it == ids->ids.end()) {
     if (!create) return 0;
     it = ids->ids.emplace(name, 2 * (ids->names.size() + 1)).first;
-    ids->names.push_back(&it->first);
+    ids->names.push_back(agstrdup(ids->graph, name));
   }
   *id = it->second;
   return 1;
@@ -95,24 +121,26 @@ void IdFree(void*, int, IDTYPE) {}
 char* IdPrint(void* state, int, IDTYPE id) {
   auto* ids = static_cast<SequentialIds*>(state);
   if (id % 2 != 0 || id == 0 || id / 2 > ids->names.size()) return nullptr;
-  return Mutable(*ids->names[id / 2 - 1]);
+  return ids->names[id / 2 - 1];
 }
 
 void IdClose(void* state) { delete static_cast<SequentialIds*>(state); }
 void IdRegister(void*, int, void*) {}
 
-Agiddisc_t kSequentialIdDisc = {IdOpen, IdMap,   IdAlloc,   IdFree,
+Agiddisc_t kSequentialIdDisc = {IdOpen,  IdMap,   IdAlloc,   IdFree,
                                 IdPrint, IdClose, IdRegister};
 Agdisc_t kDisc = {&AgMemDisc, &kSequentialIdDisc, &AgIoDisc};
 
 std::string_view Parent(std::string_view name) {
   size_t slash = name.rfind('/');
-  return slash == std::string_view::npos ? std::string_view() : name.substr(0, slash);
+  return slash == std::string_view::npos ? std::string_view()
+                                         : name.substr(0, slash);
 }
 
 class Writer {
  public:
-  Writer(const DotModel& model, const DotView& view, const WriterOptions& options)
+  Writer(const DotModel& model, const DotView& view,
+         const WriterOptions& options)
       : model_(model), view_(view), options_(options) {}
 
   Agraph_t* Build() {
@@ -142,6 +170,7 @@ class Writer {
     label_ = agattr(graph_, AGNODE, Mutable("label"), Mutable("\\N"));
     fillcolor_ = agattr(graph_, AGNODE, Mutable("fillcolor"), Mutable(""));
     fontcolor_ = agattr(graph_, AGNODE, Mutable("fontcolor"), Mutable(""));
+    margin_ = agattr(graph_, AGNODE, Mutable("margin"), Mutable(""));
     edge_label_ = agattr(graph_, AGEDGE,
                          Mutable(options_.edge_labels ? "label" : "tooltip"),
                          Mutable(""));
@@ -156,10 +185,12 @@ class Writer {
   }
 
   // The scope a node sits in: its own name when it is itself the prefix of
-  // drawn names ("dense" beside "dense/MatMul", as TF draws it), else its parent.
+  // drawn names ("dense" beside "dense/MatMul", as TF draws it), else its
+  // parent.
   std::string_view NodeScope(int v) const {
     std::string_view name = ViewName(v);
-    if (view_.nodes[v].model_node >= 0 && prefixes_.count(name) > 0) return name;
+    if (view_.nodes[v].model_node >= 0 && prefixes_.count(name) > 0)
+      return name;
     return Parent(name);
   }
 
@@ -168,14 +199,16 @@ class Writer {
   void PlanScopes() {
     for (size_t v = 0; v < view_.nodes.size(); ++v) {
       if (view_.nodes[v].link_to >= 0) continue;
-      for (std::string_view p = Parent(ViewName(v)); !p.empty(); p = Parent(p)) {
+      for (std::string_view p = Parent(ViewName(v)); !p.empty();
+           p = Parent(p)) {
         if (!prefixes_.insert(p).second) break;
       }
     }
     std::unordered_map<std::string_view, int> count;
     for (size_t v = 0; v < view_.nodes.size(); ++v) {
       if (view_.nodes[v].link_to >= 0) continue;
-      for (std::string_view p = NodeScope(v); !p.empty(); p = Parent(p)) ++count[p];
+      for (std::string_view p = NodeScope(v); !p.empty(); p = Parent(p))
+        ++count[p];
     }
     std::unordered_map<std::string_view, int> largest_child;
     for (auto [scope, n] : count) {
@@ -188,7 +221,8 @@ class Writer {
   }
 
   std::string_view DrawnScope(std::string_view scope) const {
-    while (!scope.empty() && drawn_scopes_.count(scope) == 0) scope = Parent(scope);
+    while (!scope.empty() && drawn_scopes_.count(scope) == 0)
+      scope = Parent(scope);
     return scope;
   }
 
@@ -208,7 +242,8 @@ class Writer {
     if (it != clusters_.end()) return it->second;
     std::string_view parent = DrawnScope(Parent(scope));
     Agraph_t* parent_graph = ScopeCluster(parent);
-    std::string_view label = parent.empty() ? scope : scope.substr(parent.size() + 1);
+    std::string_view label =
+        parent.empty() ? scope : scope.substr(parent.size() + 1);
     return Cluster(std::string(scope), std::string(label), parent_graph);
   }
 
@@ -248,7 +283,8 @@ class Writer {
     Role role = Role::kFolded;
     std::string label;
     if (node.model_node < 0) {
-      label = fmt::format("{}\\n({} nodes)", EscapeLabel(node.scope), node.count);
+      label =
+          fmt::format("{}\\n({} nodes)", EscapeLabel(node.scope), node.count);
     } else {
       const ModelNode& m = model_.nodes[node.model_node];
       role = m.role;
@@ -259,6 +295,8 @@ class Writer {
     if (role != Role::kOp && role != Role::kMissing) {
       agxset(n, shape_, Mutable(ShapeOf(role)));
     }
+    // Graphviz sizes the cds arrow too tight for two lines.
+    if (role == Role::kSendRecv) agxset(n, margin_, Mutable("0.3,0.1"));
     bool filled = node.device_index >= 0;
     std::string style = role == Role::kOp        ? "rounded"
                         : role == Role::kMissing ? "dashed"
@@ -280,8 +318,9 @@ class Writer {
     if (e.kind == EdgeKind::kControl) return "";
     if (e.tensors > 1) return fmt::format("{} tensors", e.tensors);
     std::string label = TensorLabel(model_, m.src, m.port);
-    if (m.port > 0) label = label.empty() ? fmt::format(":{}", m.port)
-                                          : fmt::format(":{} {}", m.port, label);
+    if (m.port > 0)
+      label = label.empty() ? fmt::format(":{}", m.port)
+                            : fmt::format(":{} {}", m.port, label);
     return label;
   }
 
@@ -289,8 +328,10 @@ class Writer {
     Agedge_t* edge = agedge(graph_, nodes_[e.src], nodes_[e.dst], nullptr, 1);
     std::string label = EdgeLabel(e);
     if (!label.empty()) agxset(edge, edge_label_, Mutable(EscapeLabel(label)));
-    if (e.kind == EdgeKind::kControl) agxset(edge, edge_style_, Mutable("dashed"));
-    if (e.kind == EdgeKind::kSendRecv) agxset(edge, edge_style_, Mutable("bold"));
+    if (e.kind == EdgeKind::kControl)
+      agxset(edge, edge_style_, Mutable("dashed"));
+    if (e.kind == EdgeKind::kSendRecv)
+      agxset(edge, edge_style_, Mutable("bold"));
     if (e.kind == EdgeKind::kBack) agxset(edge, constraint_, Mutable("false"));
   }
 
@@ -336,6 +377,7 @@ class Writer {
   Agsym_t* label_ = nullptr;
   Agsym_t* fillcolor_ = nullptr;
   Agsym_t* fontcolor_ = nullptr;
+  Agsym_t* margin_ = nullptr;
   Agsym_t* edge_label_ = nullptr;
   Agsym_t* edge_style_ = nullptr;
   Agsym_t* constraint_ = nullptr;
@@ -349,7 +391,8 @@ const char* DeviceColor(int device_index) {
 
 std::string NodeLabel(std::string_view name, std::string_view op) {
   std::string label = EscapeLabel(name);
-  bool named_after_op = name.size() > op.size() && name.substr(0, op.size()) == op &&
+  bool named_after_op = name.size() > op.size() &&
+                        name.substr(0, op.size()) == op &&
                         name[op.size()] == '_';
   if (op != "NoOp" && !named_after_op) label += fmt::format("\\n({})", op);
   return label;

@@ -61,7 +61,10 @@ Result RunOne(Executor& exec, std::vector<Tensor> feeds,
   std::vector<DataType> arg_types, ret_types;
   FrameTypes(exec.graph(), &arg_types, &ret_types);
   CallFrame frame(arg_types, ret_types);
-  REQUIRE(frame.SetArgs(std::move(feeds)).ok());
+  // No Catch assertions here: RunOne also runs on a second thread.
+  Result result;
+  result.status = frame.SetArgs(std::move(feeds));
+  if (!result.status.ok()) return result;
   LocalRendezvous local;
   ResourceMgr resources;
   Executor::Args args;
@@ -73,7 +76,6 @@ Result RunOne(Executor& exec, std::vector<Tensor> feeds,
       pool->Schedule(std::move(fn));
     };
   }
-  Result result;
   result.status = exec.Run(args);
   if (result.status.ok()) result.status = frame.ConsumeRetvals(&result.rets);
   return result;

@@ -162,54 +162,50 @@ void Graph::RemoveNode(Node* node) {
 }
 
 void Graph::RemoveNodes(const std::vector<bool>& keep) {
-  auto removed = [&keep](const Node* n) {
-    size_t id = static_cast<size_t>(n->id());
-    return n->IsOp() && id < keep.size() && !keep[id];
-  };
-  // Kept nodes with an edge to or from a removed one, each compacted once
-  // (stable, so the lists stay in edge-id order).
+  size_t limit = std::min(keep.size(), nodes_.size());
+  auto removed = [&](size_t id) { return id >= 2 && id < limit && !keep[id]; };
+  // Kept nodes with an edge to or from a removed one, compacted once each
+  // below (stably, so their lists stay in edge-id order).
   std::vector<bool> touched(nodes_.size(), false);
   std::vector<Node*> dirty;
   auto touch = [&](Node* n) {
-    if (removed(n) || touched[n->id()]) return;
+    if (touched[n->id()]) return;
     touched[n->id()] = true;
     dirty.push_back(n);
   };
-  for (const auto& slot : nodes_) {
-    if (slot == nullptr || !removed(slot.get())) continue;
-    for (const Edge* e : slot->in_edges_) touch(e->src);
-    for (const Edge* e : slot->out_edges_) touch(e->dst);
+  // Every edge of a removed node is one of its in-edges or an out-edge to a
+  // kept node (an out-edge to a removed node is that node's in-edge).
+  for (size_t id = 2; id < limit; ++id) {
+    Node* n = nodes_[id].get();
+    if (n == nullptr || keep[id]) continue;
+    for (const Edge* e : n->in_edges_) {
+      if (!removed(e->src->id())) touch(e->src);
+      edges_[e->id] = nullptr;
+      --num_edges_;
+    }
+    for (const Edge* e : n->out_edges_) {
+      if (removed(e->dst->id())) continue;
+      touch(e->dst);
+      edges_[e->id] = nullptr;
+      --num_edges_;
+    }
   }
   for (Node* n : dirty) {
     auto& in = n->in_edges_;
-    in.erase(std::remove_if(in.begin(), in.end(),
-                            [&](const Edge* e) { return removed(e->src); }),
-             in.end());
+    in.erase(
+        std::remove_if(in.begin(), in.end(),
+                       [&](const Edge* e) { return removed(e->src->id()); }),
+        in.end());
     auto& out = n->out_edges_;
-    out.erase(std::remove_if(out.begin(), out.end(),
-                             [&](const Edge* e) { return removed(e->dst); }),
-              out.end());
+    out.erase(
+        std::remove_if(out.begin(), out.end(),
+                       [&](const Edge* e) { return removed(e->dst->id()); }),
+        out.end());
   }
-  // Every edge of a removed node is its in-edge or an out-edge to a kept
-  // node (an out-edge to a removed node is that node's in-edge).
-  for (auto& slot : nodes_) {
-    if (slot == nullptr || !removed(slot.get())) continue;
-    for (const Edge* e : slot->in_edges_) {
-      edges_[e->id] = nullptr;
-      --num_edges_;
-    }
-    for (const Edge* e : slot->out_edges_) {
-      if (removed(e->dst)) continue;
-      edges_[e->id] = nullptr;
-      --num_edges_;
-    }
-  }
-  // Freed only now: the pass above still reads the removed nodes' ids.
-  for (auto& slot : nodes_) {
-    if (slot == nullptr || !removed(slot.get())) continue;
+  for (size_t id = 2; id < limit; ++id) {
+    if (nodes_[id] == nullptr || keep[id]) continue;
+    released_.push_back(std::move(nodes_[id]));
     --num_nodes_;
-    if (getenv("DEFER")) { static auto* yard = new std::vector<std::unique_ptr<Node>>(); yard->push_back(std::move(slot)); } else
-    slot.reset();
   }
 }
 

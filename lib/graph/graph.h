@@ -119,11 +119,14 @@ class Graph {
   void RemoveEdge(const Edge* edge);
   // Removes the node and all its edges.
   void RemoveNode(Node* node);
-  // Removes every op node n with n->id() < keep.size() and !keep[n->id()],
-  // with all its edges: the same graph as RemoveNode on each, but each kept
-  // neighbour's edge list is compacted once and edges between two removed
-  // nodes touch no list, so removing most of a large graph stays linear
-  // (prune). _SOURCE and _SINK are never removed.
+  // Removes every op node whose id < keep.size() and !keep[id], with all its
+  // edges: the same graph as RemoveNode on each, but each kept neighbour's
+  // edge list is compacted once and edges between two removed nodes touch no
+  // list, so removing most of a large graph stays linear (prune). As
+  // TensorFlow keeps released nodes on a free list, the removed nodes'
+  // memory is released with the Graph, not here: a million frees would
+  // otherwise cost more than the rest of a prune. _SOURCE and _SINK are never
+  // removed.
   void RemoveNodes(const std::vector<bool>& keep);
 
   Node* source_node() const { return nodes_[0].get(); }
@@ -162,6 +165,7 @@ class Graph {
 
  private:
   std::vector<std::unique_ptr<Node>> nodes_;  // by id; null = removed
+  std::vector<std::unique_ptr<Node>> released_;  // by RemoveNodes
   std::deque<Edge> edge_storage_;
   std::vector<Edge*> edges_;  // by id; null = removed
   int num_nodes_ = 0;

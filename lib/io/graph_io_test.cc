@@ -282,6 +282,17 @@ TEST_CASE("text syntax errors carry line and column", "[io]") {
                "field named \"this\""));
 }
 
+TEST_CASE("text whose strings are not UTF-8 is refused as binary would be",
+          "[io]") {
+  CHECK_THAT(ParseError("node { name: \"a\\377\" op: \"NoOp\" }", "u.pbtxt"),
+             Contains("u.pbtxt: string field 'tensorflow.NodeDef.name' "
+                      "contains invalid UTF-8"));
+  // Bytes fields (attr strings, tensor contents) may hold anything.
+  MustParse(
+      "node { name: \"a\" op: \"Const\" attr { key: \"s\" value { s: "
+      "\"\\377\" } } }");
+}
+
 TEST_CASE("JSON errors name the file", "[io]") {
   CHECK_THAT(ParseError("{\"node\": [{\"name\": 1,}]}", "j.json"),
              Contains("j.json: not a GraphDef in JSON form"));

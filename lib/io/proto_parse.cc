@@ -3,6 +3,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/common.h>
 #include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
@@ -74,6 +75,42 @@ class TextErrorCollector : public pb::io::ErrorCollector {
 bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
          c == '\v';
+}
+
+// Text and JSON parsers let escapes such as "\377" put invalid UTF-8 into a
+// proto3 string field, which the binary parser (and so TensorFlow) rejects:
+// checked here, so that whatever reads can be written in every form.
+Status CheckUtf8(const pb::Message& message) {
+  const pb::Reflection* reflection = message.GetReflection();
+  std::vector<const pb::FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const pb::FieldDescriptor* field : fields) {
+    if (field->type() == pb::FieldDescriptor::TYPE_STRING) {
+      int n = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
+      for (int i = 0; i < n; ++i) {
+        std::string scratch;
+        const std::string& value =
+            field->is_repeated()
+                ? reflection->GetRepeatedStringReference(message, field, i,
+                                                         &scratch)
+                : reflection->GetStringReference(message, field, &scratch);
+        if (!pb::internal::IsStructurallyValidUTF8(
+                value.data(), static_cast<int>(value.size()))) {
+          return InvalidArgument("string field '{}' contains invalid UTF-8",
+                                 field->full_name());
+        }
+      }
+    } else if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+      int n = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
+      for (int i = 0; i < n; ++i) {
+        DFG_RETURN_IF_ERROR(
+            CheckUtf8(field->is_repeated()
+                          ? reflection->GetRepeatedMessage(message, field, i)
+                          : reflection->GetMessage(message, field)));
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 // One line: protobuf's JSON errors carry a newline and a caret picture.
@@ -186,7 +223,7 @@ Status ParseText(std::string_view text, pb::Message* message,
     }
     if (!allowed) return InvalidArgument("{}", warning);
   }
-  return Status::Ok();
+  return CheckUtf8(*message);
 }
 
 Status ParseJson(std::string_view json, pb::Message* message,
@@ -196,7 +233,7 @@ Status ParseJson(std::string_view json, pb::Message* message,
   options.ignore_unknown_fields = ignore_unknown_fields;
   auto status = pb::util::JsonStringToMessage(
       pb::StringPiece(json.data(), json.size()), message, options);
-  if (status.ok()) return Status::Ok();
+  if (status.ok()) return CheckUtf8(*message);
   return InvalidArgument("{}", OneLine(std::string(status.message())));
 }
 

@@ -169,7 +169,7 @@ TEST_CASE("Fill, ZerosLike, OnesLike and Range make tensors", "[kernels]") {
   auto r =
       RunKernel(range, {Tensor::Scalar<int32_t>(3), Tensor::Scalar<int32_t>(12),
                         Tensor::Scalar<int32_t>(4)});
-  CHECK(Render(r.out(0)) == "int32 [3] [3 7 11]");
+  CHECK(Render(r.out(0)) == "int32 [3] [ 3  7 11]");
   auto down =
       RunKernel(range, {Tensor::Scalar<int32_t>(5), Tensor::Scalar<int32_t>(0),
                         Tensor::Scalar<int32_t>(-2)});
@@ -187,7 +187,7 @@ TEST_CASE("Fill, ZerosLike, OnesLike and Range make tensors", "[kernels]") {
       "name: 'r' op: 'Range' attr { key: 'Tidx' value { type: DT_FLOAT } }",
       {Tensor::Scalar<float>(0), Tensor::Scalar<float>(1),
        Tensor::Scalar<float>(0.25f)});
-  CHECK(Render(frange.out(0)) == "float [4] [0 0.25 0.5 0.75]");
+  CHECK(Render(frange.out(0)) == "float [4] [   0 0.25  0.5 0.75]");
 }
 
 }  // namespace

@@ -36,23 +36,23 @@ TEST_CASE("binary ops broadcast like NumPy", "[kernels]") {
   const Tensor col = MakeTensor<float>({2, 1}, {100, 200});
   const Tensor s = Tensor::Scalar<float>(0.5f);
   CHECK(Binary("AddV2", "DT_FLOAT", m, m) ==
-        "float [2,3] [[2 4 6]\n [8 10 12]]");
+        "float [2,3] [[ 2  4  6]\n [ 8 10 12]]");
   CHECK(Binary("AddV2", "DT_FLOAT", m, row) ==
         "float [2,3] [[11 22 33]\n [14 25 36]]");
   CHECK(Binary("Sub", "DT_FLOAT", col, m) ==
-        "float [2,3] [[99 98 97]\n [196 195 194]]");
+        "float [2,3] [[ 99  98  97]\n [196 195 194]]");
   CHECK(Binary("Mul", "DT_FLOAT", s, m) ==
-        "float [2,3] [[0.5 1 1.5]\n [2 2.5 3]]");
+        "float [2,3] [[0.5   1 1.5]\n [  2 2.5   3]]");
   CHECK(Binary("RealDiv", "DT_FLOAT", m, s) ==
-        "float [2,3] [[2 4 6]\n [8 10 12]]");
+        "float [2,3] [[ 2  4  6]\n [ 8 10 12]]");
   CHECK(Binary("Add", "DT_FLOAT", col, row) ==
         "float [2,3] [[110 120 130]\n [210 220 230]]");
   // [2,1,3] + [4,1]: both broadcast, output [2,4,3].
   const Tensor a = MakeTensor<int32_t>({2, 1, 3}, {0, 1, 2, 3, 4, 5});
   const Tensor b = MakeTensor<int32_t>({4, 1}, {0, 10, 20, 30});
   CHECK(Binary("AddV2", "DT_INT32", a, b) ==
-        "int32 [2,4,3] [[[0 1 2]\n  [10 11 12]\n  [20 21 22]\n  [30 31 32]]"
-        "\n\n [[3 4 5]\n  [13 14 15]\n  [23 24 25]\n  [33 34 35]]]");
+        "int32 [2,4,3] [[[ 0  1  2]\n  [10 11 12]\n  [20 21 22]\n  [30 31 "
+        "32]]\n\n [[ 3  4  5]\n  [13 14 15]\n  [23 24 25]\n  [33 34 35]]]");
   CHECK(Binary("AddV2", "DT_FLOAT", m, MakeTensor<float>({0}, {})) ==
         "InvalidArgument: Incompatible shapes: [2,3] vs. [0]");
   CHECK(Binary("AddV2", "DT_FLOAT", m, MakeTensor<float>({4}, {1, 2, 3, 4})) ==
@@ -70,9 +70,9 @@ TEST_CASE("Add concatenates strings", "[kernels]") {
 TEST_CASE("integer division truncates and rejects zero", "[kernels]") {
   const Tensor x = MakeTensor<int32_t>({4}, {7, -7, 7, -7});
   const Tensor y = MakeTensor<int32_t>({4}, {2, 2, -2, -2});
-  CHECK(Binary("Div", "DT_INT32", x, y) == "int32 [4] [3 -3 -3 3]");
-  CHECK(Binary("FloorDiv", "DT_INT32", x, y) == "int32 [4] [3 -4 -4 3]");
-  CHECK(Binary("FloorMod", "DT_INT32", x, y) == "int32 [4] [1 1 -1 -1]");
+  CHECK(Binary("Div", "DT_INT32", x, y) == "int32 [4] [ 3 -3 -3  3]");
+  CHECK(Binary("FloorDiv", "DT_INT32", x, y) == "int32 [4] [ 3 -4 -4  3]");
+  CHECK(Binary("FloorMod", "DT_INT32", x, y) == "int32 [4] [ 1  1 -1 -1]");
   const Tensor zero = MakeTensor<int32_t>({4}, {1, 0, 1, 1});
   CHECK(Binary("Div", "DT_INT32", x, zero) ==
         "InvalidArgument: Integer division by zero");
@@ -88,22 +88,22 @@ TEST_CASE("float floor division and modulo follow the divisor's sign",
           "[kernels]") {
   const Tensor x = MakeTensor<float>({2}, {7.5f, -7.5f});
   const Tensor y = Tensor::Scalar<float>(2);
-  CHECK(Binary("FloorDiv", "DT_FLOAT", x, y) == "float [2] [3 -4]");
+  CHECK(Binary("FloorDiv", "DT_FLOAT", x, y) == "float [2] [ 3 -4]");
   CHECK(Binary("FloorMod", "DT_FLOAT", x, y) == "float [2] [1.5 0.5]");
   CHECK(Binary("FloorMod", "DT_FLOAT", x, Tensor::Scalar<float>(-2)) ==
         "float [2] [-0.5 -1.5]");
   CHECK(Binary("RealDiv", "DT_FLOAT", x, Tensor::Scalar<float>(0)) ==
-        "float [2] [inf -inf]");
+        "float [2] [ inf -inf]");
 }
 
 TEST_CASE("maximum, minimum, pow and squared difference", "[kernels]") {
   const Tensor x = MakeTensor<float>({3}, {1, NAN, 5});
   const Tensor y = MakeTensor<float>({3}, {2, 0, 3});
-  CHECK(Binary("Maximum", "DT_FLOAT", x, y) == "float [3] [2 nan 5]");
-  CHECK(Binary("Minimum", "DT_FLOAT", x, y) == "float [3] [1 nan 3]");
+  CHECK(Binary("Maximum", "DT_FLOAT", x, y) == "float [3] [  2 nan   5]");
+  CHECK(Binary("Minimum", "DT_FLOAT", x, y) == "float [3] [  1 nan   3]");
   CHECK(Binary("Pow", "DT_INT32", MakeTensor<int32_t>({3}, {2, 3, -2}),
                MakeTensor<int32_t>({3}, {10, 0, 3})) ==
-        "int32 [3] [1024 1 -8]");
+        "int32 [3] [1024    1   -8]");
   CHECK(Binary("Pow", "DT_INT32", Tensor::Scalar<int32_t>(2),
                Tensor::Scalar<int32_t>(-1)) ==
         "InvalidArgument: Integers to negative integer powers are not "
@@ -118,7 +118,7 @@ TEST_CASE("maximum, minimum, pow and squared difference", "[kernels]") {
 TEST_CASE("half and bfloat16 compute through float", "[kernels]") {
   const Tensor h =
       MakeTensor<Half>({2}, {FloatToHalf(1.5f), FloatToHalf(-2.0f)});
-  CHECK(Binary("Mul", "DT_HALF", h, h) == "half [2] [2.25 4]");
+  CHECK(Binary("Mul", "DT_HALF", h, h) == "half [2] [2.25    4]");
   const Tensor b = MakeTensor<BFloat16>({1}, {FloatToBFloat16(3.0f)});
   CHECK(Binary("AddV2", "DT_BFLOAT16", b, b) == "bfloat16 [1] [6]");
 }
@@ -126,16 +126,18 @@ TEST_CASE("half and bfloat16 compute through float", "[kernels]") {
 TEST_CASE("comparisons give bools and broadcast", "[kernels]") {
   const Tensor x = MakeTensor<int32_t>({3}, {1, 2, 3});
   const Tensor two = Tensor::Scalar<int32_t>(2);
-  CHECK(Binary("Less", "DT_INT32", x, two) == "bool [3] [True False False]");
+  CHECK(Binary("Less", "DT_INT32", x, two) == "bool [3] [ True False False]");
   CHECK(Binary("LessEqual", "DT_INT32", x, two) ==
-        "bool [3] [True True False]");
-  CHECK(Binary("Greater", "DT_INT32", x, two) == "bool [3] [False False True]");
+        "bool [3] [ True  True False]");
+  CHECK(Binary("Greater", "DT_INT32", x, two) ==
+        "bool [3] [False False  True]");
   CHECK(Binary("GreaterEqual", "DT_INT32", x, two) ==
-        "bool [3] [False True True]");
-  CHECK(Binary("Equal", "DT_INT32", x, two) == "bool [3] [False True False]");
-  CHECK(Binary("NotEqual", "DT_INT32", x, two) == "bool [3] [True False True]");
+        "bool [3] [False  True  True]");
+  CHECK(Binary("Equal", "DT_INT32", x, two) == "bool [3] [False  True False]");
+  CHECK(Binary("NotEqual", "DT_INT32", x, two) ==
+        "bool [3] [ True False  True]");
   CHECK(Binary("Equal", "DT_STRING", MakeTensor<std::string>({2}, {"a", "b"}),
-               Tensor::Scalar<std::string>("b")) == "bool [2] [False True]");
+               Tensor::Scalar<std::string>("b")) == "bool [2] [False  True]");
 }
 
 TEST_CASE("Equal with incompatible_shape_error=false gives a scalar",
@@ -157,32 +159,32 @@ TEST_CASE("logical ops", "[kernels]") {
   const Tensor a = MakeTensor<bool>({4}, {true, true, false, false});
   const Tensor b = MakeTensor<bool>({4}, {true, false, true, false});
   auto run_and = RunKernel("name: 'a' op: 'LogicalAnd'", {a, b});
-  CHECK(Render(run_and.out(0)) == "bool [4] [True False False False]");
+  CHECK(Render(run_and.out(0)) == "bool [4] [ True False False False]");
   auto run_or = RunKernel("name: 'o' op: 'LogicalOr'", {a, b});
-  CHECK(Render(run_or.out(0)) == "bool [4] [True True True False]");
+  CHECK(Render(run_or.out(0)) == "bool [4] [ True  True  True False]");
   auto run_not = RunKernel("name: 'n' op: 'LogicalNot'", {a});
-  CHECK(Render(run_not.out(0)) == "bool [4] [False False True True]");
+  CHECK(Render(run_not.out(0)) == "bool [4] [False False  True  True]");
 }
 
 TEST_CASE("unary math", "[kernels]") {
   const Tensor x = MakeTensor<float>({4}, {-2, -0.5f, 0, 4});
-  CHECK(Unary("Neg", "DT_FLOAT", x) == "float [4] [2 0.5 -0 -4]");
-  CHECK(Unary("Abs", "DT_FLOAT", x) == "float [4] [2 0.5 0 4]");
-  CHECK(Unary("Square", "DT_FLOAT", x) == "float [4] [4 0.25 0 16]");
+  CHECK(Unary("Neg", "DT_FLOAT", x) == "float [4] [  2 0.5  -0  -4]");
+  CHECK(Unary("Abs", "DT_FLOAT", x) == "float [4] [  2 0.5   0   4]");
+  CHECK(Unary("Square", "DT_FLOAT", x) == "float [4] [   4 0.25    0   16]");
   CHECK(Unary("Relu", "DT_FLOAT", x) == "float [4] [0 0 0 4]");
   CHECK(Unary("Relu6", "DT_FLOAT", MakeTensor<float>({3}, {-1, 3, 9})) ==
         "float [3] [0 3 6]");
-  CHECK(Unary("Sign", "DT_FLOAT", x) == "float [4] [-1 -1 0 1]");
-  CHECK(Unary("Floor", "DT_FLOAT", x) == "float [4] [-2 -1 0 4]");
-  CHECK(Unary("Ceil", "DT_FLOAT", x) == "float [4] [-2 -0 0 4]");
+  CHECK(Unary("Sign", "DT_FLOAT", x) == "float [4] [-1 -1  0  1]");
+  CHECK(Unary("Floor", "DT_FLOAT", x) == "float [4] [-2 -1  0  4]");
+  CHECK(Unary("Ceil", "DT_FLOAT", x) == "float [4] [-2 -0  0  4]");
   CHECK(Unary("Sqrt", "DT_FLOAT", MakeTensor<float>({2}, {4, 2.25f})) ==
-        "float [2] [2 1.5]");
+        "float [2] [  2 1.5]");
   CHECK(Unary("Rsqrt", "DT_FLOAT", MakeTensor<float>({1}, {4})) ==
         "float [1] [0.5]");
   CHECK(Unary("Exp", "DT_DOUBLE", MakeTensor<double>({1}, {0})) ==
         "double [1] [1]");
   CHECK(Unary("Log", "DT_DOUBLE", MakeTensor<double>({2}, {1, 0})) ==
-        "double [2] [0 -inf]");
+        "double [2] [   0 -inf]");
   CHECK(Unary("Sigmoid", "DT_FLOAT", MakeTensor<float>({1}, {0})) ==
         "float [1] [0.5]");
   CHECK(Unary("Tanh", "DT_FLOAT", MakeTensor<float>({1}, {0})) ==
@@ -192,15 +194,16 @@ TEST_CASE("unary math", "[kernels]") {
   CHECK(Unary("Neg", "DT_INT64", MakeTensor<int64_t>({1}, {5})) ==
         "int64 [1] [-5]");
   CHECK(Unary("Sign", "DT_INT32", MakeTensor<int32_t>({3}, {-9, 0, 9})) ==
-        "int32 [3] [-1 0 1]");
+        "int32 [3] [-1  0  1]");
   CHECK_THAT(Unary("Sqrt", "DT_INT32", MakeTensor<int32_t>({1}, {4})),
              Contains("No OpKernel was registered to support Op 'Sqrt'"));
 }
 
 TEST_CASE("Round rounds half to even", "[kernels]") {
   CHECK(Unary("Round", "DT_FLOAT",
-              MakeTensor<float>({7}, {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.4f,
-                                      2.6f})) == "float [7] [0 2 2 -0 -2 2 3]");
+              MakeTensor<float>(
+                  {7}, {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.4f, 2.6f})) ==
+        "float [7] [ 0  2  2 -0 -2  2  3]");
   CHECK(Unary("Round", "DT_INT32", MakeTensor<int32_t>({1}, {3})) ==
         "int32 [1] [3]");
 }
@@ -212,9 +215,9 @@ TEST_CASE("Select picks elements, rows or whole tensors", "[kernels]") {
       "name: 's' op: 'Select' attr { key: 'T' value { type: DT_INT32 } }";
   auto elem = RunKernel(
       node, {MakeTensor<bool>({2, 2}, {true, false, false, true}), t, e});
-  CHECK(Render(elem.out(0)) == "int32 [2,2] [[1 -2]\n [-3 4]]");
+  CHECK(Render(elem.out(0)) == "int32 [2,2] [[ 1 -2]\n [-3  4]]");
   auto rows = RunKernel(node, {MakeTensor<bool>({2}, {false, true}), t, e});
-  CHECK(Render(rows.out(0)) == "int32 [2,2] [[-1 -2]\n [3 4]]");
+  CHECK(Render(rows.out(0)) == "int32 [2,2] [[-1 -2]\n [ 3  4]]");
   auto scalar = RunKernel(node, {Tensor::Scalar<bool>(false), t, e});
   CHECK(Render(scalar.out(0)) == "int32 [2,2] [[-1 -2]\n [-3 -4]]");
   auto bad = RunKernel(node, {MakeTensor<bool>({3}, {true, true, true}), t, e});
@@ -245,7 +248,7 @@ TEST_CASE("ClipByValue clamps with scalar or full bounds", "[kernels]") {
       "name: 'c' op: 'ClipByValue' attr { key: 'T' value { type: DT_FLOAT } }",
       {MakeTensor<float>({4}, {-5, 0, 5, 10}), Tensor::Scalar<float>(-1),
        MakeTensor<float>({4}, {1, 1, 6, 6})});
-  CHECK(Render(run.out(0)) == "float [4] [-1 0 5 6]");
+  CHECK(Render(run.out(0)) == "float [4] [-1  0  5  6]");
 }
 
 TEST_CASE("AddN sums same-shape inputs", "[kernels]") {

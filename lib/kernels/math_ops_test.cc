@@ -29,21 +29,21 @@ TEST_CASE("MatMul multiplies with and without transposes", "[kernels]") {
   const Tensor a = MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
   const Tensor b = MakeTensor<float>({3, 2}, {7, 8, 9, 10, 11, 12});
   CHECK(MatMul("DT_FLOAT", false, false, a, b) ==
-        "float [2,2] [[58 64]\n [139 154]]");
+        "float [2,2] [[ 58  64]\n [139 154]]");
   const Tensor at = MakeTensor<float>({3, 2}, {1, 4, 2, 5, 3, 6});
   const Tensor bt = MakeTensor<float>({2, 3}, {7, 9, 11, 8, 10, 12});
   CHECK(MatMul("DT_FLOAT", true, false, at, b) ==
-        "float [2,2] [[58 64]\n [139 154]]");
+        "float [2,2] [[ 58  64]\n [139 154]]");
   CHECK(MatMul("DT_FLOAT", false, true, a, bt) ==
-        "float [2,2] [[58 64]\n [139 154]]");
+        "float [2,2] [[ 58  64]\n [139 154]]");
   CHECK(MatMul("DT_FLOAT", true, true, at, bt) ==
-        "float [2,2] [[58 64]\n [139 154]]");
+        "float [2,2] [[ 58  64]\n [139 154]]");
   const Tensor ad = MakeTensor<double>({1, 2}, {0.5, 2});
   const Tensor bd = MakeTensor<double>({2, 1}, {4, 0.25});
   CHECK(MatMul("DT_DOUBLE", false, false, ad, bd) == "double [1,1] [[2.5]]");
   const Tensor ai = MakeTensor<int32_t>({2, 2}, {1, 2, 3, 4});
   CHECK(MatMul("DT_INT32", false, true, ai, ai) ==
-        "int32 [2,2] [[5 11]\n [11 25]]");
+        "int32 [2,2] [[ 5 11]\n [11 25]]");
   const Tensor ah = MakeTensor<Half>({1, 1}, {FloatToHalf(3)});
   CHECK(MatMul("DT_HALF", false, false, ah, ah) == "half [1,1] [[9]]");
   CHECK(MatMul("DT_FLOAT", false, false, a, a) ==
@@ -74,16 +74,17 @@ std::string Reduce(const std::string& op, const std::string& type,
 
 TEST_CASE("reductions over axes, keep_dims and negative axes", "[kernels]") {
   const Tensor x = MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
-  CHECK(Reduce("Sum", "DT_FLOAT", x, {1}) == "float [2] [6 15]");
+  CHECK(Reduce("Sum", "DT_FLOAT", x, {1}) == "float [2] [ 6 15]");
   CHECK(Reduce("Sum", "DT_FLOAT", x, {0}) == "float [3] [5 7 9]");
-  CHECK(Reduce("Sum", "DT_FLOAT", x, {-1}, true) == "float [2,1] [[6]\n [15]]");
+  CHECK(Reduce("Sum", "DT_FLOAT", x, {-1}, true) ==
+        "float [2,1] [[ 6]\n [15]]");
   CHECK(Reduce("Sum", "DT_FLOAT", x, {0, 1}) == "float [] 21");
   CHECK(Reduce("Sum", "DT_FLOAT", x, {}) == "float [2,3] [[1 2 3]\n [4 5 6]]");
   CHECK(Reduce("Mean", "DT_FLOAT", x, {0}, false, true) ==
         "float [3] [2.5 3.5 4.5]");
   CHECK(Reduce("Max", "DT_FLOAT", x, {1}) == "float [2] [3 6]");
   CHECK(Reduce("Min", "DT_FLOAT", x, {0}) == "float [3] [1 2 3]");
-  CHECK(Reduce("Prod", "DT_FLOAT", x, {1}) == "float [2] [6 120]");
+  CHECK(Reduce("Prod", "DT_FLOAT", x, {1}) == "float [2] [  6 120]");
   CHECK(Reduce("Sum", "DT_FLOAT", x, {2}) ==
         "InvalidArgument: Invalid reduction dimension (2 for input with 2 "
         "dimension(s)");
@@ -96,11 +97,11 @@ TEST_CASE("reductions over non-adjacent axes", "[kernels]") {
   std::vector<int32_t> v(24);
   for (int i = 0; i < 24; ++i) v[i] = i;
   const Tensor x = MakeTensor<int32_t>({2, 3, 4}, v);
-  CHECK(Reduce("Sum", "DT_INT32", x, {0, 2}) == "int32 [3] [60 92 124]");
+  CHECK(Reduce("Sum", "DT_INT32", x, {0, 2}) == "int32 [3] [ 60  92 124]");
   CHECK(Reduce("Sum", "DT_INT32", x, {0, 2}, true) ==
-        "int32 [1,3,1] [[[60]\n  [92]\n  [124]]]");
+        "int32 [1,3,1] [[[ 60]\n  [ 92]\n  [124]]]");
   CHECK(Reduce("Max", "DT_INT32", x, {1}) ==
-        "int32 [2,4] [[8 9 10 11]\n [20 21 22 23]]");
+        "int32 [2,4] [[ 8  9 10 11]\n [20 21 22 23]]");
 }
 
 TEST_CASE("empty reductions give the identity of the reducer", "[kernels]") {
@@ -121,7 +122,7 @@ TEST_CASE("All and Any reduce bools", "[kernels]") {
   const Tensor b = MakeTensor<bool>({2, 2}, {true, false, true, true});
   auto all =
       RunKernel("name: 'a' op: 'All'", {b, MakeTensor<int32_t>({1}, {1})});
-  CHECK(Render(all.out(0)) == "bool [2] [False True]");
+  CHECK(Render(all.out(0)) == "bool [2] [False  True]");
   auto any =
       RunKernel("name: 'a' op: 'Any'", {b, MakeTensor<int32_t>({1}, {0})});
   CHECK(Render(any.out(0)) == "bool [2] [True True]");
@@ -163,14 +164,14 @@ std::string Cast(const std::string& src, const std::string& dst,
 
 TEST_CASE("Cast truncates floats toward zero and maps bools", "[kernels]") {
   const Tensor f = MakeTensor<float>({5}, {1.7f, -1.7f, 0.5f, -0.5f, 3.0f});
-  CHECK(Cast("DT_FLOAT", "DT_INT32", f) == "int32 [5] [1 -1 0 0 3]");
-  CHECK(Cast("DT_FLOAT", "DT_INT64", f) == "int64 [5] [1 -1 0 0 3]");
+  CHECK(Cast("DT_FLOAT", "DT_INT32", f) == "int32 [5] [ 1 -1  0  0  3]");
+  CHECK(Cast("DT_FLOAT", "DT_INT64", f) == "int64 [5] [ 1 -1  0  0  3]");
   CHECK(Cast("DT_FLOAT", "DT_BOOL", MakeTensor<float>({3}, {0, -0.0f, 2})) ==
-        "bool [3] [False False True]");
+        "bool [3] [False False  True]");
   CHECK(Cast("DT_BOOL", "DT_FLOAT", MakeTensor<bool>({2}, {true, false})) ==
         "float [2] [1 0]");
   CHECK(Cast("DT_INT32", "DT_UINT8", MakeTensor<int32_t>({2}, {257, -1})) ==
-        "uint8 [2] [1 255]");
+        "uint8 [2] [  1 255]");
   CHECK(Cast("DT_DOUBLE", "DT_FLOAT", MakeTensor<double>({1}, {0.1})) ==
         "float [1] [0.1]");
   CHECK(Cast("DT_INT32", "DT_COMPLEX64", MakeTensor<int32_t>({1}, {2})) ==

@@ -71,13 +71,13 @@ TEST_CASE("tensor copies share a 64-byte aligned buffer", "[kernels]") {
 
 TEST_CASE("FromProto decodes every typed field", "[kernels]") {
   CHECK(Decode("dtype: DT_FLOAT tensor_shape { dim { size: 2 } } "
-               "float_val: 1.5 float_val: -2") == "float [2] [1.5 -2]");
+               "float_val: 1.5 float_val: -2") == "float [2] [1.5  -2]");
   CHECK(Decode("dtype: DT_DOUBLE tensor_shape {} double_val: 0.25") ==
         "double [] 0.25");
   CHECK(Decode("dtype: DT_INT32 tensor_shape { dim { size: 3 } } "
                "int_val: 1 int_val: 2 int_val: 3") == "int32 [3] [1 2 3]");
   CHECK(Decode("dtype: DT_INT8 tensor_shape { dim { size: 2 } } "
-               "int_val: -128 int_val: 127") == "int8 [2] [-128 127]");
+               "int_val: -128 int_val: 127") == "int8 [2] [-128  127]");
   CHECK(Decode("dtype: DT_UINT8 tensor_shape { dim { size: 1 } } "
                "int_val: 255") == "uint8 [1] [255]");
   CHECK(Decode("dtype: DT_INT16 tensor_shape {} int_val: -7") == "int16 [] -7");
@@ -85,14 +85,14 @@ TEST_CASE("FromProto decodes every typed field", "[kernels]") {
         "uint16 [] 65535");
   CHECK(Decode("dtype: DT_INT64 tensor_shape { dim { size: 2 } } "
                "int64_val: 9000000000 int64_val: -1") ==
-        "int64 [2] [9000000000 -1]");
+        "int64 [2] [9000000000         -1]");
   CHECK(Decode("dtype: DT_UINT32 tensor_shape {} uint32_val: 4000000000") ==
         "uint32 [] 4000000000");
   CHECK(Decode("dtype: DT_UINT64 tensor_shape {} "
                "uint64_val: 18000000000000000000") ==
         "uint64 [] 18000000000000000000");
   CHECK(Decode("dtype: DT_BOOL tensor_shape { dim { size: 2 } } "
-               "bool_val: true bool_val: false") == "bool [2] [True False]");
+               "bool_val: true bool_val: false") == "bool [2] [ True False]");
   CHECK(Decode("dtype: DT_STRING tensor_shape { dim { size: 2 } } "
                "string_val: 'ab' string_val: 'c\\n'") ==
         "string [2] [\"ab\" \"c\\n\"]");
@@ -103,7 +103,7 @@ TEST_CASE("FromProto decodes every typed field", "[kernels]") {
         "complex128 [1] [(0.5+3j)]");
   // Half and bfloat16: the raw 16 bits (0x3c00 = 1.0, 0x4000 = 2.0).
   CHECK(Decode("dtype: DT_HALF tensor_shape { dim { size: 2 } } "
-               "half_val: 15360 half_val: 49152") == "half [2] [1 -2]");
+               "half_val: 15360 half_val: 49152") == "half [2] [ 1 -2]");
   CHECK(Decode("dtype: DT_BFLOAT16 tensor_shape {} half_val: 16384") ==
         "bfloat16 [] 2");
   CHECK(Decode("dtype: DT_QINT8 tensor_shape {} int_val: -3") == "qint8 [] -3");
@@ -129,9 +129,9 @@ TEST_CASE("FromProto reads tensor_content and checks its size", "[kernels]") {
   // Two little-endian int32s: 1 and 258.
   CHECK(Decode("dtype: DT_INT32 tensor_shape { dim { size: 2 } } "
                "tensor_content: '\\001\\000\\000\\000\\002\\001\\000\\000'") ==
-        "int32 [2] [1 258]");
+        "int32 [2] [  1 258]");
   CHECK(Decode("dtype: DT_BOOL tensor_shape { dim { size: 2 } } "
-               "tensor_content: '\\001\\000'") == "bool [2] [True False]");
+               "tensor_content: '\\001\\000'") == "bool [2] [ True False]");
   // String content: all lengths as varints, then the bytes.
   CHECK(Decode("dtype: DT_STRING tensor_shape { dim { size: 2 } } "
                "tensor_content: '\\001\\002abc'") ==
@@ -164,7 +164,7 @@ TEST_CASE("ToProto round-trips through both encodings", "[kernels]") {
   TensorProto hp;
   h.ToProto(&hp, false);
   CHECK(hp.half_val_size() == 2);
-  CHECK(Render(*Tensor::FromProto(hp)) == "half [2] [0.5 3]");
+  CHECK(Render(*Tensor::FromProto(hp)) == "half [2] [0.5   3]");
   const Tensor s = MakeTensor<std::string>({1}, {"q"});
   TensorProto sp;
   s.ToProto(&sp);
@@ -184,9 +184,11 @@ TEST_CASE("16-bit floats round to nearest even", "[kernels]") {
   CHECK(FloatToBFloat16Truncate(1.01171875f).bits == 0x3f81);
 }
 
-TEST_CASE("SummarizeValue prints like NumPy and truncates", "[kernels]") {
+TEST_CASE("SummarizeValue aligns columns like NumPy and truncates",
+          "[kernels]") {
   const Tensor t = MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6.5});
-  CHECK(t.SummarizeValue(-1) == "[[1 2 3]\n [4 5 6.5]]");
+  CHECK(t.SummarizeValue(-1) == "[[  1   2   3]\n [  4   5 6.5]]");
+  CHECK(MakeTensor<int32_t>({2}, {1, -10}).SummarizeValue() == "[  1 -10]");
   CHECK(t.SummarizeValue(4) == "[[1 2 3]\n [4 ...]]");
   const Tensor c = MakeTensor<int32_t>({2, 1, 2}, {1, 2, 3, 4});
   CHECK(c.SummarizeValue(-1) == "[[[1 2]]\n\n [[3 4]]]");

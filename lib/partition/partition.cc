@@ -75,6 +75,7 @@ StatusOr<std::map<std::string, GraphDef>> Partitioner::Run() {
   }
   DFG_RETURN_IF_ERROR(AssignDevices());
   DFG_RETURN_IF_ERROR(ComputeMemoryTypes());
+  recv_head_.assign(graph_->num_node_ids(), -1);
   for (Node* dst : nodes_) {
     DFG_RETURN_IF_ERROR(ProcessNode(dst));
   }
@@ -138,6 +139,18 @@ Status Partitioner::CollectInputs(const Node* dst,
   return Status::Ok();
 }
 
+const RecvEntry* Partitioner::FindRecv(const Node* src, int src_output,
+                                       int partition, bool on_host) const {
+  for (int i = recv_head_[src->id()]; i >= 0; i = recvs_[i].next) {
+    const RecvEntry& entry = recvs_[i];
+    if (entry.src_output == src_output && entry.partition == partition &&
+        entry.on_host == on_host) {
+      return &entry;
+    }
+  }
+  return nullptr;
+}
+
 void Partitioner::AddInputFrom(const Edge* edge, int dst_partition,
                                NodeDef* dst_def, const Edge* control_flow_edge,
                                int* num_control_flow_edges) {
@@ -151,16 +164,14 @@ void Partitioner::AddInputFrom(const Edge* edge, int dst_partition,
     return;
   }
   const int recv_slot = control ? kControlSlot : 0;
-  RecvKey key{src->id(), edge->src_output, dst_partition,
-              IsDstInputOnHost(edge)};
-  auto found = dup_recv_.find(key);
-  if (found != dup_recv_.end()) {
-    const std::string& recv_name = found->second.recv->name();
+  const bool on_host = IsDstInputOnHost(edge);
+  if (const RecvEntry* found =
+          FindRecv(src, edge->src_output, dst_partition, on_host)) {
+    const std::string& recv_name = found->recv->name();
     AddInput(dst_def, recv_name, recv_slot);
     ref_control_inputs_.push_back(&recv_name);
-    if (found->second.transfer >= 0) {
-      (*options_.transfers)[found->second.transfer].dsts.push_back(
-          edge->dst->name());
+    if (found->transfer >= 0) {
+      (*options_.transfers)[found->transfer].dsts.push_back(edge->dst->name());
     }
     return;
   }
@@ -179,7 +190,9 @@ void Partitioner::AddInputFrom(const Edge* edge, int dst_partition,
     if (real_recv != recv) (*real_recv->mutable_attr())["_start_time"].set_i(0);
     ref_recvs_.push_back(real_recv);
   } else {
-    dup_recv_.emplace(key, RecvEntry{recv, transfer});
+    recvs_.push_back(RecvEntry{edge->src_output, dst_partition, on_host, recv,
+                               transfer, recv_head_[src->id()]});
+    recv_head_[src->id()] = static_cast<int>(recvs_.size()) - 1;
     ref_control_inputs_.push_back(&recv->name());
   }
   AddInput(dst_def, recv->name(), recv_slot);

@@ -126,7 +126,7 @@ TEST_CASE("partitions of every corpus graph satisfy the invariants",
   // Random placements split the corpus's while loops across devices.
   CHECK(with_control_loops > 0);
   WARN(checked << " partitionings checked; " << with_control_loops
-                << " partitions with control loops");
+               << " partitions with control loops");
 }
 
 }  // namespace

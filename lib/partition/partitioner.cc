@@ -1,5 +1,6 @@
 #include "lib/partition/partitioner.h"
 
+#include <unordered_map>
 #include <utility>
 
 #include "lib/graph/device_name.h"
@@ -27,14 +28,6 @@ void AddInput(NodeDef* def, const std::string& node, int slot) {
   } else {
     *input = InputString(node, slot);
   }
-}
-
-size_t RecvKeyHash::operator()(const RecvKey& k) const {
-  uint64_t h = static_cast<uint64_t>(k.src_id) * 0x9E3779B97F4A7C15ull;
-  h ^= static_cast<uint64_t>(k.src_output + 1) * 0xC2B2AE3D27D4EB4Full;
-  h ^= static_cast<uint64_t>(k.partition) * 0x165667B19E3779F9ull;
-  h ^= static_cast<uint64_t>(k.on_host);
-  return static_cast<size_t>(h ^ (h >> 29));
 }
 
 uint64_t Partitioner::Incarnation(const std::string& device) const {

@@ -8,7 +8,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "lib/base/status.h"
@@ -32,24 +31,16 @@ struct NodeMemory {
   std::vector<MemoryType> outputs;
 };
 
-// The dedup key of a transfer (§3.4): the same tensor (or control) of the
-// same producer into the same partition, landing in the same memory.
-struct RecvKey {
-  int src_id;
+// A transfer that later consumers may share (§3.4), keyed by (producer,
+// output or kControlSlot, destination partition, lands in host memory). The
+// entries of one producer form a list (usually of one).
+struct RecvEntry {
   int src_output;
   int partition;
   bool on_host;
-  friend bool operator==(const RecvKey& a, const RecvKey& b) {
-    return a.src_id == b.src_id && a.src_output == b.src_output &&
-           a.partition == b.partition && a.on_host == b.on_host;
-  }
-};
-struct RecvKeyHash {
-  size_t operator()(const RecvKey& k) const;
-};
-struct RecvEntry {
   NodeDef* recv;  // what consumers read: the recv, or the control Identity
   int transfer;   // index into options.transfers, or -1 when not recorded
+  int next;       // the producer's next entry, or -1
 };
 
 class Partitioner {
@@ -89,6 +80,8 @@ class Partitioner {
   Status CollectInputs(const Node* dst, const Edge** control_flow_edge,
                        int* num_control_flow_edges);
   NodeDef* CopyNode(Node* dst, GraphDef* graph);
+  const RecvEntry* FindRecv(const Node* src, int src_output, int partition,
+                            bool on_host) const;
   void AddInputFrom(const Edge* edge, int dst_partition, NodeDef* dst_def,
                     const Edge* control_flow_edge, int* num_control_flow_edges);
   void Finish();
@@ -105,7 +98,8 @@ class Partitioner {
   std::vector<int> memory_index_;  // by node id: index into memory_, or -1
   std::vector<NodeMemory> memory_;
 
-  std::unordered_map<RecvKey, RecvEntry, RecvKeyHash> dup_recv_;
+  std::vector<int> recv_head_;  // by producer id: first entry, or -1
+  std::vector<RecvEntry> recvs_;
   std::vector<const Edge*> inputs_;  // scratch, per dst
   std::vector<NodeDef*> ref_recvs_;
   std::vector<const std::string*> ref_control_inputs_;  // Not owned.

@@ -40,6 +40,12 @@ class NameIndex {
   void Scan(const Graph& graph) {
     size_t missing = map_.size();
     for (int id = graph.num_node_ids() - 1; id >= 0 && missing > 0; --id) {
+      // The scan is bound by memory latency (node, then its name): fetch
+      // both a few nodes ahead.
+      if (Node* ahead = graph.FindNodeId(id - 16)) __builtin_prefetch(ahead);
+      if (Node* ahead = graph.FindNodeId(id - 8)) {
+        __builtin_prefetch(&ahead->name());
+      }
       Node* node = graph.FindNodeId(id);
       if (node == nullptr) continue;
       size_t size = node->name().size();

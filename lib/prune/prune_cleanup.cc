@@ -13,8 +13,10 @@ namespace dfg::prune_internal {
 namespace {
 
 constexpr std::string_view kColocationPrefix = "loc:@";
+const std::string kClassAttr = "_class";
+const std::string kOutputShapesAttr = "_output_shapes";
 
-const AttrValue* FindAttr(const Node& node, const char* name) {
+const AttrValue* FindAttr(const Node& node, const std::string& name) {
   auto it = node.def().attr().find(name);
   return it == node.def().attr().end() ? nullptr : &it->second;
 }
@@ -38,7 +40,7 @@ bool KnownShape(const Node& node, int port,
       return true;
     }
   }
-  if (const AttrValue* attr = FindAttr(node, "_output_shapes");
+  if (const AttrValue* attr = FindAttr(node, kOutputShapesAttr);
       attr != nullptr && port < attr->list().shape_size()) {
     *shape = attr->list().shape(port);
     return true;
@@ -56,7 +58,7 @@ Node* AddFeedPlaceholder(Graph* graph, const Node& fed, int port,
   attrs["dtype"].set_type(dtype);
   tensorflow::TensorShapeProto shape;
   if (!KnownShape(fed, port, &shape)) shape.set_unknown_rank(true);
-  if (FindAttr(fed, "_output_shapes") != nullptr) {
+  if (FindAttr(fed, kOutputShapesAttr) != nullptr) {
     *attrs["_output_shapes"].mutable_list()->add_shape() = shape;
   }
   *attrs["shape"].mutable_shape() = std::move(shape);
@@ -87,8 +89,10 @@ void FinalizePlaceholderNames(Graph* graph, const std::vector<Node*>& feeds,
 
 void DropDanglingColocations(Graph* graph, PruneReport* report) {
   std::vector<Node*> colocated;
-  for (Node* n : graph->op_nodes()) {
-    const AttrValue* attr = FindAttr(*n, "_class");
+  for (int id = 2; id < graph->num_node_ids(); ++id) {
+    Node* n = graph->FindNodeId(id);
+    if (n == nullptr) continue;
+    const AttrValue* attr = FindAttr(*n, kClassAttr);
     if (attr != nullptr && attr->has_list()) colocated.push_back(n);
   }
   if (colocated.empty()) return;
@@ -97,7 +101,7 @@ void DropDanglingColocations(Graph* graph, PruneReport* report) {
   size_t first = report->dropped_colocations.size();
   for (Node* n : colocated) {
     auto& attrs = *n->mutable_def()->mutable_attr();
-    auto* list = attrs["_class"].mutable_list()->mutable_s();
+    auto* list = attrs[kClassAttr].mutable_list()->mutable_s();
     int out = 0;
     for (int i = 0; i < list->size(); ++i) {
       std::string_view entry = list->Get(i);
@@ -111,7 +115,7 @@ void DropDanglingColocations(Graph* graph, PruneReport* report) {
       ++out;
     }
     list->DeleteSubrange(out, list->size() - out);
-    if (list->empty()) attrs.erase("_class");
+    if (list->empty()) attrs.erase(kClassAttr);
   }
   size_t dropped = report->dropped_colocations.size() - first;
   if (dropped == 0) return;

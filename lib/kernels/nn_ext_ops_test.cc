@@ -1,0 +1,175 @@
+// Split, OneHot, Where, TopKV2, Cumsum, LeakyRelu, resize, BatchMatMulV2 and
+// the fused kernels. Expected values are hand-computed.
+#include <fmt/format.h>
+
+#include "lib/kernels/kernel_test_util.h"
+#include "lib/testing/catch.h"
+
+namespace dfg {
+namespace {
+
+using testing::KernelRun;
+using testing::MakeTensor;
+using testing::RunKernel;
+
+// "<shape> v0 v1 ...": the shape and the row-major values.
+template <typename T>
+std::string Flat(const Tensor& t) {
+  std::string s = t.shape().DebugString();
+  for (const T& v : t.flat<T>()) s += fmt::format(" {}", v);
+  return s;
+}
+
+std::string Node(const std::string& op, const std::string& attrs) {
+  return "name: 'n' op: '" + op + "' " + attrs;
+}
+
+const char kFloat[] = "attr { key: 'T' value { type: DT_FLOAT } } ";
+
+TEST_CASE("Split and SplitV cut along an axis", "[kernels]") {
+  const Tensor x = MakeTensor<float>({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  auto s = RunKernel(
+      Node("Split", std::string(kFloat) + "attr { key: 'num_split' value { i: "
+                                          "2 } }"),
+      {Tensor::Scalar<int32_t>(1), x});
+  REQUIRE(s.status.ok());
+  CHECK(Flat<float>(s.out(0)) == "[2,2] 1 2 5 6");
+  CHECK(Flat<float>(s.out(1)) == "[2,2] 3 4 7 8");
+  auto odd = RunKernel(
+      Node("Split", std::string(kFloat) + "attr { key: 'num_split' value { i: "
+                                          "3 } }"),
+      {Tensor::Scalar<int32_t>(1), x});
+  CHECK_THAT(odd.status.message(),
+             Catch::Matchers::Contains("should evenly divide the split "
+                                       "dimension"));
+  auto v = RunKernel(
+      Node("SplitV", std::string(kFloat) +
+                         "attr { key: 'num_split' value { i: 2 } } attr { "
+                         "key: 'Tlen' value { type: DT_INT32 } }"),
+      {MakeTensor<float>({3}, {1, 2, 3}), MakeTensor<int32_t>({2}, {1, -1}),
+       Tensor::Scalar<int32_t>(0)});
+  REQUIRE(v.status.ok());
+  CHECK(Flat<float>(v.out(0)) == "[1] 1");
+  CHECK(Flat<float>(v.out(1)) == "[2] 2 3");
+}
+
+TEST_CASE("OneHot, Where, GatherNd, BroadcastTo and ReverseV2", "[kernels]") {
+  auto oh = RunKernel(
+      Node("OneHot",
+           std::string(kFloat) + "attr { key: 'TI' value { type: DT_INT32 } }"),
+      {MakeTensor<int32_t>({3}, {0, 2, -1}), Tensor::Scalar<int32_t>(3),
+       Tensor::Scalar(1.0f), Tensor::Scalar(0.0f)});
+  CHECK(Flat<float>(oh.out(0)) == "[3,3] 1 0 0 0 0 1 0 0 0");
+  auto w = RunKernel(Node("Where", "attr { key: 'T' value { type: DT_BOOL } }"),
+                     {MakeTensor<bool>({2, 2}, {true, false, false, true})});
+  CHECK(Flat<int64_t>(w.out(0)) == "[2,2] 0 0 1 1");
+  auto nd =
+      RunKernel(Node("GatherNd",
+                     "attr { key: 'Tparams' value { type: DT_FLOAT } } attr "
+                     "{ key: 'Tindices' value { type: DT_INT32 } }"),
+                {MakeTensor<float>({2, 2}, {1, 2, 3, 4}),
+                 MakeTensor<int32_t>({2, 2}, {1, 0, 0, 1})});
+  CHECK(Flat<float>(nd.out(0)) == "[2] 3 2");
+  auto bt = RunKernel(
+      Node("BroadcastTo", kFloat),
+      {MakeTensor<float>({2}, {1, 2}), MakeTensor<int32_t>({2}, {2, 2})});
+  CHECK(Flat<float>(bt.out(0)) == "[2,2] 1 2 1 2");
+  auto rv = RunKernel(Node("ReverseV2", kFloat),
+                      {MakeTensor<float>({2, 2}, {1, 2, 3, 4}),
+                       MakeTensor<int32_t>({1}, {-1})});
+  CHECK(Flat<float>(rv.out(0)) == "[2,2] 2 1 4 3");
+}
+
+TEST_CASE("TopKV2, Cumsum and LeakyRelu", "[kernels]") {
+  auto tk = RunKernel(
+      Node("TopKV2", kFloat),
+      {MakeTensor<float>({4}, {3, 1, 3, 2}), Tensor::Scalar<int32_t>(2)});
+  CHECK(Flat<float>(tk.out(0)) == "[2] 3 3");
+  CHECK(Flat<int32_t>(tk.out(1)) == "[2] 0 2");
+  const Tensor x = MakeTensor<float>({3}, {1, 2, 3});
+  auto ex = RunKernel(
+      Node("Cumsum",
+           std::string(kFloat) + "attr { key: 'exclusive' value { b: true } }"),
+      {x, Tensor::Scalar<int32_t>(0)});
+  CHECK(Flat<float>(ex.out(0)) == "[3] 0 1 3");
+  auto rev =
+      RunKernel(Node("Cumsum", std::string(kFloat) +
+                                   "attr { key: 'reverse' value { b: true } }"),
+                {x, Tensor::Scalar<int32_t>(0)});
+  CHECK(Flat<float>(rev.out(0)) == "[3] 6 5 3");
+  auto lr =
+      RunKernel(Node("LeakyRelu", std::string(kFloat) +
+                                      "attr { key: 'alpha' value { f: 0.5 } }"),
+                {MakeTensor<float>({2}, {-2, 3})});
+  CHECK(Flat<float>(lr.out(0)) == "[2] -1 3");
+}
+
+TEST_CASE("ResizeBilinear and ResizeNearestNeighbor", "[kernels]") {
+  const Tensor img = MakeTensor<float>({1, 2, 2, 1}, {1, 2, 3, 4});
+  auto bl =
+      RunKernel(Node("ResizeBilinear",
+                     std::string(kFloat) +
+                         "attr { key: 'align_corners' value { b: true } }"),
+                {img, MakeTensor<int32_t>({2}, {3, 3})});
+  CHECK(Flat<float>(bl.out(0)) == "[1,3,3,1] 1 1.5 2 2 2.5 3 3 3.5 4");
+  auto nn = RunKernel(Node("ResizeNearestNeighbor", kFloat),
+                      {img, MakeTensor<int32_t>({2}, {4, 4})});
+  CHECK(Flat<float>(nn.out(0)) == "[1,4,4,1] 1 1 2 2 1 1 2 2 3 3 4 4 3 3 4 4");
+  // half_pixel_centers: source (o + 0.5) * 0.5 - 0.5 = -0.25, 0.25...
+  auto hp = RunKernel(
+      Node("ResizeBilinear",
+           std::string(kFloat) +
+               "attr { key: 'half_pixel_centers' value { b: true } }"),
+      {MakeTensor<float>({1, 1, 2, 1}, {0, 4}),
+       MakeTensor<int32_t>({2}, {1, 4})});
+  CHECK(Flat<float>(hp.out(0)) == "[1,1,4,1] 0 1 3 4");
+}
+
+TEST_CASE("BatchMatMulV2 broadcasts batch dims", "[kernels]") {
+  auto r = RunKernel(Node("BatchMatMulV2", kFloat),
+                     {MakeTensor<float>({2, 1, 2}, {1, 2, 3, 4}),
+                      MakeTensor<float>({2, 1}, {1, 10})});
+  CHECK(Flat<float>(r.out(0)) == "[2,1,1] 21 43");
+  auto bad = RunKernel(Node("BatchMatMulV2", kFloat),
+                       {MakeTensor<float>({2, 1, 2}, {1, 2, 3, 4}),
+                        MakeTensor<float>({3, 2, 1}, {1, 1, 1, 1, 1, 1})});
+  CHECK_THAT(bad.status.message(),
+             Catch::Matchers::Contains("compatible batch dimensions"));
+}
+
+TEST_CASE("_FusedConv2D and _FusedMatMul apply BiasAdd and activations",
+          "[kernels]") {
+  auto conv = RunKernel(
+      Node("_FusedConv2D",
+           std::string(kFloat) +
+               "attr { key: 'num_args' value { i: 1 } } attr { key: "
+               "'strides' value { list { i: [1,1,1,1] } } } attr { key: "
+               "'padding' value { s: 'VALID' } } attr { key: 'fused_ops' "
+               "value { list { s: ['BiasAdd', 'Relu'] } } }"),
+      {MakeTensor<float>({1, 1, 1, 2}, {1, -2}),
+       MakeTensor<float>({1, 1, 2, 2}, {1, 0, 0, 1}),
+       MakeTensor<float>({2}, {0.5, 0.5})});
+  CHECK(Flat<float>(conv.out(0)) == "[1,1,1,2] 1.5 0");
+  auto mm = RunKernel(
+      Node("_FusedMatMul",
+           std::string(kFloat) +
+               "attr { key: 'num_args' value { i: 1 } } attr { key: "
+               "'fused_ops' value { list { s: ['BiasAdd', 'LeakyRelu'] } } "
+               "}"),
+      {MakeTensor<float>({1, 2}, {1, -2}),
+       MakeTensor<float>({2, 2}, {1, 0, 0, 1}),
+       MakeTensor<float>({2}, {0, 0})});
+  CHECK(Flat<float>(mm.out(0)) == "[1,2] 1 -0.4");
+  auto bad =
+      RunKernel(Node("_FusedMatMul",
+                     std::string(kFloat) +
+                         "attr { key: 'num_args' value { i: 0 } } attr { key: "
+                         "'fused_ops' value { list { s: ['Softmax'] } } }"),
+                {MakeTensor<float>({1, 2}, {1, -2}),
+                 MakeTensor<float>({2, 2}, {1, 0, 0, 1})});
+  CHECK_THAT(bad.status.message(),
+             Catch::Matchers::Contains("Fusion is not implemented"));
+}
+
+}  // namespace
+}  // namespace dfg

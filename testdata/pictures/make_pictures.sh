@@ -1,0 +1,24 @@
+#!/bin/sh
+# Renders the README's pictures with dfg itself (Graphviz is linked in; no
+# `dot` program needed) from the bundled example models:
+#   mlp.svg              the whole model
+#   mlp_pruned.svg       what `dfg prune --fetch probs` keeps (_Arg/_Retval)
+#   mlp_placed.svg       placed on cpu:0 and gpu:0 (a colour per device)
+#   mlp_partitioned.svg  the partitions, Send/Recv pairs linked
+#   loop.svg             a lowered while loop (back edges drawn upwards)
+# Usage: testdata/pictures/make_pictures.sh [DFG]   (default: build/dfg)
+set -eu
+cd "$(dirname "$0")/../.."
+DFG=${1:-build/dfg}
+MODELS=testdata/models
+OUT=testdata/pictures
+DEVICES=cpu:0,gpu:0
+
+"$DFG" dot "$MODELS/mlp.pbtxt" -o "$OUT/mlp.svg"
+"$DFG" prune "$MODELS/mlp.pbtxt" --fetch probs | "$DFG" dot -o "$OUT/mlp_pruned.svg"
+"$DFG" place "$MODELS/mlp.pbtxt" --devices "$DEVICES" |
+  "$DFG" dot -o "$OUT/mlp_placed.svg"
+"$DFG" partition "$MODELS/mlp.pbtxt" --devices "$DEVICES" -f pbtxt |
+  "$DFG" dot -o "$OUT/mlp_partitioned.svg"
+"$DFG" dot "$MODELS/loop.pbtxt" -o "$OUT/loop.svg"
+ls -l "$OUT"/*.svg
