@@ -252,5 +252,43 @@ TEST_CASE("the Graph-level rewrite keeps assigned devices and fixes edges",
   CHECK(graph.ToGraphDef().node_size() == 4);
 }
 
+// Each node's edges as "id:src->dst" in list order.
+std::string EdgeLists(const Graph& graph) {
+  std::string out;
+  for (Node* n : graph.nodes()) {
+    out += n->name() + " in";
+    for (const Edge* e : n->in_edges()) out += " " + std::to_string(e->id);
+    out += " out";
+    for (const Edge* e : n->out_edges()) out += " " + std::to_string(e->id);
+    out += "\n";
+  }
+  return out + std::to_string(graph.num_edges()) + " edges\n";
+}
+
+TEST_CASE("RemoveNodes leaves the graph RemoveNode one by one leaves",
+          "[prune]") {
+  GraphDef def = Parse(FloatConst("a") + FloatConst("b") + Placeholder("p") +
+                       Add("c", "a", "b", {"^p"}) + Add("d", "c", "p") +
+                       Identity("e", "d", {"^a"}) + Identity("u", "a") +
+                       Add("w", "u", "u"));
+  auto one = ImportGraphDef(def);
+  auto bulk = ImportGraphDef(def);
+  REQUIRE(one.ok());
+  REQUIRE(bulk.ok());
+  // Keep a, c, d (and the pseudo-nodes); remove b, p, e, u, w.
+  std::vector<bool> keep((*one)->num_node_ids(), false);
+  for (Node* n : (*one)->nodes()) {
+    keep[n->id()] =
+        n->name() == "a" || n->name() == "c" || n->name() == "d" || !n->IsOp();
+  }
+  for (Node* n : (*one)->op_nodes()) {
+    if (!keep[n->id()]) (*one)->RemoveNode(n);
+  }
+  (*bulk)->RemoveNodes(keep);
+  CHECK(EdgeLists(**bulk) == EdgeLists(**one));
+  CHECK((*bulk)->num_op_nodes() == 3);
+  CHECK((*bulk)->FindNodeId(keep.size() - 1) == nullptr);
+}
+
 }  // namespace
 }  // namespace dfg
