@@ -235,7 +235,7 @@ TEST_CASE("without devices nodes cluster by name scope, chains drawn once",
         std::set<std::string>{"outer/inner/deeper/c", "outer/inner/deeper/d"});
 }
 
-TEST_CASE("--cluster none and --rankdir LR are honoured", "[dot]][!mayfail]") {
+TEST_CASE("--cluster none and --rankdir LR are honoured", "[dot][!mayfail]") {
   DotOptions options;
   options.cluster = DotCluster::kNone;
   options.left_to_right = true;
@@ -254,7 +254,7 @@ constexpr const char* kScopes = R"pb(
 )pb";
 
 TEST_CASE("--collapse folds scopes below the depth into one node with a count",
-          "[dot]][!mayfail]") {
+          "[dot][!mayfail]") {
   DotOptions options;
   options.collapse_depth = 1;
   Drawn drawn = Draw(ParseGraph(kScopes), options);
@@ -290,7 +290,7 @@ TEST_CASE(
 }
 
 TEST_CASE("--focus draws the nodes within the radius, over edges both ways",
-          "[dot]][!mayfail]") {
+          "[dot][!mayfail]") {
   DotOptions options;
   options.focus = "block/a/y";
   options.radius = 1;
@@ -301,7 +301,7 @@ TEST_CASE("--focus draws the nodes within the radius, over edges both ways",
 }
 
 TEST_CASE("--focus on an unknown node is NotFound with the nearest name",
-          "[dot]][!mayfail]") {
+          "[dot][!mayfail]") {
   DotOptions options;
   options.focus = "block/a/z";
   StatusOr<std::string> dot = GraphToDot(ParseGraph(kScopes), options);
