@@ -95,6 +95,8 @@ void RegisterDot(CLI::App& app, Context& ctx) {
                   "render: svg, png or pdf (default: from the -o extension, "
                   "else DOT text)")
       ->check(CLI::IsMember({"dot", "svg", "png", "pdf"}));
+  sub->add_option("-f,--format", flags->render, "the same as -T")
+      ->check(CLI::IsMember({"dot", "svg", "png", "pdf"}));
   sub->add_option("--cluster", flags->cluster,
                   "group nodes by device, name scope, or not at all (default: "
                   "device when any node has one, else scope)")

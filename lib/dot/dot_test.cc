@@ -235,7 +235,7 @@ TEST_CASE("without devices nodes cluster by name scope, chains drawn once",
         std::set<std::string>{"outer/inner/deeper/c", "outer/inner/deeper/d"});
 }
 
-TEST_CASE("--cluster none and --rankdir LR are honoured", "[dot][!mayfail]") {
+TEST_CASE("cluster none and rankdir LR are honoured", "[dot]") {
   DotOptions options;
   options.cluster = DotCluster::kNone;
   options.left_to_right = true;
@@ -253,8 +253,8 @@ constexpr const char* kScopes = R"pb(
   node { name: "out" op: "NoOp" input: "^block/b" input: "^block/a/x" }
 )pb";
 
-TEST_CASE("--collapse folds scopes below the depth into one node with a count",
-          "[dot][!mayfail]") {
+TEST_CASE("collapse folds scopes below the depth into one node with a count",
+          "[dot]") {
   DotOptions options;
   options.collapse_depth = 1;
   Drawn drawn = Draw(ParseGraph(kScopes), options);
@@ -289,8 +289,8 @@ TEST_CASE(
   CHECK(report.notes.empty());
 }
 
-TEST_CASE("--focus draws the nodes within the radius, over edges both ways",
-          "[dot][!mayfail]") {
+TEST_CASE("focus draws the nodes within the radius, over edges both ways",
+          "[dot]") {
   DotOptions options;
   options.focus = "block/a/y";
   options.radius = 1;
@@ -300,8 +300,8 @@ TEST_CASE("--focus draws the nodes within the radius, over edges both ways",
   CHECK(names == std::set<std::string>{"block/a/x", "block/a/y", "block/b"});
 }
 
-TEST_CASE("--focus on an unknown node is NotFound with the nearest name",
-          "[dot][!mayfail]") {
+TEST_CASE("focus on an unknown node is NotFound with the nearest name",
+          "[dot]") {
   DotOptions options;
   options.focus = "block/a/z";
   StatusOr<std::string> dot = GraphToDot(ParseGraph(kScopes), options);

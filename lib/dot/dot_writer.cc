@@ -160,6 +160,13 @@ class Writer {
   void DeclareAttributes() {
     agattr(graph_, AGRAPH, Mutable("rankdir"),
            Mutable(options_.left_to_right ? "LR" : "TB"));
+    // Device and partition clusters hold nodes of every rank; the global
+    // ranking keeps the flow between them top-down (dot's default ranks each
+    // cluster on its own and may turn a Send -> Recv edge upwards).
+    if (options_.clusters == ClusterBy::kDevice ||
+        options_.clusters == ClusterBy::kPartition) {
+      agattr(graph_, AGRAPH, Mutable("newrank"), Mutable("true"));
+    }
     if (options_.fast_layout) {
       agattr(graph_, AGRAPH, Mutable("nslimit"), Mutable("1"));
       agattr(graph_, AGRAPH, Mutable("mclimit"), Mutable("0.5"));

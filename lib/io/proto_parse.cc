@@ -85,7 +85,10 @@ Status CheckUtf8(const pb::Message& message) {
   std::vector<const pb::FieldDescriptor*> fields;
   reflection->ListFields(message, &fields);
   for (const pb::FieldDescriptor* field : fields) {
-    if (field->type() == pb::FieldDescriptor::TYPE_STRING) {
+    // Only proto3 strings: the binary parser does not check proto2 ones
+    // (GraphDebugInfo).
+    if (field->type() == pb::FieldDescriptor::TYPE_STRING &&
+        field->file()->syntax() == pb::FileDescriptor::SYNTAX_PROTO3) {
       int n = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
       for (int i = 0; i < n; ++i) {
         std::string scratch;

@@ -4,7 +4,9 @@
 #   mlp.svg              the whole model
 #   mlp_pruned.svg       what `dfg prune --fetch probs` keeps (_Arg/_Retval)
 #   mlp_placed.svg       placed on cpu:0 and gpu:0 (a colour per device)
-#   mlp_partitioned.svg  the partitions, Send/Recv pairs linked
+#   mlp_partitioned.svg  the client graph (x fed, probs fetched) split over
+#                        cpu:0 and gpu:0: the _Arg/_Retval stay on the CPU,
+#                        the layers go to the GPU, Send/Recv pairs linked
 #   loop.svg             a lowered while loop (back edges drawn upwards)
 # Usage: testdata/pictures/make_pictures.sh [DFG]   (default: build/dfg)
 set -eu
@@ -18,7 +20,8 @@ DEVICES=cpu:0,gpu:0
 "$DFG" prune "$MODELS/mlp.pbtxt" --fetch probs | "$DFG" dot -o "$OUT/mlp_pruned.svg"
 "$DFG" place "$MODELS/mlp.pbtxt" --devices "$DEVICES" |
   "$DFG" dot -o "$OUT/mlp_placed.svg"
-"$DFG" partition "$MODELS/mlp.pbtxt" --devices "$DEVICES" -f pbtxt |
+"$DFG" prune "$MODELS/mlp.pbtxt" --feed x --fetch probs |
+  "$DFG" partition --devices "$DEVICES" -f pbtxt |
   "$DFG" dot -o "$OUT/mlp_partitioned.svg"
 "$DFG" dot "$MODELS/loop.pbtxt" -o "$OUT/loop.svg"
 ls -l "$OUT"/*.svg
