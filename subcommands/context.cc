@@ -1,8 +1,8 @@
 #include "subcommands/context.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <istream>
 #include <ostream>
 
@@ -54,7 +54,8 @@ void AddInputFlags(CLI::App* app, InputFlags* flags) {
                   "first)");
 }
 
-void AddOutputFlags(CLI::App* app, OutputFlags* flags, std::string_view formats) {
+void AddOutputFlags(CLI::App* app, OutputFlags* flags,
+                    std::string_view formats) {
   app->add_option("-o,--output", flags->output,
                   "output file; absent or - writes stdout");
   app->add_option("-f,--format", flags->format,
@@ -101,8 +102,8 @@ StatusOr<GraphFormat> ResolveOutputFormat(const OutputFlags& flags,
   return default_format;
 }
 
-Status WriteOutput(Context& ctx, const OutputFlags& flags, std::string_view data,
-                   bool binary) {
+Status WriteOutput(Context& ctx, const OutputFlags& flags,
+                   std::string_view data, bool binary) {
   if (flags.output.empty() || flags.output == "-") {
     if (binary && flags.output.empty() && ctx.io.stdout_is_terminal) {
       return InvalidArgument(

@@ -35,7 +35,7 @@ inline constexpr int kExitUsage = 2;
 
 struct Context {
   Io io;
-  std::string subcommand;      // "prune"
+  std::string subcommand;         // "prune"
   const CLI::App* app = nullptr;  // the subcommand's parser. Not owned.
   int exit_code = kExitOk;
 
@@ -85,8 +85,8 @@ StatusOr<GraphFormat> ResolveOutputFormat(const OutputFlags& flags,
 
 // Writes `data` to -o (atomically) or stdout. Binary data is refused on a
 // terminal unless -o - was given explicitly.
-Status WriteOutput(Context& ctx, const OutputFlags& flags, std::string_view data,
-                   bool binary);
+Status WriteOutput(Context& ctx, const OutputFlags& flags,
+                   std::string_view data, bool binary);
 
 // Serializes `graph` in the resolved format and writes it.
 Status WriteGraphOutput(Context& ctx, const OutputFlags& flags,

@@ -75,9 +75,9 @@ Status MakeStatus(Code code, fmt::format_string<Args...> f, Args&&... args) {
   return Status(code, fmt::format(f, std::forward<Args>(args)...));
 }
 
-#define DFG_DEFINE_STATUS_FACTORY(Name)                                  \
-  template <typename... Args>                                            \
-  Status Name(fmt::format_string<Args...> f, Args&&... args) {           \
+#define DFG_DEFINE_STATUS_FACTORY(Name)                                        \
+  template <typename... Args>                                                  \
+  Status Name(fmt::format_string<Args...> f, Args&&... args) {                 \
     return Status(Code::k##Name, fmt::format(f, std::forward<Args>(args)...)); \
   }
 DFG_DEFINE_STATUS_FACTORY(Cancelled)
@@ -142,9 +142,9 @@ class [[nodiscard]] StatusOr {
 #define DFG_CONCAT_INNER_(a, b) a##b
 #define DFG_CONCAT_(a, b) DFG_CONCAT_INNER_(a, b)
 
-#define DFG_RETURN_IF_ERROR(expr)            \
-  do {                                       \
-    ::dfg::Status dfg_status_ = (expr);      \
+#define DFG_RETURN_IF_ERROR(expr)              \
+  do {                                         \
+    ::dfg::Status dfg_status_ = (expr);        \
     if (!dfg_status_.ok()) return dfg_status_; \
   } while (0)
 
@@ -155,12 +155,12 @@ class [[nodiscard]] StatusOr {
   if (!var.ok()) return var.status();              \
   lhs = std::move(var).value()
 
-#define DFG_CHECK(cond)                                        \
-  do {                                                         \
+#define DFG_CHECK(cond)                                             \
+  do {                                                              \
     if (!(cond)) ::dfg::CheckFailed(__FILE__, __LINE__, #cond, ""); \
   } while (0)
-#define DFG_CHECK_MSG(cond, msg)                                  \
-  do {                                                            \
+#define DFG_CHECK_MSG(cond, msg)                                       \
+  do {                                                                 \
     if (!(cond)) ::dfg::CheckFailed(__FILE__, __LINE__, #cond, (msg)); \
   } while (0)
 

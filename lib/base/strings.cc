@@ -14,9 +14,9 @@ std::vector<std::string> StrSplit(std::string_view text, char sep,
   size_t start = 0;
   while (true) {
     size_t pos = text.find(sep, start);
-    std::string_view piece = text.substr(
-        start, pos == std::string_view::npos ? std::string_view::npos
-                                             : pos - start);
+    std::string_view piece = text.substr(start, pos == std::string_view::npos
+                                                    ? std::string_view::npos
+                                                    : pos - start);
     if (!skip_empty || !piece.empty()) out.emplace_back(piece);
     if (pos == std::string_view::npos) break;
     start = pos + 1;
@@ -36,8 +36,10 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 std::optional<int64_t> ParseInt64(std::string_view text) {
   if (text.empty()) return std::nullopt;
   int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  auto [ptr, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size())
+    return std::nullopt;
   return value;
 }
 
@@ -53,8 +55,8 @@ int EditDistance(std::string_view a, std::string_view b, int cap) {
     row[0] = static_cast<int>(j);
     int row_min = row[0];
     for (size_t i = 1; i <= a.size(); ++i) {
-      int next = std::min({row[i] + 1, row[i - 1] + 1,
-                           diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      int next = std::min(
+          {row[i] + 1, row[i - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
       diag = row[i];
       row[i] = next;
       row_min = std::min(row_min, next);
@@ -103,12 +105,24 @@ std::string CEscape(std::string_view text) {
   out.reserve(text.size());
   for (unsigned char c : text) {
     switch (c) {
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\'': out += "\\'"; break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\'':
+        out += "\\'";
+        break;
       default:
         if (c < 0x20 || c >= 0x7f) {
           out += fmt::format("\\{:03o}", c);

@@ -27,8 +27,8 @@ int EditDistance(std::string_view a, std::string_view b, int cap = 1 << 30);
 // The candidate closest to `name` by edit distance, if one is close enough to
 // be a plausible typo (distance <= max(2, name.size() / 3)); ties go to the
 // first candidate in the given order.
-std::optional<std::string> NearestName(std::string_view name,
-                                       const std::vector<std::string>& candidates);
+std::optional<std::string> NearestName(
+    std::string_view name, const std::vector<std::string>& candidates);
 
 // " (did you mean 'x'?)" or "" when nothing is near.
 std::string DidYouMean(std::string_view name,

@@ -12,7 +12,8 @@ TEST_CASE("split keeps or skips empty pieces", "[base]") {
 
 TEST_CASE("nearest name suggests a plausible typo only", "[base]") {
   std::vector<std::string> names = {"dense/MatMul", "dense/BiasAdd", "input"};
-  CHECK(NearestName("dense/Matmul", names) == std::optional<std::string>("dense/MatMul"));
+  CHECK(NearestName("dense/Matmul", names) ==
+        std::optional<std::string>("dense/MatMul"));
   CHECK(NearestName("inptu", names) == std::optional<std::string>("input"));
   CHECK_FALSE(NearestName("completely_else", names).has_value());
   CHECK(DidYouMean("inputt", names) == " (did you mean 'input'?)");

@@ -236,7 +236,8 @@ void ExecutorState::Process(TaggedNode first) {
     inline_ready.pop_front();
     ready.clear();
     Status s;
-    if (!RunNode(t, &storage, &inputs, &outputs, &entries, &ready, &s)) continue;
+    if (!RunNode(t, &storage, &inputs, &outputs, &entries, &ready, &s))
+      continue;
     NodeDone(s, t, &ready, &inline_ready);
   }
 }
@@ -332,8 +333,8 @@ struct AsyncState {
 bool ExecutorState::RunNode(const TaggedNode& t, std::vector<Tensor>* storage,
                             std::vector<TensorValue>* inputs,
                             std::vector<OpOutput>* outputs,
-                            std::vector<Entry>* entries_buffer, ReadyList* ready,
-                            Status* status) {
+                            std::vector<Entry>* entries_buffer,
+                            ReadyList* ready, Status* status) {
   const NodeItem& item = impl_.items[t.item];
   std::vector<Entry>& entries = *entries_buffer;
   NodeExecRecord record;
@@ -585,12 +586,13 @@ void ExecutorState::ActivateNodesSimple(const NodeItem& item, bool is_dead,
     const bool increment_dead =
         is_dead || (!e.is_control && !(*outputs)[e.src_output].has_value);
     if (increment_dead) {
-      std::atomic_ref<int>(state->dead[id]).fetch_add(1, std::memory_order_acq_rel);
+      std::atomic_ref<int>(state->dead[id])
+          .fetch_add(1, std::memory_order_acq_rel);
     }
-    if (std::atomic_ref<int>(state->pending[id]).fetch_sub(1, std::memory_order_acq_rel) ==
-        1) {
-      bool dst_dead =
-          std::atomic_ref<int>(state->dead[id]).load(std::memory_order_acquire) > 0;
+    if (std::atomic_ref<int>(state->pending[id])
+            .fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      bool dst_dead = std::atomic_ref<int>(state->dead[id])
+                          .load(std::memory_order_acquire) > 0;
       if (dst.is_control_trigger) dst_dead = false;
       ready->push_back(TaggedNode{e.dst, root_.get(), state, 0, dst_dead});
     }

@@ -133,10 +133,12 @@ nlohmann::json ElementJson(const T& v) {
 
 // Nested lists, row-major, from element `*pos` on.
 template <typename T>
-nlohmann::json Nest(std::span<const T> flat, std::span<const int64_t> dims, int64_t* pos) {
+nlohmann::json Nest(std::span<const T> flat, std::span<const int64_t> dims,
+                    int64_t* pos) {
   if (dims.empty()) return ElementJson(flat[(*pos)++]);
   nlohmann::json list = nlohmann::json::array();
-  for (int64_t i = 0; i < dims[0]; ++i) list.push_back(Nest(flat, dims.subspan(1), pos));
+  for (int64_t i = 0; i < dims[0]; ++i)
+    list.push_back(Nest(flat, dims.subspan(1), pos));
   return list;
 }
 
@@ -152,19 +154,23 @@ bool TryJson(const Tensor& t, nlohmann::json* out) {
 
 nlohmann::json TensorToJson(const Tensor& tensor) {
   nlohmann::json value;
-  bool done = TryJson<float>(tensor, &value) || TryJson<double>(tensor, &value) ||
-              TryJson<int32_t>(tensor, &value) || TryJson<int64_t>(tensor, &value) ||
-              TryJson<bool>(tensor, &value) || TryJson<uint8_t>(tensor, &value) ||
-              TryJson<int8_t>(tensor, &value) || TryJson<int16_t>(tensor, &value) ||
-              TryJson<uint16_t>(tensor, &value) || TryJson<uint32_t>(tensor, &value) ||
-              TryJson<uint64_t>(tensor, &value) || TryJson<Half>(tensor, &value) ||
-              TryJson<BFloat16>(tensor, &value) || TryJson<std::string>(tensor, &value) ||
-              TryJson<std::complex<float>>(tensor, &value) ||
-              TryJson<std::complex<double>>(tensor, &value);
+  bool done =
+      TryJson<float>(tensor, &value) || TryJson<double>(tensor, &value) ||
+      TryJson<int32_t>(tensor, &value) || TryJson<int64_t>(tensor, &value) ||
+      TryJson<bool>(tensor, &value) || TryJson<uint8_t>(tensor, &value) ||
+      TryJson<int8_t>(tensor, &value) || TryJson<int16_t>(tensor, &value) ||
+      TryJson<uint16_t>(tensor, &value) || TryJson<uint32_t>(tensor, &value) ||
+      TryJson<uint64_t>(tensor, &value) || TryJson<Half>(tensor, &value) ||
+      TryJson<BFloat16>(tensor, &value) ||
+      TryJson<std::string>(tensor, &value) ||
+      TryJson<std::complex<float>>(tensor, &value) ||
+      TryJson<std::complex<double>>(tensor, &value);
   if (!done) value = tensor.SummarizeValue(-1);
   nlohmann::json shape = nlohmann::json::array();
   for (int64_t d : tensor.shape().dim_sizes()) shape.push_back(d);
-  return {{"dtype", NumpyDtypeName(tensor.dtype())}, {"shape", shape}, {"value", value}};
+  return {{"dtype", NumpyDtypeName(tensor.dtype())},
+          {"shape", shape},
+          {"value", value}};
 }
 
 std::string FetchFileName(const std::string& name) {

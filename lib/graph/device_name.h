@@ -50,7 +50,8 @@ bool IsCompleteSpecification(const ParsedDeviceName& pattern,
                              const ParsedDeviceName& name);
 bool IsSpecification(const ParsedDeviceName& less_specific,
                      const ParsedDeviceName& more_specific);
-bool AreCompatibleDevNames(const ParsedDeviceName& a, const ParsedDeviceName& b);
+bool AreCompatibleDevNames(const ParsedDeviceName& a,
+                           const ParsedDeviceName& b);
 
 // Field-wise union; errors "Cannot merge devices with incompatible jobs: ..."
 Status MergeDevNames(ParsedDeviceName* target, const ParsedDeviceName& other,

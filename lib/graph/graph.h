@@ -59,7 +59,9 @@ class Node {
 
   const std::string& requested_device() const { return def_.device(); }
   const std::string& assigned_device_name() const { return assigned_device_; }
-  void set_assigned_device_name(std::string d) { assigned_device_ = std::move(d); }
+  void set_assigned_device_name(std::string d) {
+    assigned_device_ = std::move(d);
+  }
 
   // In ascending edge-id order.
   const std::vector<const Edge*>& in_edges() const { return in_edges_; }
@@ -85,7 +87,8 @@ class Node {
   bool IsRetval() const;
   bool IsConstant() const;     // Const, HostConst
   bool IsPlaceholder() const;  // Placeholder, PlaceholderV2
-  bool IsControlFlow() const;  // any of Switch/Merge/Enter/Exit/NextIteration/LoopCond
+  bool IsControlFlow()
+      const;  // any of Switch/Merge/Enter/Exit/NextIteration/LoopCond
 
  private:
   friend class Graph;
@@ -164,7 +167,7 @@ class Graph {
   std::unordered_map<std::string, Node*> BuildNameIndex() const;
 
  private:
-  std::vector<std::unique_ptr<Node>> nodes_;  // by id; null = removed
+  std::vector<std::unique_ptr<Node>> nodes_;     // by id; null = removed
   std::vector<std::unique_ptr<Node>> released_;  // by RemoveNodes
   std::deque<Edge> edge_storage_;
   std::vector<Edge*> edges_;  // by id; null = removed

@@ -31,11 +31,12 @@ struct ImportOptions {
 // Errors (TF's wording, kInvalidArgument unless noted):
 //   "Node 'X' is not unique", "Node 'X': Unknown input node 'Y'",
 //   "Node 'X': Control dependencies must come after regular dependencies",
-//   "Node 'X': Connecting to invalid output K of source node Y which has N outputs.",
-//   "N nodes in a cycle", "Node 'X' had a back edge, but only Merge nodes can
-//   have back edges.", kNotFound "Op type not registered 'Foo' ..."...
-StatusOr<std::unique_ptr<Graph>> ImportGraphDef(GraphDef def,
-                                                const ImportOptions& options = {});
+//   "Node 'X': Connecting to invalid output K of source node Y which has N
+//   outputs.", "N nodes in a cycle", "Node 'X' had a back edge, but only Merge
+//   nodes can have back edges.", kNotFound "Op type not registered 'Foo'
+//   ..."...
+StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
+    GraphDef def, const ImportOptions& options = {});
 
 }  // namespace dfg
 

@@ -17,8 +17,9 @@ std::string SourceDir() {
 std::optional<std::string> CorpusDir() {
   const char* env = std::getenv("DFG_CORPUS_DIR");
   std::filesystem::path dir =
-      env != nullptr ? std::filesystem::path(env)
-                     : std::filesystem::path(SourceDir()) / ".." / "shared" / "corpus";
+      env != nullptr
+          ? std::filesystem::path(env)
+          : std::filesystem::path(SourceDir()) / ".." / "shared" / "corpus";
   if (!std::filesystem::is_directory(dir)) return std::nullopt;
   return std::filesystem::canonical(dir).string();
 }
