@@ -6,6 +6,8 @@
 #include <mutex>
 
 #include "lib/exec/executor_impl.h"
+#include "lib/graph/op_registry.h"
+#include "lib/kernels/functional_ops.h"
 #include "lib/kernels/kernel_registry.h"
 
 namespace dfg {
@@ -70,7 +72,27 @@ std::string NodeForError(const Node& node) {
   return "{{node " + node.name() + "}}";
 }
 
+// The kernel of a node whose op is a library function.
+static StatusOr<std::unique_ptr<OpKernel>> CreateCallKernel(
+    const Node& node, const ExecutorOptions& options) {
+  OpKernelConstruction construction(&node.def(), options.device_type,
+                                    &node.input_types(), &node.output_types());
+  std::unique_ptr<OpKernel> kernel = CreateFunctionCallKernel(&construction);
+  if (!construction.status().ok()) {
+    return AttachNodeDef(
+        construction.status().WithPrefix("Executor failed to create kernel. "),
+        node.def());
+  }
+  return kernel;
+}
+
 Status Executor::Impl::Build() {
+  if (options.library == nullptr) {
+    options.library = std::make_shared<const tensorflow::FunctionDefLibrary>(
+        graph->library());
+  }
+  functions = std::make_unique<FunctionRuntime>(options.library, options);
+  OpLookup lookup(options.library.get());
   std::vector<std::string> frame_names;
   DFG_RETURN_IF_ERROR(AssignFrames(*graph, &frame_names));
 
@@ -121,10 +143,14 @@ Status Executor::Impl::Build() {
         item.parallel_iterations = static_cast<int>(p->second.i());
       }
     }
-    DFG_ASSIGN_OR_RETURN(
-        item.kernel, KernelRegistry::Global().CreateKernel(
-                         node->def(), options.device_type, node->input_types(),
-                         node->output_types()));
+    if (lookup.IsFunction(node->op())) {
+      DFG_ASSIGN_OR_RETURN(item.kernel, CreateCallKernel(*node, options));
+    } else {
+      DFG_ASSIGN_OR_RETURN(item.kernel,
+                           KernelRegistry::Global().CreateKernel(
+                               node->def(), options.device_type,
+                               node->input_types(), node->output_types()));
+    }
     item.is_async = item.kernel->AsAsync() != nullptr;
     item.is_expensive = item.kernel->is_expensive();
   }

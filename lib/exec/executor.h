@@ -25,6 +25,7 @@
 #include "lib/base/status.h"
 #include "lib/graph/graph.h"
 #include "lib/kernels/op_kernel.h"
+#include "lib/proto/function.pb.h"
 
 namespace dfg {
 
@@ -50,6 +51,9 @@ class ExecutionObserver {
 struct ExecutorOptions {
   std::string device;  // full device name, for messages
   std::string device_type = "CPU";
+  // The functions that If/While/PartitionedCall and calls by op name run.
+  // Null: the graph's own library (copied once).
+  std::shared_ptr<const tensorflow::FunctionDefLibrary> library;
 };
 
 class Executor {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/exec/executor.h"
+#include "lib/exec/function_runtime.h"
 
 namespace dfg {
 
@@ -65,6 +66,8 @@ struct Executor::Impl {
   // No control-flow ops at all: one frame, one iteration, no Merge; pending
   // counts are updated with atomics instead of under the frame's mutex.
   bool simple = true;
+  // Runs library functions (If, While, PartitionedCall, calls by op name).
+  std::unique_ptr<FunctionRuntime> functions;
 
   Status Build();
   void RunAsync(const Args& args, DoneCallback done) const;

@@ -153,6 +153,7 @@ ExecutorState::ExecutorState(const Executor::Impl& impl,
   services_.resource_mgr = args.resource_mgr;
   services_.cancelled = args.cancelled;
   services_.intra_op_pool = args.intra_op_pool;
+  services_.functions = impl.functions.get();
   root_ = std::make_unique<FrameState>();
   root_->tmpl = &impl_.frames[0];
   root_->iterations.resize(1);

@@ -350,8 +350,8 @@ TEST_CASE("executor creation fails for an op without a kernel", "[exec]") {
   REQUIRE(google::protobuf::TextFormat::ParseFromString(g, &def));
   auto graph = ImportGraphDef(def);
   if (!graph.ok()) return;  // op unknown to the registry: import already fails
-  auto exec =
-      Executor::Create(std::move(graph).value(), ExecutorOptions{kCpu0});
+  auto exec = Executor::Create(std::move(graph).value(),
+                               ExecutorOptions{.device = kCpu0});
   REQUIRE_FALSE(exec.ok());
   CHECK_THAT(exec.status().message(), Catch::Matchers::Contains("{{node w}}"));
 }

@@ -31,6 +31,26 @@ class SwitchOp : public OpKernel {
   }
 };
 
+// _SwitchN: forwards data to output `output_index`; an index outside
+// [0, num_outs) picks the last output (TensorFlow's SwitchNOp).
+class SwitchNOp : public OpKernel {
+ public:
+  explicit SwitchNOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_is_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& index = ctx->input(1);
+    DFG_OP_REQUIRES(
+        ctx, index.dims() == 0,
+        InvalidArgument(
+            "The second input must be a scalar, but it has shape {}",
+            index.shape().DebugString()));
+    int32_t out = index.scalar<int32_t>();
+    if (out < 0 || out >= ctx->num_outputs()) out = ctx->num_outputs() - 1;
+    Forward(ctx, 0, out);
+  }
+};
+
 class MergeOp : public OpKernel {
  public:
   explicit MergeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -72,6 +92,7 @@ class ControlTriggerOp : public OpKernel {
 void RegisterControlFlowKernels(KernelRegistry* r) {
   r->Register<SwitchOp>("Switch");
   r->Register<SwitchOp>("RefSwitch");
+  r->Register<SwitchNOp>("_SwitchN");
   r->Register<MergeOp>("Merge");
   r->Register<MergeOp>("RefMerge");
   for (const char* op : {"Enter", "RefEnter", "Exit", "RefExit",

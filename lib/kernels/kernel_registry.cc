@@ -37,6 +37,7 @@ void RegisterNnExtKernels(KernelRegistry* r);
 void RegisterFusedKernels(KernelRegistry* r);
 void RegisterBatchMatMulKernels(KernelRegistry* r);
 void RegisterResizeKernels(KernelRegistry* r);
+void RegisterFunctionalKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -64,6 +65,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterFusedKernels(r);
   RegisterBatchMatMulKernels(r);
   RegisterResizeKernels(r);
+  RegisterFunctionalKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

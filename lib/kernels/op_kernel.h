@@ -37,6 +37,7 @@
 #include "lib/base/status.h"
 #include "lib/graph/types.h"
 #include "lib/kernels/call_frame_interface.h"
+#include "lib/kernels/function_interface.h"
 #include "lib/kernels/intra_op_pool.h"
 #include "lib/kernels/rendezvous_interface.h"
 #include "lib/kernels/resource_mgr.h"
@@ -190,6 +191,8 @@ struct StepServices {
   ResourceMgr* resource_mgr = nullptr;           // Not owned; for variables
   const std::atomic<bool>* cancelled = nullptr;  // Not owned; may be null
   ThreadPoolInterface* intra_op_pool = nullptr;  // Not owned; may be null
+  // Not owned; null when the graph has no function library.
+  FunctionCallInterface* functions = nullptr;
 };
 
 class OpKernelContext {
@@ -256,6 +259,7 @@ class OpKernelContext {
   CallFrameInterface* call_frame() const { return step().call_frame; }
   ResourceMgr* resource_manager() const { return step().resource_mgr; }
   ThreadPoolInterface* intra_op_pool() const { return step().intra_op_pool; }
+  FunctionCallInterface* function_library() const { return step().functions; }
   FrameAndIter frame_iter() const { return params_->frame_iter; }
   int64_t step_id() const { return step().step_id; }
   bool is_cancelled() const {
