@@ -80,7 +80,7 @@ static StatusOr<std::unique_ptr<OpKernel>> CreateCallKernel(
   std::unique_ptr<OpKernel> kernel = CreateFunctionCallKernel(&construction);
   if (!construction.status().ok()) {
     return AttachNodeDef(
-        construction.status().WithPrefix("Executor failed to create kernel. "),
+        construction.status(),
         node.def());
   }
   return kernel;

@@ -238,10 +238,9 @@ StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
   std::unique_ptr<OpKernel> kernel = reg->factory(&construction);
   if (!construction.status().ok()) {
     const Status& s = construction.status();
-    return Status(s.code(),
-                  fmt::format("Executor failed to create kernel. {}\n\t "
-                              "[[{{{{node {}}}}}]]",
-                              s.message(), node.name()));
+    return Status(s.code(), fmt::format("{}\n\t "
+                                        "[[{{{{node {}}}}}]]",
+                                        s.message(), node.name()));
   }
   return kernel;
 }

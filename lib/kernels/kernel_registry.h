@@ -75,8 +75,9 @@ class KernelRegistry {
   //    with these attrs: [T=DT_BOOL]\nRegistered devices: [CPU]\n
   //    Registered kernels:\n  device='CPU'; T in [DT_FLOAT, ...]" (or
   //    "  <no registered kernels>");
-  //  - the kernel rejects its attrs (the kernel's code): "Executor failed to
-  //    create kernel. <msg>\n\t [[{{node <n>}}]]".
+  //  - the kernel rejects its attrs (the kernel's code): "<msg>\n\t
+  //    [[{{node <n>}}]]" (TensorFlow logs "Executor failed to create kernel."
+  //    and returns the error without that prefix).
   StatusOr<std::unique_ptr<OpKernel>> CreateKernel(
       const NodeDef& node, std::string_view device_type,
       const std::vector<DataType>& input_types,

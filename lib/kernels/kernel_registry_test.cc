@@ -60,7 +60,7 @@ TEST_CASE("kernel construction errors name the node", "[kernels]") {
       {});
   CHECK(run.status.code() == Code::kInvalidArgument);
   CHECK(run.status.message() ==
-        "Executor failed to create kernel. Type mismatch between value "
+        "Type mismatch between value "
         "(int32) and dtype (float)\n\t [[{{node c}}]]");
 }
 

@@ -54,7 +54,8 @@ class OpKernelContext;
 // Construction-time view of a node: its NodeDef, its resolved input/output
 // dtypes, attr access. A kernel constructor that finds bad attrs calls
 // SetStatus (or DFG_OP_REQUIRES) and returns; CreateKernel then fails with
-// "Executor failed to create kernel. <msg>\n\t [[{{node n}}]]".
+// "<msg>\n\t [[{{node n}}]]" (TensorFlow's executor logs "Executor failed
+// to create kernel." and returns the error without that prefix).
 class OpKernelConstruction {
  public:
   OpKernelConstruction(const NodeDef* def, std::string_view device_type,
