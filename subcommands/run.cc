@@ -146,9 +146,10 @@ int RunRun(const RunFlags& f, Context& ctx) {
     return w.ok() ? kExitOk : ctx.Error(w);
   }
   if (f.json) {
-    nlohmann::json j = nlohmann::json::object();
+    // In fetch order (a tensor fetched twice appears once).
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
     for (size_t i = 0; i < fetches.size(); ++i) {
-      j[fetches[i]] = TensorToJson(outputs[i]);
+      j[fetches[i]] = nlohmann::ordered_json(TensorToJson(outputs[i]));
     }
     *ctx.io.out << j.dump(2) << "\n";
     return kExitOk;

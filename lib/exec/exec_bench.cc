@@ -3,6 +3,10 @@
 //   BM_FanOutFanIn/10000     a 10,000-wide fan-out/fan-in
 // (ns per node = 1e9 / items_per_second)
 //   BM_SendRecvScalar        one scalar Send + Recv through the rendezvous
+//   BM_MlpStep/T             issue 7: an 8-layer MLP (x [256,1024], eight
+//                            1024x1024 MatMul + BiasAdd + Relu) through the
+//                            Session, T intra-op threads; compare with
+//                            BM_MlpSgemmOnly/T in lib/kernels/kernels_bench.cc
 // One inter-op thread: nodes run inline on the calling thread.
 #include <benchmark/benchmark.h>
 #include <google/protobuf/text_format.h>
@@ -12,6 +16,7 @@
 #include "lib/exec/call_frame.h"
 #include "lib/exec/executor.h"
 #include "lib/exec/rendezvous.h"
+#include "lib/exec/session.h"
 #include "lib/graph/graph_import.h"
 
 namespace dfg {
@@ -78,8 +83,8 @@ void RunSteps(benchmark::State& state, bool chain) {
     state.SkipWithError(graph.status().ToString().c_str());
     return;
   }
-  auto exec =
-      Executor::Create(std::move(graph).value(), ExecutorOptions{kCpu0});
+  auto exec = Executor::Create(std::move(graph).value(),
+                               ExecutorOptions{.device = kCpu0});
   if (!exec.ok()) {
     state.SkipWithError(exec.status().ToString().c_str());
     return;
@@ -125,6 +130,66 @@ void BM_SendRecvScalar(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SendRecvScalar);
+
+constexpr int kMlpLayers = 8, kMlpBatch = 256, kMlpWidth = 1024;
+
+NodeDef FloatNode(const std::string& name, const std::string& op,
+                  std::vector<std::string> inputs) {
+  NodeDef n = MakeNode(name, op, std::move(inputs));
+  SetType(&n, op == "Placeholder" ? "dtype" : "T", tensorflow::DT_FLOAT);
+  return n;
+}
+
+Tensor FilledTensor(std::vector<int64_t> dims, float v) {
+  Tensor t(tensorflow::DT_FLOAT, TensorShape(std::span<const int64_t>(dims)));
+  float* p = static_cast<float*>(t.data());
+  for (int64_t i = 0; i < t.NumElements(); ++i) p[i] = v;
+  return t;
+}
+
+// x -> 8 x (MatMul w_i, BiasAdd b_i, Relu) -> fetch; weights are fed.
+void BM_MlpStep(benchmark::State& state) {
+  GraphDef g;
+  *g.add_node() = FloatNode("x", "Placeholder", {});
+  std::string prev = "x";
+  std::vector<std::pair<std::string, Tensor>> feeds = {
+      {"x", FilledTensor({kMlpBatch, kMlpWidth}, 0.01f)}};
+  for (int i = 0; i < kMlpLayers; ++i) {
+    const std::string l = std::to_string(i);
+    *g.add_node() = FloatNode("w" + l, "Placeholder", {});
+    *g.add_node() = FloatNode("b" + l, "Placeholder", {});
+    *g.add_node() = FloatNode("mm" + l, "MatMul", {prev, "w" + l});
+    *g.add_node() = FloatNode("bias" + l, "BiasAdd", {"mm" + l, "b" + l});
+    *g.add_node() = FloatNode("relu" + l, "Relu", {"bias" + l});
+    prev = "relu" + l;
+    feeds.push_back({"w" + l, FilledTensor({kMlpWidth, kMlpWidth}, 0.001f)});
+    feeds.push_back({"b" + l, FilledTensor({kMlpWidth}, 0.1f)});
+  }
+  SessionOptions options;
+  options.inter_op_threads = 1;
+  options.intra_op_threads = static_cast<int>(state.range(0));
+  auto session = Session::Create(std::move(g), options);
+  if (!session.ok()) {
+    state.SkipWithError(session.status().ToString().c_str());
+    return;
+  }
+  std::vector<Tensor> outputs;
+  for (auto _ : state) {
+    Status s = (*session)->Run(feeds, {prev + ":0"}, {}, &outputs);
+    if (!s.ok()) {
+      state.SkipWithError(s.ToString().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(outputs[0].data());
+  }
+  state.SetItemsProcessed(state.iterations() * 2LL * kMlpLayers * kMlpBatch *
+                          kMlpWidth * kMlpWidth);
+}
+BENCHMARK(BM_MlpStep)
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace dfg

@@ -374,6 +374,17 @@ void RegisterImageOps(OpTable& t) {
             .Attr("extrapolation_value: float = 0")
             .Kernels("CPU", "GPU")
             .HostMemory("GPU", "crop_size"));
+  t.Add(Op("ExtractImagePatches")
+            .Input("images: T")
+            .Output("patches: T")
+            .Attr("ksizes: list(int) >= 4")
+            .Attr("strides: list(int) >= 4")
+            .Attr("rates: list(int) >= 4")
+            .Attr("T: {bfloat16, half, float, double, int8, int16, int32, "
+                  "int64, uint8, uint16, uint32, uint64, complex64, "
+                  "complex128, bool}")
+            .Attr(kPadding)
+            .Kernels("CPU", "GPU"));
   t.Add(Op("AdjustContrastv2")
             .Input("images: T")
             .Input("contrast_factor: float")

@@ -2,6 +2,7 @@
 // dims): one GEMM per batch entry, cblas for float/double.
 #include <cblas.h>
 
+#include "lib/kernels/blas_threads.h"
 #include "lib/kernels/cwise_ops.h"
 
 namespace dfg {
@@ -13,16 +14,13 @@ struct Mat {
 };
 
 template <typename T>
-void MatMulOne(const Mat& d, const T* x, const T* y, T* z) {
+// `pool`: split this one GEMM over it (when there are fewer batch entries
+// than threads), else null.
+void MatMulOne(ThreadPoolInterface* pool, const Mat& d, const T* x, const T* y,
+               T* z) {
   const int64_t lda = d.ax ? d.m : d.k, ldb = d.ay ? d.k : d.n;
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, d.ax ? CblasTrans : CblasNoTrans,
-                d.ay ? CblasTrans : CblasNoTrans, d.m, d.n, d.k, 1.0f, x, lda,
-                y, ldb, 0.0f, z, d.n);
-  } else if constexpr (std::is_same_v<T, double>) {
-    cblas_dgemm(CblasRowMajor, d.ax ? CblasTrans : CblasNoTrans,
-                d.ay ? CblasTrans : CblasNoTrans, d.m, d.n, d.k, 1.0, x, lda, y,
-                ldb, 0.0, z, d.n);
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    ParallelGemm(pool, d.ax, d.ay, d.m, d.n, d.k, x, lda, y, ldb, z, d.n);
   } else {
     using C = CalcType<T>;
     auto conj = [](C v) {
@@ -108,8 +106,11 @@ class BatchMatMulOp : public OpKernel {
       const T* xp = static_cast<const T*>(x.data());
       const T* yp = static_cast<const T*>(y.data());
       T* zp = static_cast<T*>(out->data());
-      ParallelFor(ctx->intra_op_pool(), batches, d.m * d.n * d.k * 2,
-                  [&](int64_t b0, int64_t b1) {
+      ThreadPoolInterface* pool = ctx->intra_op_pool();
+      ThreadPoolInterface* inner =
+          pool != nullptr && batches < pool->NumThreads() ? pool : nullptr;
+      ParallelFor(inner != nullptr ? nullptr : pool, batches,
+                  d.m * d.n * d.k * 2, [&](int64_t b0, int64_t b1) {
                     for (int64_t b = b0; b < b1; ++b) {
                       int64_t rem = b, xo = 0, yo = 0, xs = 1, ys = 1;
                       for (int i = br - 1; i >= 0; --i) {
@@ -126,8 +127,8 @@ class BatchMatMulOp : public OpKernel {
                         }
                         continue;
                       }
-                      MatMulOne(d, xp + xo * d.m * d.k, yp + yo * d.k * d.n,
-                                zp + b * d.m * d.n);
+                      MatMulOne(inner, d, xp + xo * d.m * d.k,
+                                yp + yo * d.k * d.n, zp + b * d.m * d.n);
                     }
                   });
     });

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lib/kernels/blas_threads.h"
 #include "lib/kernels/kernel_util.h"
 
 namespace dfg {
@@ -220,17 +221,6 @@ void Im2Col(const ConvDims& d, const T* in, int64_t c0, int64_t depth,
   }
 }
 
-void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-          const float* b, int64_t ldb, float* c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, lda,
-              b, ldb, 0.0f, c, ldc);
-}
-void Gemm(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
-          const double* b, int64_t ldb, double* c, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, lda,
-              b, ldb, 0.0, c, ldc);
-}
-
 // Bound on the im2col buffer, in elements (16 MB of floats).
 constexpr int64_t kMaxColElements = int64_t{4} << 20;
 
@@ -246,7 +236,8 @@ void GemmConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
                       d.rows.pad_before == 0 && d.cols.pad_before == 0 &&
                       d.rows.out == d.in_rows && d.cols.out == d.in_cols;
   if (direct) {  // The input already is the [pixels, in] matrix.
-    Gemm(total, d.out_depth, k, in, k, filter, d.out_depth, out, d.out_depth);
+    ParallelGemm(pool, false, false, total, d.out_depth, k, in, k, filter,
+                 d.out_depth, out, d.out_depth);
     return;
   }
   const int64_t chunk = std::max<int64_t>(1, kMaxColElements / k);
@@ -257,9 +248,9 @@ void GemmConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
       ParallelFor(pool, p1 - p0, k, [&](int64_t b, int64_t e) {
         Im2Col(d, in, g * depth, depth, p0 + b, p0 + e, col.data() + b * k);
       });
-      Gemm(p1 - p0, out_per_group, k, col.data(), k, filter + g * out_per_group,
-           d.out_depth, out + p0 * d.out_depth + g * out_per_group,
-           d.out_depth);
+      ParallelGemm(pool, false, false, p1 - p0, out_per_group, k, col.data(), k,
+                   filter + g * out_per_group, d.out_depth,
+                   out + p0 * d.out_depth + g * out_per_group, d.out_depth);
     }
   }
 }

@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "lib/kernels/blas_threads.h"
 #include "lib/kernels/conv_util.h"
 #include "lib/kernels/cwise_ops.h"
 
@@ -205,9 +206,8 @@ class FusedMatMulOp : public OpKernel {
     if (m * n == 0) return;
     std::vector<float> af = Floats(a), bf = Floats(b), y(m * n, 0.0f);
     if (k > 0) {
-      cblas_sgemm(CblasRowMajor, ta_ ? CblasTrans : CblasNoTrans,
-                  tb_ ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, af.data(),
-                  ta_ ? m : k, bf.data(), tb_ ? k : n, 0.0f, y.data(), n);
+      ParallelGemm(ctx->intra_op_pool(), ta_, tb_, m, n, k, af.data(),
+                   ta_ ? m : k, bf.data(), tb_ ? k : n, y.data(), n);
     }
     DFG_OP_REQUIRES_OK(ctx, ApplyPostOps(ctx, post_, n, y));
     StoreFloats(y, out);

@@ -37,7 +37,17 @@ void RegisterNnExtKernels(KernelRegistry* r);
 void RegisterFusedKernels(KernelRegistry* r);
 void RegisterBatchMatMulKernels(KernelRegistry* r);
 void RegisterResizeKernels(KernelRegistry* r);
+void RegisterSpaceKernels(KernelRegistry* r);
+void RegisterConvGradKernels(KernelRegistry* r);
+void RegisterEinsumKernels(KernelRegistry* r);
+void RegisterCwiseTrigKernels(KernelRegistry* r);
+void RegisterAbortKernels(KernelRegistry* r);
+void RegisterNmsKernels(KernelRegistry* r);
+void RegisterConv3DKernels(KernelRegistry* r);
+void RegisterImageKernels(KernelRegistry* r);
+void RegisterQuantizeKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
+void RegisterRandomKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -65,7 +75,17 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterFusedKernels(r);
   RegisterBatchMatMulKernels(r);
   RegisterResizeKernels(r);
+  RegisterSpaceKernels(r);
+  RegisterConvGradKernels(r);
+  RegisterEinsumKernels(r);
+  RegisterCwiseTrigKernels(r);
+  RegisterAbortKernels(r);
+  RegisterNmsKernels(r);
+  RegisterConv3DKernels(r);
+  RegisterImageKernels(r);
+  RegisterQuantizeKernels(r);
   RegisterFunctionalKernels(r);
+  RegisterRandomKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

@@ -83,12 +83,16 @@ Tensor Filled(TensorShape shape, float v) {
   return t;
 }
 
+// Arg: intra-op threads, as `dfg run --intra-threads`: the kernel splits
+// the GEMM over the step's pool, OpenBLAS on one thread (no pool: 1).
 void BM_MatMulKernel(benchmark::State& state) {
-  openblas_set_num_threads(static_cast<int>(state.range(0)));
   auto k = MakeKernel(MakeNode("MatMul", tensorflow::DT_FLOAT), 2);
   Tensor a = Filled(TensorShape({1024, 1024}), 1.0f);
   Tensor b = Filled(TensorShape({1024, 1024}), 0.5f);
+  std::unique_ptr<BenchPool> pool;
+  if (state.range(0) > 1) pool = std::make_unique<BenchPool>(state.range(0));
   StepServices step;
+  step.intra_op_pool = pool.get();
   for (auto _ : state) {
     TensorValue in[2] = {{&a}, {&b}};
     OpOutput out[1];
@@ -101,6 +105,7 @@ void BM_MatMulKernel(benchmark::State& state) {
     k->Compute(&ctx);
     benchmark::DoNotOptimize(out[0].value.data());
   }
+  state.counters["blas_threads"] = openblas_get_num_threads();
   state.SetItemsProcessed(state.iterations() * 2LL * 1024 * 1024 * 1024);
 }
 BENCHMARK(BM_MatMulKernel)
@@ -118,9 +123,33 @@ void BM_CblasSgemm(benchmark::State& state) {
                 a.data(), n, b.data(), n, 0.0f, c.data(), n);
     benchmark::DoNotOptimize(c.data());
   }
+  openblas_set_num_threads(1);  // as dfg's kernels keep it
   state.SetItemsProcessed(state.iterations() * 2LL * n * n * n);
 }
 BENCHMARK(BM_CblasSgemm)
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// The MLP of lib/exec/exec_bench.cc's BM_MlpStep as bare sgemms: eight
+// [256,1024] x [1024,1024] products, no bias, no activation.
+void BM_MlpSgemmOnly(benchmark::State& state) {
+  openblas_set_num_threads(static_cast<int>(state.range(0)));
+  const int m = 256, n = 1024;
+  std::vector<float> x(m * n, 0.01f), w(n * n, 0.001f), y(m * n);
+  for (auto _ : state) {
+    for (int layer = 0; layer < 8; ++layer) {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, n, 1.0f,
+                  layer % 2 ? y.data() : x.data(), n, w.data(), n, 0.0f,
+                  layer % 2 ? x.data() : y.data(), n);
+    }
+    benchmark::DoNotOptimize(x.data());
+  }
+  openblas_set_num_threads(1);  // as dfg's kernels keep it
+  state.SetItemsProcessed(state.iterations() * 2LL * 8 * m * n * n);
+}
+BENCHMARK(BM_MlpSgemmOnly)
     ->Arg(1)
     ->Arg(2)
     ->UseRealTime()

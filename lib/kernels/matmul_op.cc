@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "lib/kernels/blas_threads.h"
 #include "lib/kernels/cwise_ops.h"
 
 namespace dfg {
@@ -14,26 +15,24 @@ struct Dims {
   bool ta, tb;
 };
 
-void Gemm(const Dims& d, const float* a, const float* b, float* c) {
-  cblas_sgemm(CblasRowMajor, d.ta ? CblasTrans : CblasNoTrans,
-              d.tb ? CblasTrans : CblasNoTrans, d.m, d.n, d.k, 1.0f, a,
-              d.ta ? d.m : d.k, b, d.tb ? d.k : d.n, 0.0f, c, d.n);
+template <typename T>
+void Gemm(ThreadPoolInterface* pool, const Dims& d, const T* a, const T* b,
+          T* c) {
+  ParallelGemm(pool, d.ta, d.tb, d.m, d.n, d.k, a, d.ta ? d.m : d.k, b,
+               d.tb ? d.k : d.n, c, d.n);
 }
-void Gemm(const Dims& d, const double* a, const double* b, double* c) {
-  cblas_dgemm(CblasRowMajor, d.ta ? CblasTrans : CblasNoTrans,
-              d.tb ? CblasTrans : CblasNoTrans, d.m, d.n, d.k, 1.0, a,
-              d.ta ? d.m : d.k, b, d.tb ? d.k : d.n, 0.0, c, d.n);
-}
-void Gemm(const Dims& d, const std::complex<float>* a,
+void Gemm(ThreadPoolInterface*, const Dims& d, const std::complex<float>* a,
           const std::complex<float>* b, std::complex<float>* c) {
   const std::complex<float> one(1), zero(0);
+  UseSingleThreadedBlas();
   cblas_cgemm(CblasRowMajor, d.ta ? CblasTrans : CblasNoTrans,
               d.tb ? CblasTrans : CblasNoTrans, d.m, d.n, d.k, &one, a,
               d.ta ? d.m : d.k, b, d.tb ? d.k : d.n, &zero, c, d.n);
 }
-void Gemm(const Dims& d, const std::complex<double>* a,
+void Gemm(ThreadPoolInterface*, const Dims& d, const std::complex<double>* a,
           const std::complex<double>* b, std::complex<double>* c) {
   const std::complex<double> one(1), zero(0);
+  UseSingleThreadedBlas();
   cblas_zgemm(CblasRowMajor, d.ta ? CblasTrans : CblasNoTrans,
               d.tb ? CblasTrans : CblasNoTrans, d.m, d.n, d.k, &one, a,
               d.ta ? d.m : d.k, b, d.tb ? d.k : d.n, &zero, c, d.n);
@@ -77,12 +76,12 @@ void MatMulTyped(OpKernelContext* ctx, const Dims& d, const Tensor& a,
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
                 std::is_same_v<T, std::complex<float>> ||
                 std::is_same_v<T, std::complex<double>>) {
-    Gemm(d, ap, bp, cp);
+    Gemm(ctx->intra_op_pool(), d, ap, bp, cp);
   } else if constexpr (kIsHalfLike<T>) {
     std::vector<float> af, bf, cf(d.m * d.n);
     ToFloat(ap, a.NumElements(), &af);
     ToFloat(bp, b.NumElements(), &bf);
-    Gemm(d, af.data(), bf.data(), cf.data());
+    Gemm(ctx->intra_op_pool(), d, af.data(), bf.data(), cf.data());
     for (int64_t i = 0; i < d.m * d.n; ++i) cp[i] = Store<T>(cf[i]);
   } else {
     NaiveGemm(ctx->intra_op_pool(), d, ap, bp, cp);

@@ -51,6 +51,19 @@ class BiasAddOp : public OpKernel {
       const T* xp = static_cast<const T*>(xd);
       const T* bp = static_cast<const T*>(bd);
       T* op = static_cast<T*>(out->data());
+      if (inner == 1) {  // Channels last: add the bias vector to each row.
+        ParallelFor(ctx->intra_op_pool(), outer, channels,
+                    [&](int64_t b, int64_t e) {
+                      for (int64_t r = b; r < e; ++r) {
+                        const T* __restrict src = xp + r * channels;
+                        T* __restrict dst = op + r * channels;
+                        for (int64_t c = 0; c < channels; ++c) {
+                          dst[c] = Store<T>(Load(src[c]) + Load(bp[c]));
+                        }
+                      }
+                    });
+        return;
+      }
       ForRange(ctx->intra_op_pool(), outer * channels, inner,
                [&](int64_t b, int64_t e) {
                  for (int64_t r = b; r < e; ++r) {

@@ -40,6 +40,7 @@ except ImportError:
 import model_cases  # noqa: E402
 import numpy_cases  # noqa: E402
 import op_cases_array  # noqa: E402
+import op_cases_image  # noqa: E402
 import op_cases_math  # noqa: E402
 import op_cases_nn  # noqa: E402
 
@@ -72,6 +73,7 @@ def parse_args():
 def collect(args):
     cases = list(op_cases_math.all_cases()) + list(op_cases_array.all_cases())
     cases += list(op_cases_nn.all_cases())
+    cases += list(op_cases_image.all_cases())
     cases += list(numpy_cases.all_cases(args.source_dir))
     notes = []
     if os.path.isdir(args.corpus):

@@ -181,6 +181,11 @@ function toArtifacts(graph, fetches, feeds) {
   }
   const library = graph.library || {};
   for (const fn of library.function || []) {
+    // protobuf JSON omits empty lists; tfjs reads these as arrays.
+    fn.signature.inputArg = fn.signature.inputArg || [];
+    fn.signature.outputArg = fn.signature.outputArg || [];
+    fn.nodeDef = fn.nodeDef || [];
+    fn.ret = fn.ret || {};
     renameFunctionConsts(fn);
     for (const node of fn.nodeDef || []) {
       fillZeroDims(node);

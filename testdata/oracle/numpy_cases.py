@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-from cases import Case, numpy_case, rand, rng_for
+from cases import Case, numpy_case, rand, rng_for, shape_text
 from graphs import Graph, Shape, Type
 
 F32 = Type("float32")
@@ -270,6 +270,123 @@ def two_device_cases():
                          "dead tensors through _Send/_Recv", dfg_args=two)
 
 
+def conv_transpose(dy, f, in_shape, stride, pads):
+    """Conv2DBackpropInput in numpy: scatter dy * filter into the padded
+    input, then crop the padding (pads = (top, left))."""
+    n, h, w, c = in_shape
+    kh, kw = f.shape[:2]
+    oh, ow = dy.shape[1:3]
+    big = np.zeros((n, max(h + kh, (oh - 1) * stride + kh) + pads[0],
+                    max(w + kw, (ow - 1) * stride + kw) + pads[1], c))
+    for y in range(oh):
+        for x in range(ow):
+            contrib = np.einsum("no,ijco->nijc", dy[:, y, x, :].astype(np.float64),
+                                f.astype(np.float64))
+            big[:, y * stride:y * stride + kh, x * stride:x * stride + kw] += contrib
+    return big[:, pads[0]:pads[0] + h, pads[1]:pads[1] + w]
+
+
+def kernel_ext_cases():
+    """Einsum forms tfjs lacks (ellipsis, diagonals, inflation), int64 block
+    shapes, explicit-padding and float64 transposed convolutions, float64
+    trigonometry, Abort."""
+    rng = rng_for("kernel_ext")
+    for eq, shapes in [("...ij,...jk->...ik", [(2, 3, 2, 3), (3, 4)]),
+                       ("...ij->...ji", [(2, 3, 4)]),
+                       ("ii->i", [(4, 4)]), ("ii->", [(4, 4)]),
+                       ("bii,bi->b", [(2, 3, 3), (2, 3)]),
+                       ("ij,j->", [(3, 4), (4,)]),
+                       ("i->ii", [(3,)])]:
+        g = Graph()
+        vals = [rand(rng, "float32", sh) for sh in shapes]
+        ins = [g.placeholder(f"x{i}", v) for i, v in enumerate(vals)]
+        g.op("y", "Einsum", ins, T=F32, N=len(ins), equation=eq)
+        want = (np.diag(vals[0]) if eq == "i->ii" else np.einsum(
+            eq, *[v.astype(np.float64) for v in vals])).astype(np.float32)
+        variant = f"{eq}/" + "x".join(shape_text(sh) for sh in shapes)
+        yield numpy_case("Einsum", variant, g, {"y": want},
+                         "tfjs einsum has no ellipsis/diagonals/inflation",
+                         rtol=1e-4, atol=1e-5)
+    g = Graph()
+    g.op("y", "Einsum", [g.placeholder("x", np.ones((2, 3), np.float32))], T=F32,
+         N=1, equation="ij")
+    yield Case(name="Einsum/no_arrow", op="Einsum", graph=g.text(),
+               feeds=dict(g.feeds), fetches=["y"], oracle=False,
+               expect_error="Expecting exactly one '->' in einsum equation: ij",
+               why_numpy="error case")
+    x = rand(rng, "float32", (1, 4, 6, 2))
+    g = Graph()
+    g.op("y", "SpaceToBatchND", [g.placeholder("x", x),
+                                 g.const("b", np.array([2, 2], np.int64)),
+                                 g.const("p", np.array([[0, 0], [1, 1]], np.int64))],
+         T=F32, Tblock_shape=Type("int64"), Tpaddings=Type("int64"))
+    padded = np.pad(x, [(0, 0), (0, 0), (1, 1), (0, 0)])
+    want = padded.reshape(1, 2, 2, 4, 2, 2).transpose(2, 4, 0, 1, 3, 5)
+    yield numpy_case("SpaceToBatchND", "i64_block/x[1,4,6,2]", g,
+                     {"y": want.reshape(4, 2, 4, 2)}, "int64 block_shape")
+    for dt, in_shape, fs, stride, pad in [
+            ("float32", (2, 5, 6, 3), (3, 3, 3, 4), 2, ("EXPLICIT", (1, 2), (0, 1))),
+            ("float64", (2, 7, 7, 2), (3, 3, 2, 3), 2, ("SAME", None, None))]:
+        f = rand(rng, dt, fs)
+        name, (pt, pb), (pl, pr) = pad[0], pad[1] or (0, 0), pad[2] or (0, 0)
+        if name == "SAME":
+            oh = -(-in_shape[1] // stride)
+            ow = -(-in_shape[2] // stride)
+            need_h = max(0, (oh - 1) * stride + fs[0] - in_shape[1])
+            need_w = max(0, (ow - 1) * stride + fs[1] - in_shape[2])
+            pt, pl = need_h // 2, need_w // 2
+        else:
+            oh = (in_shape[1] + pt + pb - fs[0]) // stride + 1
+            ow = (in_shape[2] + pl + pr - fs[1]) // stride + 1
+        dy = rand(rng, dt, (in_shape[0], oh, ow, fs[3]))
+        g = Graph()
+        attrs = dict(T=Type(dt), strides=[1, stride, stride, 1], padding=name,
+                     data_format="NHWC")
+        if name == "EXPLICIT":
+            attrs["explicit_paddings"] = [0, 0, pt, pb, pl, pr, 0, 0]
+        g.op("y", "Conv2DBackpropInput",
+             [g.const("sizes", np.array(in_shape, np.int32)),
+              g.placeholder("f", f), g.placeholder("dy", dy)], **attrs)
+        want = conv_transpose(dy, f, in_shape, stride, (pt, pl)).astype(dt)
+        yield numpy_case("Conv2DBackpropInput", f"{name}/{dt}/in{shape_text(in_shape)}",
+                         g, {"y": want}, "explicit padding / float64",
+                         rtol=1e-4, atol=1e-5)
+    for op, fn, dom in [("Atan2", np.arctan2, "any"), ("DivNoNan", None, "any")]:
+        a = rand(rng, "float64", (3, 4), dom)
+        b = rand(rng, "float64", (3, 4), dom)
+        b[0, :2] = 0
+        g = Graph()
+        g.op("z", op, [g.placeholder("x", a), g.placeholder("y", b)],
+             T=Type("float64"))
+        want = fn(a, b) if fn else np.where(b == 0, 0.0, a / np.where(b == 0, 1, b))
+        yield numpy_case(op, "f64[3,4]", g, {"z": want}, "float64")
+    g = Graph()
+    x = g.placeholder("x", np.ones(2, np.float32))
+    g.op("abort", "Abort", error_msg="stop here")
+    g.op("y", "Identity", [x, "^abort"], T=F32)
+    yield Case(name="Abort/error_msg", op="Abort", graph=g.text(),
+               feeds=dict(g.feeds), fetches=["y"], oracle=False,
+               expect_error="Abort_op intentional failure; stop here",
+               why_numpy="error case (TensorFlow ends the process)")
+
+
+def random_cases():
+    """RandomUniform draws Philox values (tfjs draws others): checked through
+    what does not depend on them, as dropout with keep_prob 1 uses it."""
+    g = Graph()
+    g.const("shape", np.array([3, 4], np.int32))
+    g.op("u", "RandomUniform", ["shape"], dtype=F32, T=Type("int32"), seed=7,
+         seed2=3)
+    g.op("f", "Floor", ["u"], T=F32)  # [0, 1) -> 0
+    g.const("one", np.float32(1))
+    g.op("k", "AddV2", ["one", "u"], T=F32)
+    g.op("d", "Floor", ["k"], T=F32)  # [1, 2) -> 1
+    yield numpy_case("RandomUniform", "f32[3,4]/floor", g,
+                     {"f": np.zeros((3, 4), np.float32),
+                      "d": np.ones((3, 4), np.float32)},
+                     "random values: tfjs draws other ones")
+
+
 def all_cases(source_dir):
     yield from two_device_cases()
     yield from switch_cases()
@@ -279,3 +396,5 @@ def all_cases(source_dir):
     yield from wide_type_cases()
     yield from missing_op_cases()
     yield from variable_cases()
+    yield from kernel_ext_cases()
+    yield from random_cases()

@@ -375,9 +375,51 @@ def misc_array_cases():
         yield make("Where", f"{short(dt)}[3,4]", g, ["y"])
 
 
+EINSUMS = [("ij,jk->ik", [(2, 3), (3, 4)]),
+           ("ij,kj->ik", [(2, 3), (4, 3)]),
+           ("ji,jk->ik", [(3, 2), (3, 4)]),
+           ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+           ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
+           ("abc,cd->abd", [(2, 3, 4), (4, 5)]),
+           ("i,i->", [(5,), (5,)]),
+           ("i,j->ij", [(3,), (4,)]),
+           ("ij,jk->ki", [(2, 3), (3, 4)]),
+           ("ij->ji", [(3, 4)]),
+           ("ij->i", [(3, 4)]),
+           ("ijk->kj", [(2, 3, 4)])]
+
+
+def space_batch_einsum_cases():
+    for op in ["SpaceToBatchND", "BatchToSpaceND"]:
+        for xs, block, pads in [((1, 4, 4, 1), [2, 2], [[0, 0], [0, 0]]),
+                                ((2, 2, 4, 3), [2, 2], [[0, 0], [1, 1]]),
+                                ((1, 5, 3, 2), [3], [[1, 0]]),
+                                ((2, 3, 4, 1), [1, 1], [[0, 0], [0, 0]])]:
+            if op == "BatchToSpaceND":  # the inverse shapes
+                xs = (xs[0] * int(np.prod(block)),) + xs[1:]
+            variant = f"x{shape_text(xs)}/block={block}/pads={pads}"
+            g = Graph()
+            x = _x(g, f"{op}/{variant}", "float32", xs)
+            b = g.const("block", np.array(block, np.int32))
+            p = g.const("pads", np.array(pads, np.int32))
+            kind = "Tpaddings" if op == "SpaceToBatchND" else "Tcrops"
+            g.op("y", op, [x, b, p], T=Type("float32"),
+                 Tblock_shape=Type("int32"), **{kind: Type("int32")})
+            yield make(op, variant, g, ["y"])
+    for eq, shapes in EINSUMS:
+        variant = f"{eq}/" + "x".join(shape_text(s) for s in shapes)
+        g = Graph()
+        rng = rng_for(f"Einsum/{variant}")
+        ins = [g.placeholder(f"x{i}", rand(rng, "float32", s))
+               for i, s in enumerate(shapes)]
+        g.op("y", "Einsum", ins, T=Type("float32"), N=len(ins), equation=eq)
+        yield make("Einsum", variant, g, ["y"], rtol=1e-4, atol=1e-5)
+
+
 def all_cases():
     for gen in (cast_cases, reshape_cases, expand_squeeze_cases, transpose_cases,
                 concat_pack_cases, fill_range_cases, shape_cases, forward_cases,
                 select_cases, clip_cases, slice_cases, gather_cases,
-                pad_tile_cases, split_cases, misc_array_cases):
+                pad_tile_cases, split_cases, misc_array_cases,
+                space_batch_einsum_cases):
         yield from gen()

@@ -1,0 +1,34 @@
+// BLAS calls and the intra-op pool. OpenBLAS keeps one process-wide thread
+// count and its own spinning threads; changing the count while another
+// kernel is inside sgemm is not safe, and its threads compete with the
+// intra-op pool. So dfg runs OpenBLAS on one thread and splits a GEMM over
+// the step's intra-op pool itself (as TensorFlow's Eigen contractions run on
+// its pool): `--intra-threads N` means N threads inside sgemm as it does in
+// every other parallel kernel.
+#ifndef DFG_LIB_KERNELS_BLAS_THREADS_H_
+#define DFG_LIB_KERNELS_BLAS_THREADS_H_
+
+#include <cstdint>
+
+#include "lib/kernels/intra_op_pool.h"
+
+namespace dfg {
+
+// Sets OpenBLAS to one thread, once per process; thread-safe. Every BLAS
+// call site calls it first (ParallelGemm does).
+void UseSingleThreadedBlas();
+
+// Row-major C[m,n] = op(A)[m,k] · op(B)[k,n] with op = transpose when asked;
+// lda/ldb/ldc are the row strides of A, B and C as stored. The work is split
+// into one block of C's rows per pool thread (columns when there are few
+// rows); each block is one single-threaded sgemm/dgemm. `pool` may be null.
+void ParallelGemm(ThreadPoolInterface* pool, bool trans_a, bool trans_b,
+                  int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                  const float* b, int64_t ldb, float* c, int64_t ldc);
+void ParallelGemm(ThreadPoolInterface* pool, bool trans_a, bool trans_b,
+                  int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+                  const double* b, int64_t ldb, double* c, int64_t ldc);
+
+}  // namespace dfg
+
+#endif  // DFG_LIB_KERNELS_BLAS_THREADS_H_

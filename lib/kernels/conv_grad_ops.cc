@@ -1,0 +1,409 @@
+// Conv2DBackpropInput: the gradient of Conv2D with respect to its input,
+// i.e. the transposed convolution of decoders. Attrs, checks and error texts
+// follow TensorFlow's Conv2DBackpropInputOp (conv_grad_input_ops.h,
+// conv_grad_shape_utils.cc); like TensorFlow's CPU kernel it takes NHWC
+// only and no dilation.
+//
+// Float/double: per image, col[out_pixels, kh*kw*in] = dy[out_pixels, out] x
+// filter[kh*kw*in, out]^T with one sgemm/dgemm (several images at once while
+// the col buffer stays bounded), then col2im sums each col row back into the
+// input pixels its window covered. col2im is split by input row (a task
+// adds, for its row, the col entries of the window rows landing on it), so
+// it parallelizes without write conflicts. half/bfloat16 convert to float
+// around that path; int32 runs direct loops with wrapping arithmetic.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lib/kernels/blas_threads.h"
+#include "lib/kernels/conv_util.h"
+#include "lib/kernels/kernel_util.h"
+
+namespace dfg {
+namespace {
+
+// The attrs, read and checked in the order of TensorFlow's constructor.
+Status ReadBackpropAttrs(OpKernelConstruction* ctx, int64_t* stride_rows,
+                         int64_t* stride_cols, Padding* padding,
+                         std::vector<int64_t>* explicit_paddings) {
+  std::string format;
+  DFG_RETURN_IF_ERROR(ctx->GetAttr("data_format", &format));
+  if (format != "NHWC" && format != "NCHW") {
+    return InvalidArgument("Invalid data format");
+  }
+  const bool nhwc = format == "NHWC";
+  const int h = nhwc ? 1 : 2, w = nhwc ? 2 : 3, c = nhwc ? 3 : 1;
+  std::vector<int64_t> strides, dilations;
+  DFG_RETURN_IF_ERROR(ctx->GetAttr("strides", &strides));
+  if (strides.size() != 4) {
+    return InvalidArgument(
+        "Sliding window strides field must specify 4 dimensions");
+  }
+  if (strides[0] != 1 || strides[c] != 1) {
+    return Unimplemented(
+        "Current implementation does not yet support strides in the batch "
+        "and depth dimensions.");
+  }
+  if (strides[h] <= 0 || strides[w] <= 0) {
+    return InvalidArgument("Row and column strides should be larger than 0.");
+  }
+  DFG_RETURN_IF_ERROR(ctx->GetAttr("dilations", &dilations));
+  if (dilations.size() != 4) {
+    return InvalidArgument(
+        "Sliding window dilations field must specify 4 dimensions");
+  }
+  if (dilations[0] != 1 || dilations[c] != 1) {
+    return Unimplemented(
+        "Current implementation does not yet support dilations in the batch "
+        "and depth dimensions.");
+  }
+  if (dilations[h] <= 0 || dilations[w] <= 0) {
+    return InvalidArgument("Dilated rates should be larger than 0.");
+  }
+  std::string padding_name;
+  DFG_RETURN_IF_ERROR(ctx->GetAttr("padding", &padding_name));
+  DFG_RETURN_IF_ERROR(ParsePadding(padding_name, padding));
+  std::vector<int64_t> pads;
+  DFG_RETURN_IF_ERROR(ctx->GetAttr("explicit_paddings", &pads));
+  if (*padding == Padding::kExplicit) {
+    if (pads.size() != 8) {
+      return InvalidArgument(
+          "explicit_paddings attribute must contain 8 values, but got: {}",
+          pads.size());
+    }
+    for (int64_t p : pads) {
+      if (p < 0) {
+        return InvalidArgument(
+            "All explicit padding values must be nonnegative, got {}", p);
+      }
+    }
+    if (pads[0] != 0 || pads[1] != 0 || pads[2 * c] != 0 ||
+        pads[2 * c + 1] != 0) {
+      return InvalidArgument(
+          "Nonzero explicit padding in the batch or depth dimensions is not "
+          "supported");
+    }
+    *explicit_paddings = {pads[2 * h], pads[2 * h + 1], pads[2 * w],
+                          pads[2 * w + 1]};
+  } else if (!pads.empty()) {
+    return InvalidArgument(
+        "explicit_paddings attribute must be empty if the padding attribute "
+        "is not EXPLICIT");
+  }
+  if (!nhwc) {
+    return InvalidArgument(
+        "Conv2DBackpropInputOp [CPU or GPU(int32)] only supports NHWC data "
+        "format.");
+  }
+  if (dilations[h] != 1 || dilations[w] != 1) {
+    return InvalidArgument(
+        "Conv2DBackpropInputOp [CPU or GPU(int32)] not yet support dilation "
+        "rates larger than 1.");
+  }
+  *stride_rows = strides[h];
+  *stride_cols = strides[w];
+  return Status::Ok();
+}
+
+// Conv2DBackpropComputeInputShape: input_sizes holds 4 dims, or 2 (H, W)
+// with batch from out_backprop and depth from the filter.
+Status InputShapeFromSizes(const Tensor& sizes, const Tensor& filter,
+                           const Tensor& out_backprop, TensorShape* shape) {
+  if (sizes.dims() != 1) {
+    return InvalidArgument(
+        "Conv2DBackpropInput: input_sizes input must be 1-dim, not {}",
+        sizes.dims());
+  }
+  const std::vector<int64_t> v = IntValues(sizes);
+  if (v.size() == 4) {
+    for (int64_t d : v) {
+      if (d < 0) return InvalidArgument("Dimension {} must be >= 0", d);
+    }
+    if (!TensorShape::IsValid(v)) {
+      return InvalidArgument("Shape {} is too large", VectorString(v));
+    }
+    *shape = TensorShape(std::span<const int64_t>(v));
+    return Status::Ok();
+  }
+  if (v.size() == 2) {
+    if (v[0] < 0 || v[1] < 0) {
+      return InvalidArgument(
+          "Conv2DBackpropInput: elements of input_sizes must be >= 0, not "
+          "{}x{}",
+          v[0], v[1]);
+    }
+    const int64_t batch =
+        out_backprop.dims() > 0 ? out_backprop.dim_size(0) : 0;
+    const int64_t depth = filter.dims() > 2 ? filter.dim_size(2) : 0;
+    *shape = TensorShape({batch, v[0], v[1], depth});
+    return Status::Ok();
+  }
+  return InvalidArgument(
+      "Conv2DBackpropInput requires input_sizes to contain 4 values or 2 "
+      "values, but got: {}",
+      v.size());
+}
+
+// One spatial dim: checks out_backprop's size against the forward conv.
+Status CheckSpatialDim(int dim, Padding padding, int64_t pad_before,
+                       int64_t pad_after, const TensorShape& in,
+                       const Tensor& filter, const Tensor& dy, int64_t stride,
+                       Window* w) {
+  *w = Window{in.dim_size(dim), filter.dim_size(dim - 1), 1, stride};
+  w->pad_before = pad_before;
+  w->pad_after = pad_after;
+  DFG_RETURN_IF_ERROR(ComputeWindow(padding, w));
+  const int64_t actual = dy.dim_size(dim);
+  if (actual != w->out) {
+    return InvalidArgument(
+        "Conv2DBackpropInput: Size of out_backprop doesn't match computed: "
+        "actual = {}, computed = {} spatial_dim: {} input: {} filter: {} "
+        "output: {} stride: {} dilation: 1",
+        actual, w->out, dim, w->in, w->k, actual, stride);
+  }
+  return Status::Ok();
+}
+
+// c[m, n] = a[m, k] · b[n, k]ᵀ.
+template <typename T>
+void Gemm(ThreadPoolInterface* pool, int64_t m, int64_t n, int64_t k,
+          const T* a, const T* b, T* c) {
+  ParallelGemm(pool, false, true, m, n, k, a, k, b, k, c, n);
+}
+
+// Bound on the col buffer, in elements (32 MB of floats); one image always
+// fits, whatever its size.
+constexpr int64_t kMaxColElements = int64_t{8} << 20;
+
+// in[b, y, x, :] = sum over the (oy, ox, ky, kx) with oy*stride - pad + ky
+// == y (same for x) of col[b, oy, ox, ky, kx, :], for images [b0, b1) and
+// `col` holding those images. Each task owns whole input rows.
+template <typename T>
+void Col2Im(ThreadPoolInterface* pool, const ConvDims& d, int64_t b0,
+            int64_t b1, const T* col, T* in) {
+  const int64_t depth = d.in_depth;
+  const int64_t row_len = d.filter_rows * d.filter_cols * depth;
+  const Window& R = d.rows;
+  const Window& C = d.cols;
+  ParallelFor(
+      pool, (b1 - b0) * d.in_rows, d.in_cols * depth * 4,
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t b = r / d.in_rows, y = r % d.in_rows;
+          T* dst_row = in + ((b0 + b) * d.in_rows + y) * d.in_cols * depth;
+          std::fill(dst_row, dst_row + d.in_cols * depth, T(0));
+          for (int64_t ky = 0; ky < d.filter_rows; ++ky) {
+            const int64_t ty = y + R.pad_before - ky;
+            if (ty < 0 || ty % R.stride != 0 || ty / R.stride >= R.out) {
+              continue;
+            }
+            // Within row y the writes are scattered: (ox, kx) -> x.
+            const int64_t oy = ty / R.stride;
+            const T* src_row = col + (b * R.out + oy) * C.out * row_len +
+                               ky * d.filter_cols * depth;
+            for (int64_t ox = 0; ox < C.out; ++ox) {
+              const T* src = src_row + ox * row_len;
+              const int64_t x0 = ox * C.stride - C.pad_before;
+              for (int64_t kx = 0; kx < d.filter_cols; ++kx, src += depth) {
+                const int64_t x = x0 + kx;
+                if (x < 0 || x >= d.in_cols) continue;
+                T* __restrict dst = dst_row + x * depth;
+                for (int64_t c = 0; c < depth; ++c) dst[c] += src[c];
+              }
+            }
+          }
+        }
+      });
+}
+
+template <typename T>
+void GemmBackprop(ThreadPoolInterface* pool, const ConvDims& d, const T* dy,
+                  const T* filter, T* in) {
+  const int64_t pixels = d.rows.out * d.cols.out;
+  const int64_t k = d.filter_rows * d.filter_cols * d.in_depth;
+  const int64_t per_image = pixels * k;
+  const int64_t images = std::clamp<int64_t>(
+      kMaxColElements / std::max<int64_t>(per_image, 1), 1, d.batch);
+  std::vector<T> col(images * per_image);
+  for (int64_t b0 = 0; b0 < d.batch; b0 += images) {
+    const int64_t b1 = std::min(d.batch, b0 + images);
+    Gemm(pool, (b1 - b0) * pixels, k, d.out_depth,
+         dy + b0 * pixels * d.out_depth, filter, col.data());
+    Col2Im(pool, d, b0, b1, col.data(), in);
+  }
+}
+
+// int32 (and any T): in[b,y,x,c] = sum dy[b,oy,ox,o] * filter[ky,kx,c,o],
+// in unsigned arithmetic so overflow wraps as in TensorFlow.
+void DirectBackprop(ThreadPoolInterface* pool, const ConvDims& d,
+                    const int32_t* dy, const int32_t* filter, int32_t* in) {
+  const Window& R = d.rows;
+  const Window& C = d.cols;
+  const int64_t od = d.out_depth, id = d.in_depth;
+  ParallelFor(
+      pool, d.batch * d.in_rows * d.in_cols,
+      d.filter_rows * d.filter_cols * id * od, [&](int64_t p0, int64_t p1) {
+        std::vector<uint32_t> acc(id);
+        for (int64_t p = p0; p < p1; ++p) {
+          const int64_t b = p / (d.in_rows * d.in_cols);
+          const int64_t y = (p / d.in_cols) % d.in_rows, x = p % d.in_cols;
+          std::fill(acc.begin(), acc.end(), 0u);
+          for (int64_t ky = 0; ky < d.filter_rows; ++ky) {
+            const int64_t ty = y + R.pad_before - ky;
+            if (ty < 0 || ty % R.stride != 0 || ty / R.stride >= R.out) {
+              continue;
+            }
+            for (int64_t kx = 0; kx < d.filter_cols; ++kx) {
+              const int64_t tx = x + C.pad_before - kx;
+              if (tx < 0 || tx % C.stride != 0 || tx / C.stride >= C.out) {
+                continue;
+              }
+              const int32_t* g =
+                  dy +
+                  ((b * R.out + ty / R.stride) * C.out + tx / C.stride) * od;
+              const int32_t* f = filter + (ky * d.filter_cols + kx) * id * od;
+              for (int64_t c = 0; c < id; ++c) {
+                uint32_t sum = 0;
+                for (int64_t o = 0; o < od; ++o) {
+                  sum += static_cast<uint32_t>(g[o]) *
+                         static_cast<uint32_t>(f[c * od + o]);
+                }
+                acc[c] += sum;
+              }
+            }
+          }
+          for (int64_t c = 0; c < id; ++c) {
+            in[p * id + c] = static_cast<int32_t>(acc[c]);
+          }
+        }
+      });
+}
+
+template <typename T>
+std::vector<float> ToFloat(const Tensor& t) {
+  std::vector<float> out(t.NumElements());
+  const T* src = static_cast<const T*>(t.data());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = Load(src[i]);
+  return out;
+}
+
+class Conv2DBackpropInputOp : public OpKernel {
+ public:
+  explicit Conv2DBackpropInputOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ReadBackpropAttrs(ctx, &stride_rows_, &stride_cols_,
+                                              &padding_, &explicit_paddings_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& filter = ctx->input(1);
+    const Tensor& dy = ctx->input(2);
+    TensorShape in_shape;
+    DFG_OP_REQUIRES_OK(
+        ctx, InputShapeFromSizes(ctx->input(0), filter, dy, &in_shape));
+    ConvDims d;
+    DFG_OP_REQUIRES_OK(ctx, ComputeDims(in_shape, filter, dy, &d));
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in_shape, &out));
+    if (out->NumElements() == 0) return;
+    ThreadPoolInterface* pool = ctx->intra_op_pool();
+    if (dy.NumElements() == 0 || filter.NumElements() == 0) {
+      std::memset(out->data(), 0, out->TotalBytes());
+      return;
+    }
+    Dispatch(
+        TypeList<float, double, Half, BFloat16, int32_t>(), dy.dtype(),
+        [&](auto v) {
+          using T = decltype(v);
+          T* in = static_cast<T*>(out->data());
+          if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+            GemmBackprop(pool, d, static_cast<const T*>(dy.data()),
+                         static_cast<const T*>(filter.data()), in);
+          } else if constexpr (kIsHalfLike<T>) {
+            const std::vector<float> g = ToFloat<T>(dy), f = ToFloat<T>(filter);
+            std::vector<float> result(out->NumElements());
+            GemmBackprop(pool, d, g.data(), f.data(), result.data());
+            for (size_t i = 0; i < result.size(); ++i) {
+              in[i] = Store<T>(result[i]);
+            }
+          } else {
+            DirectBackprop(pool, d, static_cast<const int32_t*>(dy.data()),
+                           static_cast<const int32_t*>(filter.data()), in);
+          }
+        });
+  }
+
+ private:
+  // ConvBackpropComputeDimensionsV2 with the CPU kernel's depth checks.
+  Status ComputeDims(const TensorShape& in, const Tensor& filter,
+                     const Tensor& dy, ConvDims* d) const {
+    constexpr const char* kLabel = "Conv2DBackpropInput";
+    if (in.dims() != 4) {
+      return InvalidArgument("{}: input must be 4-dimensional", kLabel);
+    }
+    if (filter.dims() != 4) {
+      return InvalidArgument("{}: filter must be 4-dimensional", kLabel);
+    }
+    if (dy.dims() != 4) {
+      return InvalidArgument("{}: out_backprop must be 4-dimensional", kLabel);
+    }
+    d->batch = in.dim_size(0);
+    if (d->batch != dy.dim_size(0)) {
+      return InvalidArgument(
+          "{}: input and out_backprop must have the same batch size. Input "
+          "batch: {}, outbackprop batch: {}, batch_dim: 0",
+          kLabel, d->batch, dy.dim_size(0));
+    }
+    d->in_rows = in.dim_size(1);
+    d->in_cols = in.dim_size(2);
+    d->in_depth = in.dim_size(3);
+    d->filter_rows = filter.dim_size(0);
+    d->filter_cols = filter.dim_size(1);
+    d->patch_depth = filter.dim_size(2);
+    d->out_depth = filter.dim_size(3);
+    if (d->patch_depth <= 0) {
+      return InvalidArgument(
+          "{}: filter depth must be strictly greated than zero", kLabel);
+    }
+    if (d->in_depth % d->patch_depth != 0) {
+      return InvalidArgument(
+          "{}: input depth must be evenly divisible by filter depth", kLabel);
+    }
+    if (d->out_depth != dy.dim_size(3)) {
+      return InvalidArgument(
+          "{}: filter and out_backprop must have the same out_depth", kLabel);
+    }
+    const std::vector<int64_t>& p = explicit_paddings_;
+    const bool ex = padding_ == Padding::kExplicit;
+    DFG_RETURN_IF_ERROR(CheckSpatialDim(1, padding_, ex ? p[0] : 0,
+                                        ex ? p[1] : 0, in, filter, dy,
+                                        stride_rows_, &d->rows));
+    DFG_RETURN_IF_ERROR(CheckSpatialDim(2, padding_, ex ? p[2] : 0,
+                                        ex ? p[3] : 0, in, filter, dy,
+                                        stride_cols_, &d->cols));
+    // TensorFlow's CPU kernel has no grouped backprop.
+    if (d->in_depth != d->patch_depth) {
+      return InvalidArgument(
+          "Computed input depth {} doesn't match filter input depth {}",
+          d->in_depth, d->patch_depth);
+    }
+    return Status::Ok();
+  }
+
+  int64_t stride_rows_ = 1, stride_cols_ = 1;
+  Padding padding_ = Padding::kValid;
+  std::vector<int64_t> explicit_paddings_;
+};
+
+}  // namespace
+
+void RegisterConvGradKernels(KernelRegistry* r) {
+  r->Register<Conv2DBackpropInputOp>(
+      "Conv2DBackpropInput",
+      {TypeConstraint("T",
+                      TypeList<float, double, Half, BFloat16, int32_t>())});
+}
+
+}  // namespace dfg

@@ -1,0 +1,75 @@
+// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
+// 3", SC'11), the counter-based generator behind TensorFlow's random ops,
+// and the bit tricks that turn its 32-bit outputs into [0, 1) floats.
+#ifndef DFG_LIB_KERNELS_PHILOX_H_
+#define DFG_LIB_KERNELS_PHILOX_H_
+
+#include <array>
+#include <bit>
+#include <cstdint>
+
+namespace dfg {
+
+class Philox4x32 {
+ public:
+  using Block = std::array<uint32_t, 4>;
+
+  // key = seed_lo; counter words 2 and 3 = seed_hi (TensorFlow's
+  // PhiloxRandom(seed, seed2) layout).
+  Philox4x32(uint64_t seed_lo, uint64_t seed_hi)
+      : counter_{0, 0, static_cast<uint32_t>(seed_hi),
+                 static_cast<uint32_t>(seed_hi >> 32)},
+        key_{static_cast<uint32_t>(seed_lo),
+             static_cast<uint32_t>(seed_lo >> 32)} {}
+  Philox4x32(const Block& counter, std::array<uint32_t, 2> key)
+      : counter_(counter), key_(key) {}
+
+  // The next 128 bits; advances the counter by one.
+  Block Next() {
+    Block c = counter_;
+    std::array<uint32_t, 2> k = key_;
+    for (int round = 0; round < 10; ++round) {
+      if (round > 0) {
+        k[0] += 0x9E3779B9u;
+        k[1] += 0xBB67AE85u;
+      }
+      const uint64_t p0 = uint64_t{0xD2511F53u} * c[0];
+      const uint64_t p1 = uint64_t{0xCD9E8D57u} * c[2];
+      c = {static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k[0],
+           static_cast<uint32_t>(p1),
+           static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k[1],
+           static_cast<uint32_t>(p0)};
+    }
+    Skip(1);
+    return c;
+  }
+
+  // Advances the 128-bit counter by `count` blocks.
+  void Skip(uint64_t count) {
+    const uint32_t lo = static_cast<uint32_t>(count);
+    uint32_t hi = static_cast<uint32_t>(count >> 32);
+    counter_[0] += lo;
+    if (counter_[0] < lo) ++hi;
+    counter_[1] += hi;
+    if (counter_[1] < hi && ++counter_[2] == 0) ++counter_[3];
+  }
+
+ private:
+  Block counter_;
+  std::array<uint32_t, 2> key_;
+};
+
+// 23 random mantissa bits under exponent 0: [1, 2) minus 1.
+inline float Uint32ToUnitFloat(uint32_t x) {
+  return std::bit_cast<float>((x & 0x7fffffu) | 0x3f800000u) - 1.0f;
+}
+
+// 52 random mantissa bits (20 from hi, 32 from lo): [0, 1).
+inline double Uint64ToUnitDouble(uint32_t hi, uint32_t lo) {
+  const uint64_t mantissa = (uint64_t{hi & 0xfffffu} << 32) | lo;
+  return std::bit_cast<double>(mantissa | 0x3ff0000000000000ull) - 1.0;
+}
+
+}  // namespace dfg
+
+#endif  // DFG_LIB_KERNELS_PHILOX_H_
