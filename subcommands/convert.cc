@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 
+#include "lib/io/graph_check.h"
 #include "lib/io/graph_io.h"
 #include "subcommands/subcommands.h"
 
@@ -24,6 +25,8 @@ int RunConvert(Context& ctx, const ConvertFlags& flags) {
   }
   LoadedGraph loaded;
   if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
+  Status structure = CheckGraphStructure(loaded.graph);
+  if (!structure.ok()) return ctx.Error(structure, InputName(flags.input));
   if (*format != GraphFormat::kPb && HasUnknownFields(loaded.graph)) {
     ctx.Warn(fmt::format(
         "{}: the graph has fields dfg does not model; {} cannot hold them, "

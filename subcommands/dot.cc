@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "lib/base/strings.h"
+#include "lib/io/graph_check.h"
 #include "subcommands/subcommands.h"
 
 namespace dfg {
@@ -68,6 +69,8 @@ int RunDot(Context& ctx, const DotFlags& flags) {
 
   LoadedGraph loaded;
   if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
+  Status structure = CheckGraphStructure(loaded.graph);
+  if (!structure.ok()) return ctx.Error(structure, InputName(flags.input));
   DotReport report;
   StatusOr<std::string> picture = GraphToDot(loaded.graph, options, &report);
   if (!picture.ok()) return ctx.Error(picture.status(), InputName(flags.input));

@@ -6,6 +6,7 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -200,6 +201,24 @@ void PlanLayout(DotView& view, dot_internal::WriterOptions& writer,
   }
 }
 
+// Graphviz's dot layout grows much faster than the node count: 5,000 nodes
+// without name scopes (nothing to fold) take about 7 s, 50,000 more than 5
+// minutes. Rendering refuses so many unless --max-nodes allows them or is 0.
+constexpr int kRenderNodeLimit = 5000;
+
+Status CheckRenderSize(const DotOptions& options, const DotReport& report) {
+  int limit = std::max(kRenderNodeLimit, options.max_nodes);
+  if (options.format == DotFormat::kDot || options.max_nodes == 0 ||
+      report.drawn_nodes <= limit) {
+    return Status::Ok();
+  }
+  return InvalidArgument(
+      "{} nodes to lay out, more than {} even with the name scopes folded: "
+      "Graphviz would take many minutes; draw a part with --focus NODE, or "
+      "lay it out anyway with --max-nodes 0",
+      report.drawn_nodes, limit);
+}
+
 StatusOr<std::string> Draw(
     const std::vector<const tensorflow::GraphDef*>& graphs,
     std::vector<std::string> partitions, const DotOptions& options,
@@ -224,6 +243,7 @@ StatusOr<std::string> Draw(
   writer_options.left_to_right = options.left_to_right;
   writer_options.graph_nodes = r.graph_nodes;
   PlanLayout(view, writer_options, r);
+  DFG_RETURN_IF_ERROR(CheckRenderSize(options, r));
   Agraph_t* graph = dot_internal::BuildAgraph(model, view, writer_options);
   if (graph == nullptr) {
     return Internal("graphviz could not build the graph: {}",

@@ -77,9 +77,11 @@ struct DotReport {
 
 // The DOT text of `graph` (or, for format != kDot, the rendered bytes).
 // Errors: kNotFound when options.focus names no node (with the nearest name
-// suggested), kInvalidArgument for a bad option (negative depth or radius),
-// kInternal when Graphviz fails. Inputs naming nodes absent from the graph
-// are drawn as dangling (no error): dot draws what it is given.
+// suggested), kInvalidArgument for a bad option (negative depth or radius)
+// or when format != kDot and more than max(5000, max_nodes) nodes remain to
+// lay out after folding (unless max_nodes is 0: Graphviz would take many
+// minutes), kInternal when Graphviz fails. Inputs naming nodes absent from the
+// graph are drawn as dangling (no error): dot draws what it is given.
 StatusOr<std::string> GraphToDot(const tensorflow::GraphDef& graph,
                                  const DotOptions& options,
                                  DotReport* report = nullptr);

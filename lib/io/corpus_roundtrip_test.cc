@@ -1,5 +1,6 @@
-// Every corpus file (../shared/corpus) reads, converts to pbtxt, pb and JSON
-// and back without losing anything, and summarizes.
+// Every corpus file (../shared/corpus) reads, passes the structure check,
+// converts to pbtxt, pb and JSON and back without losing anything, and
+// summarizes.
 #include <google/protobuf/util/field_comparator.h>
 #include <google/protobuf/util/message_differencer.h>
 
@@ -7,6 +8,7 @@
 #include <map>
 
 #include "lib/base/strings.h"
+#include "lib/io/graph_check.h"
 #include "lib/io/graph_io.h"
 #include "lib/io/graph_summary.h"
 #include "lib/testing/catch.h"
@@ -88,6 +90,10 @@ TEST_CASE("every corpus file converts losslessly to pbtxt, pb and json",
     CHECK(loaded->container == ExpectedContainer(name));
     ++containers[loaded->container];
     CHECK(loaded->graph.node_size() > 0);
+    // What `dfg convert`, `info` and `dot` check before going on.
+    Status structure = CheckGraphStructure(loaded->graph);
+    INFO(structure.ToString());
+    CHECK(structure.ok());
     CheckRoundTrips(path, *loaded);
 
     GraphSummary summary = SummarizeGraph(*loaded, name);

@@ -1,7 +1,9 @@
 // lib/io on a generated graph of a million nodes:
-//   BM_InfoFromBytes       SummarizeGraphBytes + format (`dfg info`), budget 3
-//   s BM_InfoViaParseGraph   the same through a parsed GraphDef
-//   BM_ConvertPbToPb       ParseGraph + SerializeGraph (`dfg convert -f pb`)
+//   BM_InfoFromBytes       SummarizeGraphBytes + format (`dfg info`, with the
+//                          structure check), budget 3 s
+//   BM_InfoViaParseGraph   the same through a parsed GraphDef
+//   BM_ConvertPbToPb       ParseGraph + CheckGraphStructure + SerializeGraph
+//                          (what `dfg convert -f pb` does)
 //   BM_ProtobufPbToPb      protobuf's own ParseFromString + SerializeToString
 //                          of the same bytes: the convert budget is 2x this
 //   BM_ConvertPbToPbtxt    ParseGraph + SerializeGraph(kPbtxt)
@@ -9,6 +11,7 @@
 
 #include <string>
 
+#include "lib/io/graph_check.h"
 #include "lib/io/graph_io.h"
 #include "lib/io/graph_summary.h"
 
@@ -94,6 +97,8 @@ void BM_ConvertPbToPb(benchmark::State& state) {
   for (auto _ : state) {
     auto loaded = ParseGraph(bytes, "bench.pb");
     if (!loaded.ok()) state.SkipWithError(loaded.status().message().c_str());
+    Status structure = CheckGraphStructure(loaded->graph);
+    if (!structure.ok()) state.SkipWithError(structure.message().c_str());
     auto out = SerializeGraph(loaded->graph, GraphFormat::kPb);
     benchmark::DoNotOptimize(out);
   }

@@ -276,10 +276,30 @@ TEST_CASE("text syntax errors carry line and column", "[io]") {
                       "field named \"bogus\""));
   CHECK_THAT(ParseError("node { name: \"a\"\n", "s.pbtxt"),
              Contains("s.pbtxt:2:1:"));
+  // Cut short in the middle of a node: the end of the input is named.
+  CHECK_THAT(ParseError("node {\n  name: \"a\"\n  op: ", "s.pbtxt"),
+             Contains("s.pbtxt:3:7: Expected string, got: the end of the "
+                      "input (is the file cut short?)"));
   CHECK_THAT(
       ParseError("this is not a valid graph def\n", "m.pbtxt"),
       Contains("m.pbtxt:1:6: Message type \"tensorflow.GraphDef\" has no "
                "field named \"this\""));
+}
+
+TEST_CASE("text with GraphDef's deprecated version field reads and round trips",
+          "[io]") {
+  // Found by graph_fuzz: old TensorFlow wrote `version: N`; protobuf warns
+  // that the field is deprecated, which is no error.
+  auto loaded = ParseGraph("node { name: \"a\" op: \"NoOp\" }\nversion: 7\n",
+                           "old.pbtxt");
+  INFO(loaded.status().ToString());
+  REQUIRE(loaded.ok());
+  auto text = SerializeGraph(loaded->graph, GraphFormat::kPbtxt);
+  REQUIRE(text.ok());
+  CHECK_THAT(*text, Contains("version: 7"));
+  auto back = ParseGraph(*text, "again.pbtxt");
+  REQUIRE(back.ok());
+  CHECK(back->graph.SerializeAsString() == loaded->graph.SerializeAsString());
 }
 
 TEST_CASE("text whose strings are not UTF-8 is refused as binary would be",

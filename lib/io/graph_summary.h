@@ -93,7 +93,9 @@ GraphSummary SummarizeGraph(const LoadedGraph& loaded, std::string_view source);
 // GraphDef is checked node by node and never built (its summary views the
 // bytes); other forms are parsed into a protobuf Arena. Either way there is
 // no malloc and free per node, which for a million nodes is most of the time.
-// Errors as ParseGraph / ReadGraph.
+// Errors as ParseGraph / ReadGraph, and those of CheckGraphStructure
+// (graph_check.h) prefixed with `display_name`. SummarizeGraph makes no check
+// (it lists inputs naming no node in invalid_inputs).
 StatusOr<GraphSummary> SummarizeGraphBytes(std::string_view bytes,
                                            std::string_view display_name,
                                            const ReadOptions& options = {});

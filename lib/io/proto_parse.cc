@@ -56,8 +56,15 @@ class TextErrorCollector : public pb::io::ErrorCollector {
   void AddError(int line, pb::io::ColumnNumber column,
                 const std::string& message) override {
     if (!error_.empty()) return;
-    error_ = line >= 0 ? fmt::format("{}:{}: {}", line + 1, column + 1, message)
-                       : message;
+    std::string text = message;
+    // The tokenizer's "got: <token>" has no token at the end of the input.
+    std::string_view got = "got: ";
+    if (text.size() >= got.size() &&
+        text.compare(text.size() - got.size(), got.size(), got) == 0) {
+      text += "the end of the input (is the file cut short?)";
+    }
+    error_ =
+        line >= 0 ? fmt::format("{}:{}: {}", line + 1, column + 1, text) : text;
   }
   void AddWarning(int line, pb::io::ColumnNumber column,
                   const std::string& message) override {
@@ -219,7 +226,10 @@ Status ParseText(std::string_view text, pb::Message* message,
   }
   // Skipped unknown fields come back as warnings naming their message type:
   // `Message type "tensorflow.MetaGraphDef" has no field named "saver_def".`
+  // Other warnings (a deprecated field such as GraphDef's `version`, which
+  // old TensorFlow wrote) are no reason to refuse the text.
   for (const std::string& warning : errors.warnings()) {
+    if (warning.find("has no field named") == std::string::npos) continue;
     bool allowed = false;
     for (const std::string& type : allow_unknown_in) {
       if (warning.find("\"" + type + "\"") != std::string::npos) allowed = true;

@@ -1,14 +1,15 @@
 // libFuzzer target: the GraphDef reader (every form and container) and then
-// GraphDef -> Graph import, the summary, and re-serialization. Invariants: no
-// crash, and what was read reads back from its binary and text forms.
-//   cmake -DDFG_FUZZ=ON ... && ninja graph_fuzz
-//   ./graph_fuzz -max_total_time=300 corpus_dir ../shared/corpus
+// the structure check, GraphDef -> Graph import, the summary (also straight
+// from the bytes, as `dfg info` makes it), and re-serialization. Invariants:
+// no crash, and what was read reads back from its binary and text forms.
+// How to build and run it: README.md, "For developers".
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "lib/graph/graph_import.h"
 #include "lib/io/binary_detect.h"
+#include "lib/io/graph_check.h"
 #include "lib/io/graph_io.h"
 #include "lib/io/graph_summary.h"
 
@@ -16,8 +17,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   dfg::ReadOptions options;
   if (size > 0 && data[0] == 'S') options.meta_graph_tag = "serve";
+  (void)dfg::SummarizeGraphBytes(bytes, "fuzz", options);
   auto loaded = dfg::ParseGraph(bytes, "fuzz", options);
   if (!loaded.ok()) return 0;
+  (void)dfg::CheckGraphStructure(loaded->graph);
   dfg::GraphSummary summary = dfg::SummarizeGraph(*loaded, "fuzz");
   (void)dfg::FormatGraphSummary(summary);
   (void)dfg::GraphSummaryJson(summary);

@@ -1,0 +1,120 @@
+#include "lib/io/graph_check.h"
+
+#include <google/protobuf/text_format.h>
+
+#include "lib/io/graph_summary.h"
+#include "lib/testing/catch.h"
+
+namespace dfg {
+namespace {
+
+using Catch::Matchers::Contains;
+
+tensorflow::GraphDef Parse(const char* text) {
+  tensorflow::GraphDef graph;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &graph));
+  return graph;
+}
+
+std::string CheckError(const char* text) {
+  Status status = CheckGraphStructure(Parse(text));
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.code() == Code::kInvalidArgument);
+  return std::string(status.message());
+}
+
+TEST_CASE("a well-formed graph passes the structure check", "[io]") {
+  CHECK(CheckGraphStructure(Parse(R"pb(
+          node { name: "a" op: "Const" }
+          node { name: "b" op: "Identity" input: "a:0" input: "^a" }
+          node { name: "c" op: "NoCustomOpNeeded" input: "b:3" }
+        )pb"))
+            .ok());
+  CHECK(CheckGraphStructure(tensorflow::GraphDef()).ok());
+}
+
+TEST_CASE("duplicate node names are reported as TensorFlow does", "[io]") {
+  CHECK(CheckError(R"pb(
+          node { name: "a" op: "Const" }
+          node { name: "b" op: "Const" }
+          node { name: "a" op: "Identity" input: "b" }
+        )pb") == "Node 'a' is not unique");
+}
+
+TEST_CASE("a control input before a data input is an error", "[io]") {
+  CHECK(CheckError(R"pb(
+          node { name: "a" op: "Const" }
+          node { name: "b" op: "Identity" input: "^a" input: "a" }
+        )pb") ==
+        "Node 'b': Control dependencies must come after regular dependencies");
+}
+
+TEST_CASE("an input naming no node is reported with the input as written",
+          "[io]") {
+  CHECK(CheckError(R"pb(
+          node { name: "a" op: "Const" }
+          node { name: "b" op: "Add" input: "a" input: "ghost:1" }
+        )pb") == "Node 'b': Unknown input node 'ghost:1'");
+  CHECK(CheckError(R"pb(
+          node { name: "b" op: "NoOp" input: "^ghost" }
+        )pb") == "Node 'b': Unknown input node '^ghost'");
+}
+
+TEST_CASE("a cycle is reported with the number of nodes it blocks", "[io]") {
+  CHECK(CheckError(R"pb(
+          node { name: "a" op: "Identity" input: "c" }
+          node { name: "b" op: "Identity" input: "a" }
+          node { name: "c" op: "Identity" input: "b" }
+          node { name: "d" op: "Identity" input: "c" }
+          node { name: "e" op: "Const" }
+        )pb") == "4 nodes in a cycle");
+  CHECK(CheckError(R"pb(
+          node { name: "a" op: "NoOp" input: "^a" }
+        )pb") == "1 nodes in a cycle");
+}
+
+TEST_CASE("a while loop's NextIteration -> Merge back edge is no cycle",
+          "[io]") {
+  const char* loop = R"pb(
+    node { name: "init" op: "Const" }
+    node { name: "enter" op: "Enter" input: "init" }
+    node { name: "merge" op: "Merge" input: "enter" input: "next" }
+    node { name: "switch" op: "Switch" input: "merge" input: "cond" }
+    node { name: "cond" op: "LoopCond" input: "merge" }
+    node { name: "body" op: "Identity" input: "switch:1" }
+    node { name: "next" op: "NextIteration" input: "body" }
+    node { name: "exit" op: "Exit" input: "switch" }
+  )pb";
+  CHECK(CheckGraphStructure(Parse(loop)).ok());
+  // The same back edge into a node that is not a Merge is a cycle.
+  CHECK(CheckError(R"pb(
+          node { name: "init" op: "Const" }
+          node { name: "add" op: "Add" input: "init" input: "next" }
+          node { name: "next" op: "NextIteration" input: "add" }
+        )pb") == "2 nodes in a cycle");
+}
+
+TEST_CASE("dfg info's summary of bytes checks the structure and names the file",
+          "[io]") {
+  std::string text = R"pb(
+    node { name: "a" op: "Const" }
+    node { name: "a" op: "Const" }
+  )pb";
+  auto from_text = SummarizeGraphBytes(text, "dup.pbtxt");
+  REQUIRE_FALSE(from_text.ok());
+  CHECK(from_text.status().message() == "dup.pbtxt: Node 'a' is not unique");
+
+  // The binary fast path makes the same check.
+  std::string binary = Parse(R"pb(
+                         node { name: "a" op: "Identity" input: "b" }
+                         node { name: "b" op: "Identity" input: "a" }
+                       )pb")
+                           .SerializeAsString();
+  auto from_binary = SummarizeGraphBytes(binary, "cycle.pb");
+  REQUIRE_FALSE(from_binary.ok());
+  CHECK_THAT(std::string(from_binary.status().message()),
+             Contains("cycle.pb: 2 nodes in a cycle"));
+}
+
+}  // namespace
+}  // namespace dfg

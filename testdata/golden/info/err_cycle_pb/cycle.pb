@@ -1,0 +1,9 @@
+
+
+xPlaceholder
+
+aAddxb
+
+bRelua
+
+outIdentityb
