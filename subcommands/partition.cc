@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "lib/dot/dot.h"
+#include "lib/graph/device_name.h"
 #include "lib/graph/graph_import.h"
 #include "lib/place/device_set.h"
 #include "lib/place/place.h"
@@ -27,19 +28,35 @@ struct PartitionFlags {
   bool json = false;
 };
 
-// Each node's device: placed here with --devices, else the one it carries.
-Status AssignDevices(const PartitionFlags& flags, Graph* graph) {
-  if (flags.devices.empty()) {
-    for (Node* node : graph->op_nodes()) {
-      node->set_assigned_device_name(node->requested_device());
+// A device a node of an unplaced input carries must be a full name; it is
+// canonicalized, so that legacy and full spellings of one device make one
+// partition. Empty or malformed names are left to Partition's own errors.
+Status TakeCarriedDevices(Graph* graph) {
+  for (Node* node : graph->op_nodes()) {
+    const std::string& device = node->requested_device();
+    ParsedDeviceName parsed;
+    if (!device.empty() && ParseFullName(device, &parsed)) {
+      if (!parsed.IsFullySpecified()) {
+        return FailedPrecondition(
+            "node '{}' ({}) has device '{}', which is not a full device name",
+            node->name(), node->op(), device);
+      }
+      node->set_assigned_device_name(FullName(
+          parsed.job, parsed.replica, parsed.task, parsed.type, parsed.id));
+      continue;
     }
-    return Status::Ok();
+    node->set_assigned_device_name(device);
   }
-  DFG_ASSIGN_OR_RETURN(DeviceSet devices,
-                       DeviceSetFromFlags(SplitList(flags.devices)));
+  return Status::Ok();
+}
+
+// Each node's device: placed here with --devices, else the one it carries.
+Status AssignDevices(const std::optional<DeviceSet>& devices, bool soft,
+                     Graph* graph) {
+  if (!devices) return TakeCarriedDevices(graph);
   PlaceOptions options;
-  options.allow_soft_placement = flags.soft_placement;
-  return Place(graph, devices, options);
+  options.allow_soft_placement = soft;
+  return Place(graph, *devices, options);
 }
 
 // -o DIR: one file per partition, named after it.
@@ -94,14 +111,31 @@ Status WriteResult(Context& ctx, const PartitionFlags& flags,
   return WriteOutput(ctx, flags.output, dot, false);
 }
 
+// A FailedPrecondition means the input is not placed: say what to do.
+int NotPlaced(Context& ctx, const Status& status, const std::string& where) {
+  if (status.code() != Code::kFailedPrecondition) {
+    return ctx.Error(status, where);
+  }
+  return ctx.Error(where + ": " + status.message() +
+                   ": the graph is not placed; run 'dfg place' first, or "
+                   "pass --devices");
+}
+
 int RunPartition(Context& ctx, const PartitionFlags& flags) {
+  std::optional<DeviceSet> devices;
+  if (!flags.devices.empty()) {
+    StatusOr<DeviceSet> set = DeviceSetFromFlags(SplitList(flags.devices));
+    if (!set.ok()) return ctx.Error(set.status());
+    devices = std::move(set).value();
+  }
   LoadedGraph loaded;
   if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
   const std::string where = InputName(flags.input);
   auto graph = ImportGraphDef(std::move(loaded.graph));
   if (!graph.ok()) return ctx.Error(graph.status(), where);
-  if (Status s = AssignDevices(flags, graph->get()); !s.ok()) {
-    return ctx.Error(s, where);
+  if (Status s = AssignDevices(devices, flags.soft_placement, graph->get());
+      !s.ok()) {
+    return devices ? ctx.Error(s, where) : NotPlaced(ctx, s, where);
   }
   std::vector<Transfer> transfers;
   PartitionOptions options;
@@ -109,15 +143,10 @@ int RunPartition(Context& ctx, const PartitionFlags& flags) {
       flags.by == "worker" ? PartitionBy::kWorker : PartitionBy::kDevice;
   options.incarnation = flags.incarnation;
   options.transfers = flags.json ? &transfers : nullptr;
+  // The graph is not used afterwards: move attrs instead of copying them.
+  options.can_make_destructive_changes = true;
   auto parts = Partition(graph->get(), options);
-  if (!parts.ok()) {
-    if (parts.status().code() != Code::kFailedPrecondition) {
-      return ctx.Error(parts.status(), where);
-    }
-    return ctx.Error(where + ": " + parts.status().message() +
-                     ": the graph is not placed; run 'dfg place' first, or "
-                     "pass --devices");
-  }
+  if (!parts.ok()) return NotPlaced(ctx, parts.status(), where);
   if (flags.json) *ctx.io.err << PartitionReportJson(*parts, transfers);
   if (Status s = WriteResult(ctx, flags, *parts); !s.ok()) return ctx.Error(s);
   return kExitOk;

@@ -6,6 +6,8 @@
 #include <memory>
 #include <ostream>
 
+#include "lib/base/strings.h"
+#include "lib/graph/device_name.h"
 #include "subcommands/subcommands.h"
 
 namespace dfg {
@@ -36,8 +38,25 @@ PruneOptions ToOptions(const PruneFlags& flags) {
   return options;
 }
 
+// The client device must be a fully specified device name (full or legacy
+// spelling); it is written in canonical form.
+StatusOr<std::string> ClientDevice(const std::string& name) {
+  ParsedDeviceName parsed;
+  if (!ParseFullName(name, &parsed) || !parsed.IsFullySpecified()) {
+    return InvalidArgument(
+        "invalid --client-device '{}' (expected a full device name such as "
+        "{})",
+        CEscape(name), kDefaultClientDevice);
+  }
+  return FullName(parsed.job, parsed.replica, parsed.task, parsed.type,
+                  parsed.id);
+}
+
 int RunPrune(Context& ctx, const PruneFlags& flags) {
   PruneOptions options = ToOptions(flags);
+  StatusOr<std::string> client_device = ClientDevice(flags.client_device);
+  if (!client_device.ok()) return ctx.Error(client_device.status());
+  options.client_device = *client_device;
   LoadedGraph loaded;
   if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
   StatusOr<PruneResult> result = Prune(loaded.graph, options);
@@ -85,7 +104,8 @@ void RegisterPrune(CLI::App& app, Context& ctx) {
                   "feed, no fetch nodes)")
       ->check(CLI::IsMember({"function", "rendezvous", "placeholder"}));
   sub->add_option("--client-device", flags->client_device,
-                  "device of the feed and fetch nodes (default " +
+                  "device of the feed and fetch nodes, a full device name "
+                  "(default " +
                       std::string(kDefaultClientDevice) + ")");
   sub->add_option("--client-incarnation", flags->client_incarnation,
                   "send_device_incarnation of rendezvous nodes (default 1)");

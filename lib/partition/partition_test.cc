@@ -28,6 +28,27 @@ std::map<std::string, GraphDef> MustPartition(
   return std::move(parts).value();
 }
 
+TEST_CASE("moving attrs out of the graph gives the same partitions",
+          "[partition]") {
+  // Data, control, a string tensor and a shared recv across three devices.
+  const std::string text =
+      In("A1") + In("A3", "DT_STRING") + Add("B1", "A1", "A1", "^A3") +
+      Add("C1", "B1", "A1") + Add("C2", "B1", "C1", "^B1") +
+      N("B2", "Identity", {"A3"}, "T: DT_STRING");
+  auto copied = MustPartition(text);
+  PartitionOptions options = HarnessOptions();
+  options.can_make_destructive_changes = true;
+  auto moved = MustPartition(text, options);
+  REQUIRE(copied.size() == 3);
+  REQUIRE(moved.size() == copied.size());
+  for (const auto& [key, graph] : copied) {
+    INFO(key);
+    REQUIRE(moved.count(key) == 1);
+    CHECK(google::protobuf::util::MessageDifferencer::Equals(graph,
+                                                             moved.at(key)));
+  }
+}
+
 TEST_CASE("one device gives one partition holding the graph as it was",
           "[partition]") {
   auto parts = MustPartition(In("A1") + Add("A2", "A1", "A1"));

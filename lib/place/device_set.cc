@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -75,6 +76,11 @@ Status AddTask(const nlohmann::ordered_json& task, const std::string& job,
 }
 
 StatusOr<std::string> ReadFile(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return InvalidArgument("cannot read cluster file '{}': it is a directory",
+                           path);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return InvalidArgument("cannot read cluster file '{}': {}", path,

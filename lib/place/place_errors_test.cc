@@ -103,6 +103,22 @@ TEST_CASE("an op without a kernel on its requested device type", "[place]") {
   CHECK(soft.placement == "abort=CPU:0");
 }
 
+TEST_CASE("a kernel on a device of another task is taken on trust", "[place]") {
+  // The first device (localhost) is the local address space; Abort has no
+  // GPU kernel here, but a request naming another task's GPU is believed.
+  std::vector<std::string> devices = {"gpu:0", "/job:worker/task:1/gpu:0"};
+  Placed remote = PlaceText(
+      N("abort", "Abort", {}, "/job:worker/task:1/device:GPU:0"), devices);
+  INFO(remote.status.ToString());
+  REQUIRE(remote.status.ok());
+  CHECK(remote.placement == "abort=/job:worker/replica:0/task:1/device:GPU:0");
+
+  Placed local = PlaceText(N("abort", "Abort", {}, "/device:GPU:0"), devices);
+  REQUIRE_FALSE(local.status.ok());
+  CHECK_THAT(local.status.message(),
+             Contains("No OpKernel was registered to support Op 'Abort'"));
+}
+
 TEST_CASE("a type-less request that no kernel satisfies", "[place]") {
   Placed p = PlaceText(N("abort", "Abort", {}, "/job:localhost/task:0"),
                        {"gpu:0", "/job:other/cpu:0"});
