@@ -79,9 +79,7 @@ static StatusOr<std::unique_ptr<OpKernel>> CreateCallKernel(
                                     &node.input_types(), &node.output_types());
   std::unique_ptr<OpKernel> kernel = CreateFunctionCallKernel(&construction);
   if (!construction.status().ok()) {
-    return AttachNodeDef(
-        construction.status(),
-        node.def());
+    return AttachNodeDef(construction.status(), node.def());
   }
   return kernel;
 }
