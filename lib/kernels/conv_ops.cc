@@ -77,7 +77,10 @@ void DepthwiseConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t mult,
 class DepthwiseConv2dNativeOp : public OpKernel {
  public:
   explicit DepthwiseConv2dNativeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    DFG_OP_REQUIRES_OK(ctx, ReadConv2DAttrs(ctx, &attrs_));
+    // TensorFlow's CPU kernel never reads `dilations`: a dilated node runs
+    // undilated (Keras dilates depthwise convs through SpaceToBatchND).
+    DFG_OP_REQUIRES_OK(ctx,
+                       ReadConv2DAttrs(ctx, &attrs_, /*read_dilations=*/false));
     DFG_OP_REQUIRES(ctx, attrs_.stride_rows == attrs_.stride_cols,
                     InvalidArgument("Current implementation only supports "
                                     "equal length strides in the row and "

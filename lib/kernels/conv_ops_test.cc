@@ -185,3 +185,30 @@ TEST_CASE("Pad, Slice, Tile and GatherV2 move elements", "[kernels]") {
 
 }  // namespace
 }  // namespace dfg
+
+namespace dfg {
+namespace {
+
+TEST_CASE("DepthwiseConv2dNative ignores dilations as TensorFlow's CPU kernel",
+          "[kernels]") {
+  const Tensor x = MakeTensor<float>({1, 3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const Tensor f = MakeTensor<float>({2, 2, 1, 1}, {1, 1, 1, 1});
+  auto depthwise = [&](const std::string& dilations) {
+    auto run = RunKernel(
+        "name: 'd' op: 'DepthwiseConv2dNative' attr { key: 'T' value { type: "
+        "DT_FLOAT } } attr { key: 'strides' value { list { i: [1,1,1,1] } } } "
+        "attr { key: 'padding' value { s: 'VALID' } } attr { key: 'dilations' "
+        "value { list { i: " +
+            dilations + " } } }",
+        {x, f});
+    if (!run.status.ok()) return run.status.ToString();
+    return Flat<float>(run.out(0));
+  };
+  CHECK(depthwise("[1,1,1,1]") == "[1,2,2,1] 12 16 24 28");
+  CHECK(depthwise("[1,2,2,1]") == "[1,2,2,1] 12 16 24 28");
+  // Not even checked.
+  CHECK(depthwise("[1,2]") == "[1,2,2,1] 12 16 24 28");
+}
+
+}  // namespace
+}  // namespace dfg

@@ -67,7 +67,8 @@ Status ComputeWindow(Padding padding, Window* w) {
   return Status::Ok();
 }
 
-Status ReadConv2DAttrs(OpKernelConstruction* ctx, Conv2DAttrs* a) {
+Status ReadConv2DAttrs(OpKernelConstruction* ctx, Conv2DAttrs* a,
+                       bool read_dilations) {
   std::string format = "NHWC";
   if (ctx->HasAttr("data_format")) {
     DFG_RETURN_IF_ERROR(ctx->GetAttr("data_format", &format));
@@ -84,7 +85,7 @@ Status ReadConv2DAttrs(OpKernelConstruction* ctx, Conv2DAttrs* a) {
         "Sliding window strides field must specify 4 dimensions");
   }
   std::vector<int64_t> dilations = {1, 1, 1, 1};
-  if (ctx->HasAttr("dilations")) {
+  if (read_dilations && ctx->HasAttr("dilations")) {
     DFG_RETURN_IF_ERROR(ctx->GetAttr("dilations", &dilations));
   }
   if (dilations.size() != 4) {

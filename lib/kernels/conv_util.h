@@ -43,7 +43,11 @@ struct Conv2DAttrs {
 };
 
 // Reads and checks the attrs as TensorFlow's InitConv2DParameters.
-Status ReadConv2DAttrs(OpKernelConstruction* ctx, Conv2DAttrs* attrs);
+// `read_dilations` false: the `dilations` attr is neither read nor checked and
+// the dilations stay 1 (TensorFlow's CPU DepthwiseConv2dNative never reads
+// it).
+Status ReadConv2DAttrs(OpKernelConstruction* ctx, Conv2DAttrs* attrs,
+                       bool read_dilations = true);
 // Parses "SAME"/"VALID"/"EXPLICIT".
 Status ParsePadding(const std::string& s, Padding* p);
 
