@@ -107,7 +107,12 @@ def uncovered_ops(source_dir, cases):
             registered |= set(re.findall(r'"(\w+)"', block))
     used = set()
     for case in cases:
-        used |= set(re.findall(r'op: "(\w+)"', case.graph or ""))
+        text = case.graph or ""
+        model = getattr(case, "model", None)
+        if not text and model and model.endswith(".pbtxt") and os.path.exists(model):
+            with open(model) as f:  # the corpus models in text form
+                text = f.read()
+        used |= set(re.findall(r'op: "(\w+)"', text))
     return sorted(registered - used - INTERNAL_OPS)
 
 
