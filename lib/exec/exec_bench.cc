@@ -24,6 +24,12 @@ namespace {
 
 constexpr char kCpu0[] = "/job:localhost/replica:0/task:0/device:CPU:0";
 
+ExecutorOptions CpuOptions() {
+  ExecutorOptions options;
+  options.device = kCpu0;
+  return options;
+}
+
 NodeDef MakeNode(const std::string& name, const std::string& op,
                  std::vector<std::string> inputs) {
   NodeDef n;
@@ -83,8 +89,7 @@ void RunSteps(benchmark::State& state, bool chain) {
     state.SkipWithError(graph.status().ToString().c_str());
     return;
   }
-  auto exec = Executor::Create(std::move(graph).value(),
-                               ExecutorOptions{.device = kCpu0});
+  auto exec = Executor::Create(std::move(graph).value(), CpuOptions());
   if (!exec.ok()) {
     state.SkipWithError(exec.status().ToString().c_str());
     return;

@@ -15,6 +15,12 @@ namespace dfg {
 namespace {
 
 constexpr char kCpu0[] = "/job:localhost/replica:0/task:0/device:CPU:0";
+
+ExecutorOptions CpuOptions() {
+  ExecutorOptions options;
+  options.device = kCpu0;
+  return options;
+}
 constexpr char kCpu1[] = "/job:localhost/replica:0/task:0/device:CPU:1";
 
 std::unique_ptr<Graph> Import(const std::string& text) {
@@ -350,8 +356,7 @@ TEST_CASE("executor creation fails for an op without a kernel", "[exec]") {
   REQUIRE(google::protobuf::TextFormat::ParseFromString(g, &def));
   auto graph = ImportGraphDef(def);
   if (!graph.ok()) return;  // op unknown to the registry: import already fails
-  auto exec = Executor::Create(std::move(graph).value(),
-                               ExecutorOptions{.device = kCpu0});
+  auto exec = Executor::Create(std::move(graph).value(), CpuOptions());
   REQUIRE_FALSE(exec.ok());
   CHECK_THAT(exec.status().message(), Catch::Matchers::Contains("{{node w}}"));
 }

@@ -52,7 +52,7 @@ GraphDef MakeGraph(int num_nodes) {
     node->set_op("AddV2");
     node->add_input(Name(earlier(i)));
     node->add_input(Name(earlier(i)));
-    if (i % 16 == 1) node->add_input("^" + Name(earlier(i)));
+    if (i % 16 == 1) node->add_input(std::string("^").append(Name(earlier(i))));
     (*node->mutable_attr())["T"] = float_type;
   }
   return graph;
