@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 
 #include "lib/dot/dot_model.h"
 #include "lib/dot/dot_writer.h"
@@ -88,7 +89,14 @@ StatusOr<std::string> WriteDotText(Agraph_t* graph) {
 StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
                              const GraphvizErrors& errors) {
   if (format == DotFormat::kDot) return WriteDotText(graph);
-  GVC_t* gvc = gvContext();
+  // One context for the process, used under a lock (Graphviz is not
+  // thread-safe). Graphviz 2.42's pango plugin caches a pointer to the last
+  // font name, which the context's font dictionary owns: a context freed
+  // between two renders leaves that pointer dangling (AddressSanitizer
+  // reports the next render's strcmp as a use after free).
+  static std::mutex mu;
+  static GVC_t* const gvc = gvContext();
+  std::lock_guard<std::mutex> lock(mu);
   std::string result;
   Status status;
   if (gvLayout(gvc, graph, "dot") != 0) {
@@ -106,7 +114,6 @@ StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
     if (data != nullptr) gvFreeRenderData(data);
     gvFreeLayout(gvc, graph);
   }
-  gvFreeContext(gvc);
   if (!status.ok()) return status;
   return result;
 }
