@@ -11,54 +11,12 @@
 #include <thread>
 
 #include "lib/graph/op_registry.h"
+#include "lib/kernels/bench_pool.h"
 #include "lib/kernels/kernel_registry.h"
 #include "lib/kernels/op_kernel.h"
 
 namespace dfg {
 namespace {
-
-class GradBenchPool : public ThreadPoolInterface {
- public:
-  explicit GradBenchPool(int n) {
-    for (int i = 0; i < n; ++i) threads_.emplace_back([this] { Loop(); });
-  }
-  ~GradBenchPool() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
-  void Schedule(std::function<void()> fn) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back(std::move(fn));
-    }
-    cv_.notify_one();
-  }
-  int NumThreads() const override { return static_cast<int>(threads_.size()); }
-
- private:
-  void Loop() {
-    for (;;) {
-      std::function<void()> fn;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        fn = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      fn();
-    }
-  }
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
-};
 
 constexpr int64_t kOut = 32, kIn = 64, kInDepth = 64, kOutDepth = 128, kK = 3;
 constexpr int64_t kFlops = 2 * kOut * kOut * kK * kK * kInDepth * kOutDepth;
@@ -86,8 +44,8 @@ void BM_Conv2DBackpropInputKernel(benchmark::State& state) {
   Tensor dy(tensorflow::DT_FLOAT, TensorShape({1, kOut, kOut, kOutDepth}));
   for (float& v : f.flat<float>()) v = 0.25f;
   for (float& v : dy.flat<float>()) v = 0.5f;
-  std::unique_ptr<GradBenchPool> pool;
-  if (threads > 1) pool = std::make_unique<GradBenchPool>(threads);
+  std::unique_ptr<BenchPool> pool;
+  if (threads > 1) pool = std::make_unique<BenchPool>(threads);
   StepServices step;
   step.intra_op_pool = pool.get();
   for (auto _ : state) {

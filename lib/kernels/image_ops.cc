@@ -72,11 +72,6 @@ Taps CubicTaps(float scale, int64_t out, int64_t limit, bool half_pixel) {
   return taps;
 }
 
-float ResizeScale(int64_t in, int64_t out, bool align_corners) {
-  return align_corners && out > 1 ? (in - 1) / static_cast<float>(out - 1)
-                                  : in / static_cast<float>(out);
-}
-
 class ResizeBicubicOp : public OpKernel {
  public:
   explicit ResizeBicubicOp(OpKernelConstruction* ctx) : OpKernel(ctx) {

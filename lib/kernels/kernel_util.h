@@ -99,6 +99,13 @@ void CopyElements(const Tensor& src, int64_t src_offset, Tensor* dst,
 // "[1,2,3]"-style rendering of int64s.
 std::string VectorString(const std::vector<int64_t>& v);
 
+// TensorFlow's CalculateResizeScale for the image resize kernels: in/out,
+// or (in-1)/(out-1) with align_corners.
+inline float ResizeScale(int64_t in, int64_t out, bool align_corners) {
+  return align_corners && out > 1 ? (in - 1) / static_cast<float>(out - 1)
+                                  : in / static_cast<float>(out);
+}
+
 }  // namespace dfg
 
 #endif  // DFG_LIB_KERNELS_KERNEL_UTIL_H_

@@ -12,11 +12,6 @@ struct ResizeDims {
   float scale_h, scale_w;
 };
 
-float ResizeScale(int64_t in, int64_t out, bool align_corners) {
-  return align_corners && out > 1 ? (in - 1) / static_cast<float>(out - 1)
-                                  : in / static_cast<float>(out);
-}
-
 class ResizeOp : public OpKernel {
  public:
   explicit ResizeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
