@@ -92,7 +92,7 @@ awk -v c="$convert" -v p="$place" -v r="$prune" -v q="$partition" \
     -v fl="${floor:-0 0}" -v size="$size" 'BEGIN {
   split(c, C, " "); split(fl, F, " ")
   printf "convert   %6.2f s (cpu %5.2f), %5d MB peak: %.2fx protobuf cpu (target <= 1.3x)\n",
-         C[1], C[2], C[3] / 1000, F[2] > 0 ? C[2] / F[2] : 0
+         C[1], C[2], C[3] / 1000, (F[2] > 0 ? C[2] / F[2] : 0)
   n = split("place prune partition", names, " ")
   split(p, P, " "); split(r, R, " "); split(q, Q, " ")
   for (i = 1; i <= 3; ++i) {
