@@ -1,16 +1,22 @@
-// Conv2D 3x3, 1x56x56x64 -> 64, SAME through the kernel, against the lower
-// bound of an im2col + sgemm conv: the sgemm alone on an already im2col'd
-// [56*56, 3*3*64] matrix. Arg: threads (OpenBLAS threads and intra-op pool).
+// Conv2D 3x3, 1x56x56x64 -> 64, SAME through the kernel as the executor
+// calls it (oneDNN where it is faster, see onednn_conv.cc), against the
+// im2col + sgemm path on the same shape and the lower bound of that path:
+// the sgemm alone on an already im2col'd [56*56, 3*3*64] matrix. Arg:
+// threads (OpenBLAS threads and intra-op pool). BM_Conv then covers the
+// shapes of MobileNet- and ResNet-like CNNs (3x3, 1x1, strided, depthwise,
+// batch 8) on both paths: Args threads, onednn (0: im2col + sgemm or the
+// direct depthwise loops).
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
-#include <condition_variable>
-#include <deque>
-#include <thread>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "lib/graph/op_registry.h"
 #include "lib/kernels/bench_pool.h"
 #include "lib/kernels/kernel_registry.h"
+#include "lib/kernels/onednn_conv.h"
 #include "lib/kernels/op_kernel.h"
 
 namespace dfg {
@@ -19,50 +25,134 @@ namespace {
 constexpr int64_t kSize = 56, kChannels = 64, kK = 3;
 constexpr int64_t kFlops = 2 * kSize * kSize * kK * kK * kChannels * kChannels;
 
-void BM_Conv2DKernel(benchmark::State& state) {
-  const int threads = static_cast<int>(state.range(0));
-  openblas_set_num_threads(threads);
-  NodeDef n;
-  n.set_name("c");
-  n.set_op("Conv2D");
-  (*n.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
-  (*n.mutable_attr())["padding"].set_s("SAME");
-  for (int i = 0; i < 4; ++i) {
-    (*n.mutable_attr())["strides"].mutable_list()->add_i(1);
+// One convolution kernel on fixed inputs, with `threads` intra-op threads.
+class ConvRunner {
+ public:
+  ConvRunner(const std::string& op, const std::string& padding, int stride,
+             std::vector<int64_t> x_dims, std::vector<int64_t> f_dims,
+             int threads)
+      : x_(tensorflow::DT_FLOAT, TensorShape(std::span<const int64_t>(x_dims))),
+        f_(tensorflow::DT_FLOAT,
+           TensorShape(std::span<const int64_t>(f_dims))) {
+    NodeDef n;
+    n.set_name("c");
+    n.set_op(op);
+    (*n.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+    (*n.mutable_attr())["padding"].set_s(padding);
+    for (int i = 0; i < 4; ++i) {
+      (*n.mutable_attr())["strides"].mutable_list()->add_i(
+          i == 1 || i == 2 ? stride : 1);
+    }
+    const OpInfo* info = OpRegistry::Global().Find(op);
+    if (info) AddDefaultsToNodeDef(info->def, &n);
+    auto k = KernelRegistry::Global().CreateKernel(
+        n, "CPU", {tensorflow::DT_FLOAT, tensorflow::DT_FLOAT},
+        {tensorflow::DT_FLOAT});
+    DFG_CHECK_MSG(k.ok(), k.status().ToString());
+    kernel_ = std::move(*k);
+    for (float& v : x_.flat<float>()) v = 0.5f;
+    for (float& v : f_.flat<float>()) v = 0.25f;
+    if (threads > 1) pool_ = std::make_unique<BenchPool>(threads);
+    step_.intra_op_pool = pool_.get();
   }
-  const OpInfo* info = OpRegistry::Global().Find("Conv2D");
-  if (info) AddDefaultsToNodeDef(info->def, &n);
-  auto k = KernelRegistry::Global().CreateKernel(
-      n, "CPU", {tensorflow::DT_FLOAT, tensorflow::DT_FLOAT},
-      {tensorflow::DT_FLOAT});
-  DFG_CHECK_MSG(k.ok(), k.status().ToString());
-  Tensor x(tensorflow::DT_FLOAT, TensorShape({1, kSize, kSize, kChannels}));
-  Tensor f(tensorflow::DT_FLOAT, TensorShape({kK, kK, kChannels, kChannels}));
-  for (float& v : x.flat<float>()) v = 0.5f;
-  for (float& v : f.flat<float>()) v = 0.25f;
-  std::unique_ptr<BenchPool> pool;
-  if (threads > 1) pool = std::make_unique<BenchPool>(threads);
-  StepServices step;
-  step.intra_op_pool = pool.get();
-  for (auto _ : state) {
-    TensorValue in[2] = {{&x}, {&f}};
+  void Run() {
+    TensorValue in[2] = {{&x_}, {&f_}};
     OpOutput out[1];
     OpKernelContext::Params p;
-    p.op_kernel = k->get();
+    p.op_kernel = kernel_.get();
     p.inputs = in;
     p.outputs = out;
-    p.step = &step;
+    p.step = &step_;
     OpKernelContext ctx(&p);
-    (*k)->Compute(&ctx);
+    kernel_->Compute(&ctx);
+    DFG_CHECK_MSG(ctx.status().ok(), ctx.status().ToString());
     benchmark::DoNotOptimize(out[0].value.data());
   }
+
+ private:
+  Tensor x_, f_;
+  std::unique_ptr<OpKernel> kernel_;
+  std::unique_ptr<BenchPool> pool_;
+  StepServices step_;
+};
+
+void RunConv2D3x3(benchmark::State& state, bool onednn) {
+  const int threads = static_cast<int>(state.range(0));
+  openblas_set_num_threads(threads);
+  SetOneDnnConvEnabled(onednn);
+  ConvRunner conv("Conv2D", "SAME", 1, {1, kSize, kSize, kChannels},
+                  {kK, kK, kChannels, kChannels}, threads);
+  for (auto _ : state) conv.Run();
+  SetOneDnnConvEnabled(true);
   state.SetItemsProcessed(state.iterations() * kFlops);
 }
+
+void BM_Conv2DKernel(benchmark::State& state) { RunConv2D3x3(state, true); }
 BENCHMARK(BM_Conv2DKernel)
     ->Arg(1)
     ->Arg(2)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
+
+void BM_Conv2DIm2col(benchmark::State& state) { RunConv2D3x3(state, false); }
+BENCHMARK(BM_Conv2DIm2col)
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
+struct ConvCase {
+  const char* op;
+  const char* padding;
+  int stride;
+  std::vector<int64_t> x, f;
+};
+
+void BM_Conv(benchmark::State& state, const ConvCase& c) {
+  const int threads = static_cast<int>(state.range(0));
+  openblas_set_num_threads(threads);
+  SetOneDnnConvEnabled(state.range(1) != 0);
+  ConvRunner conv(c.op, c.padding, c.stride, c.x, c.f, threads);
+  for (auto _ : state) conv.Run();
+  SetOneDnnConvEnabled(true);
+  const int64_t out_pixels = c.x[0] * ((c.x[1] + c.stride - 1) / c.stride) *
+                             ((c.x[2] + c.stride - 1) / c.stride);
+  // Depthwise [kh, kw, in, mult] and Conv2D [kh, kw, in, out] alike.
+  const int64_t macs = out_pixels * c.f[0] * c.f[1] * c.f[2] * c.f[3];
+  state.SetItemsProcessed(state.iterations() * 2 * macs);
+}
+
+#define DFG_CONV_BENCH(name, ...)                         \
+  BENCHMARK_CAPTURE(BM_Conv, name, ConvCase{__VA_ARGS__}) \
+      ->ArgNames({"threads", "onednn"})                   \
+      ->ArgsProduct({{1, 2}, {1, 0}})                     \
+      ->UseRealTime()                                     \
+      ->Unit(benchmark::kMicrosecond)
+
+// ResNet-like.
+DFG_CONV_BENCH(b8_3x3_56x64_64, "Conv2D", "SAME", 1, {8, 56, 56, 64},
+               {3, 3, 64, 64});
+DFG_CONV_BENCH(b1_3x3s2_56x64_128, "Conv2D", "SAME", 2, {1, 56, 56, 64},
+               {3, 3, 64, 128});
+DFG_CONV_BENCH(b1_3x3_7x512_512, "Conv2D", "SAME", 1, {1, 7, 7, 512},
+               {3, 3, 512, 512});
+DFG_CONV_BENCH(b1_1x1_56x64_256, "Conv2D", "VALID", 1, {1, 56, 56, 64},
+               {1, 1, 64, 256});
+DFG_CONV_BENCH(b8_1x1_28x256_128, "Conv2D", "VALID", 1, {8, 28, 28, 256},
+               {1, 1, 256, 128});
+// MobileNet-like: the stem, pointwise and depthwise layers.
+DFG_CONV_BENCH(b1_3x3s2_224x3_32, "Conv2D", "SAME", 2, {1, 224, 224, 3},
+               {3, 3, 3, 32});
+DFG_CONV_BENCH(b1_1x1_14x512_512, "Conv2D", "VALID", 1, {1, 14, 14, 512},
+               {1, 1, 512, 512});
+DFG_CONV_BENCH(b1_dw3x3_112x32, "DepthwiseConv2dNative", "SAME", 1,
+               {1, 112, 112, 32}, {3, 3, 32, 1});
+DFG_CONV_BENCH(b1_dw3x3s2_112x64, "DepthwiseConv2dNative", "SAME", 2,
+               {1, 112, 112, 64}, {3, 3, 64, 1});
+DFG_CONV_BENCH(b1_dw3x3_14x512, "DepthwiseConv2dNative", "SAME", 1,
+               {1, 14, 14, 512}, {3, 3, 512, 1});
+DFG_CONV_BENCH(b8_dw3x3_56x128, "DepthwiseConv2dNative", "SAME", 1,
+               {8, 56, 56, 128}, {3, 3, 128, 1});
 
 void BM_Conv2DSgemmLowerBound(benchmark::State& state) {
   openblas_set_num_threads(static_cast<int>(state.range(0)));

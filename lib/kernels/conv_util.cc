@@ -17,6 +17,7 @@
 
 #include "lib/kernels/blas_threads.h"
 #include "lib/kernels/kernel_util.h"
+#include "lib/kernels/onednn_conv.h"
 
 namespace dfg {
 
@@ -335,6 +336,7 @@ Status Conv2DCompute(ThreadPoolInterface* pool, const ConvDims& d,
         d.out_depth, groups);
   }
   if (output->NumElements() == 0) return Status::Ok();
+  Status status;
   bool ok =
       Dispatch(TypeList<float, double, Half, BFloat16, int32_t>(),
                input.dtype(), [&](auto v) {
@@ -342,11 +344,18 @@ Status Conv2DCompute(ThreadPoolInterface* pool, const ConvDims& d,
                  const T* in = static_cast<const T*>(input.data());
                  const T* f = static_cast<const T*>(filter.data());
                  T* out = static_cast<T*>(output->data());
+                 bool ran = false;
                  if (input.NumElements() == 0) {
                    std::fill(out, out + output->NumElements(), Store<T>(0));
                  } else if constexpr (std::is_same_v<T, float> ||
                                       std::is_same_v<T, double>) {
-                   GemmConv(pool, d, groups, in, f, out);
+                   if constexpr (std::is_same_v<T, float>) {
+                     status = OneDnnConv2D(pool, d, groups, in, f,
+                                           ConvEpilogue(), out, &ran);
+                   }
+                   if (!ran && status.ok()) {
+                     GemmConv(pool, d, groups, in, f, out);
+                   }
                  } else {
                    DirectConv(pool, d, groups, in, f, out);
                  }
@@ -355,7 +364,7 @@ Status Conv2DCompute(ThreadPoolInterface* pool, const ConvDims& d,
     return InvalidArgument("Conv2D does not support {}",
                            DataTypeString(input.dtype()));
   }
-  return Status::Ok();
+  return status;
 }
 
 }  // namespace dfg

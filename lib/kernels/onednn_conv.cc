@@ -1,0 +1,407 @@
+// oneDNN convolutions split over dfg's intra-op pool.
+//
+// A call is planned once per shape (the plan cache below): the output is cut
+// into shards, whole images or row bands, and every distinct shard shape gets
+// its own single-threaded convolution primitive over plain NHWC memory
+// descriptors (a band starts at its first input row; the padding it still
+// needs above and below is the primitive's padding). The weights layout is
+// oneDNN's choice (format_tag::any); the HWIO filter is reordered into it
+// once per call on the calling thread, then the shards run on the pool.
+//
+// Threads: the OpenMP build of libdnnl sizes each primitive and its parallel
+// regions by omp_get_max_threads() of the calling thread. Every thread that
+// enters this file sets it to 1 first, so a primitive is built for one
+// thread and executed without an OpenMP team; the parallelism is dfg's.
+#include "lib/kernels/onednn_conv.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace dfg {
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+constexpr memory::data_type kF32 = memory::data_type::f32;
+
+std::atomic<bool> g_enabled{true};
+
+// Below this many flops a shard is not worth a hand-off to another thread.
+constexpr int64_t kMinShardFlops = int64_t{4} << 20;
+constexpr size_t kPlanCacheCapacity = 128;
+
+const dnnl::engine& Engine() {
+  static const dnnl::engine* engine =
+      new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+// Per-thread oneDNN state: one OpenMP thread, a stream, a scratchpad.
+struct ThreadState {
+  ThreadState() : stream((omp_set_num_threads(1), Engine())) {}
+  void* Scratchpad(size_t size) {
+    if (size > scratch_size) {
+      scratch.reset(
+          static_cast<uint8_t*>(std::aligned_alloc(64, (size + 63) / 64 * 64)));
+      scratch_size = size;
+    }
+    return scratch.get();
+  }
+  dnnl::stream stream;
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, Free> scratch;
+  size_t scratch_size = 0;
+};
+
+ThreadState& Thread() {
+  thread_local ThreadState state;
+  return state;
+}
+
+// One dimension of a band of output rows [o0, o1): the input rows it reads
+// and the padding it needs around them.
+struct Band {
+  int64_t in_begin = 0, in_size = 0, pad_before = 0, pad_after = 0;
+};
+
+Band BandFor(const Window& w, int64_t o0, int64_t o1) {
+  const int64_t extent = (w.k - 1) * w.dilation + 1;
+  const int64_t start = o0 * w.stride - w.pad_before;
+  const int64_t end = (o1 - 1) * w.stride - w.pad_before + extent;
+  Band b;
+  b.in_begin = std::clamp<int64_t>(start, 0, w.in);
+  const int64_t last = std::clamp<int64_t>(end, 0, w.in);
+  b.pad_before = b.in_begin - start;
+  b.pad_after = end - last;
+  b.in_size = last - b.in_begin;
+  return b;
+}
+
+struct ShardKind {
+  int64_t images = 0, in_rows = 0, out_rows = 0, pad_top = 0, pad_bottom = 0;
+  dnnl::convolution_forward primitive;
+  memory::desc src, dst, scratchpad;
+};
+
+struct Shard {
+  int kind = 0;
+  int64_t image = 0, in_row = 0, out_row = 0;
+};
+
+struct Plan {
+  std::vector<ShardKind> kinds;
+  std::vector<Shard> shards;
+  memory::desc user_weights, weights, bias;
+  std::optional<dnnl::reorder> reorder;  // user_weights -> weights
+  memory::desc reorder_scratchpad;
+  int64_t flops_per_shard = 0;
+};
+
+using PlanKey = std::array<int64_t, 24>;
+
+struct PlanKeyHash {
+  size_t operator()(const PlanKey& k) const {
+    size_t h = 0;
+    for (int64_t v : k) h = h * 1000003u ^ std::hash<int64_t>()(v);
+    return h;
+  }
+};
+
+dnnl::primitive_attr Attr(const ConvEpilogue& e) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::post_ops ops;
+  switch (e.activation) {
+    case ConvActivation::kNone:
+      break;
+    case ConvActivation::kRelu:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      break;
+    case ConvActivation::kRelu6:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, 0.0f, 6.0f);
+      break;
+    case ConvActivation::kLeakyRelu:
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, e.alpha, 0.0f);
+      break;
+  }
+  attr.set_post_ops(ops);
+  return attr;
+}
+
+// Builds the primitive of one shard kind. False when oneDNN has only its
+// reference implementation for it (slower than im2col + sgemm by far).
+bool BuildKind(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
+               const Band& cols, ShardKind* k, memory::desc* weights) {
+  const memory::dims src_dims{k->images, d.in_depth, k->in_rows, d.in_cols};
+  const memory::dims dst_dims{k->images, d.out_depth, k->out_rows, d.cols.out};
+  const memory::dims w_dims =
+      groups == 1 ? memory::dims{d.out_depth, d.patch_depth, d.filter_rows,
+                                 d.filter_cols}
+                  : memory::dims{groups, d.out_depth / groups, d.patch_depth,
+                                 d.filter_rows, d.filter_cols};
+  const memory::desc src(src_dims, kF32, Tag::nhwc);
+  const memory::desc dst(dst_dims, kF32, Tag::nhwc);
+  const memory::desc any_w(w_dims, kF32, Tag::any);
+  const memory::desc bias =
+      e.bias ? memory::desc({d.out_depth}, kF32, Tag::x) : memory::desc();
+  const dnnl::convolution_forward::desc desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      src, any_w, bias, dst, {d.rows.stride, d.cols.stride},
+      {d.rows.dilation - 1, d.cols.dilation - 1}, {k->pad_top, cols.pad_before},
+      {k->pad_bottom, cols.pad_after});
+  const dnnl::convolution_forward::primitive_desc pd(desc, Attr(e), Engine());
+  if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return false;
+  k->src = src;
+  k->dst = dst;
+  k->scratchpad = pd.scratchpad_desc();
+  *weights = pd.weights_desc();
+  k->primitive = dnnl::convolution_forward(pd);
+  return true;
+}
+
+// Splits the output: `workers` shards of whole images when the batch divides
+// evenly, else every image in `workers` row bands.
+void CutShards(const ConvDims& d, int64_t workers,
+               std::vector<ShardKind>* kinds, std::vector<Shard>* shards) {
+  auto kind_of = [&](ShardKind k) {
+    for (size_t i = 0; i < kinds->size(); ++i) {
+      const ShardKind& o = (*kinds)[i];
+      if (o.images == k.images && o.in_rows == k.in_rows &&
+          o.out_rows == k.out_rows && o.pad_top == k.pad_top &&
+          o.pad_bottom == k.pad_bottom) {
+        return static_cast<int>(i);
+      }
+    }
+    kinds->push_back(k);
+    return static_cast<int>(kinds->size() - 1);
+  };
+  const bool by_image = d.batch % workers == 0;
+  const int64_t bands = by_image ? 1 : std::min(workers, d.rows.out);
+  const int64_t images = by_image ? d.batch / workers : 1;
+  for (int64_t b = 0; b < d.batch; b += images) {
+    for (int64_t i = 0; i < bands; ++i) {
+      const int64_t o0 = i * d.rows.out / bands;
+      const int64_t o1 = (i + 1) * d.rows.out / bands;
+      const Band rows = BandFor(d.rows, o0, o1);
+      ShardKind k;
+      k.images = images;
+      // Whole images keep every input row (the image stride); rows no window
+      // reaches at the bottom are dropped by the output size rule.
+      k.in_rows = bands == 1 ? d.rows.in : rows.in_size;
+      k.out_rows = o1 - o0;
+      k.pad_top = rows.pad_before;
+      k.pad_bottom = rows.pad_after;
+      const int kind = kind_of(std::move(k));
+      shards->push_back(Shard{kind, b, rows.in_begin, o0});
+    }
+  }
+}
+
+// The plan of a call, or null when oneDNN should not run it.
+std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
+                                     const ConvEpilogue& e, int64_t workers) {
+  auto plan = std::make_shared<Plan>();
+  CutShards(d, workers, &plan->kinds, &plan->shards);
+  // The columns keep the whole input width: columns no window reaches on the
+  // right are dropped by oneDNN's output size rule as by TensorFlow's.
+  const Band cols = BandFor(d.cols, 0, d.cols.out);
+  for (const ShardKind& k : plan->kinds) {
+    // A band or a column range that reads only padding.
+    if (k.in_rows <= 0 || cols.in_size <= 0) return nullptr;
+  }
+  for (ShardKind& k : plan->kinds) {
+    memory::desc w;
+    if (!BuildKind(d, groups, e, cols, &k, &w)) return nullptr;
+    if (&k != &plan->kinds[0] && w != plan->weights) return nullptr;
+    plan->weights = w;
+  }
+  const memory::dims w_dims = plan->weights.dims();
+  plan->user_weights =
+      memory::desc(w_dims, kF32, groups == 1 ? Tag::hwio : Tag::hwigo);
+  if (plan->user_weights != plan->weights) {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::reorder::primitive_desc pd(Engine(), plan->user_weights,
+                                           Engine(), plan->weights, attr);
+    plan->reorder_scratchpad = pd.scratchpad_desc();
+    plan->reorder.emplace(pd);
+  }
+  if (e.bias) plan->bias = memory::desc({d.out_depth}, kF32, Tag::x);
+  plan->flops_per_shard = 2 * d.batch * d.rows.out * d.cols.out * d.out_depth *
+                          d.filter_rows * d.filter_cols * d.patch_depth /
+                          static_cast<int64_t>(plan->shards.size());
+  return plan;
+}
+
+// A small LRU cache of plans; a null plan (oneDNN declined) is cached too.
+class PlanCache {
+ public:
+  bool Find(const PlanKey& key, std::shared_ptr<const Plan>* plan) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = index_.find(key);
+    if (it == index_.end()) return false;
+    lru_.splice(lru_.begin(), lru_, it->second);
+    *plan = it->second->second;
+    return true;
+  }
+  void Insert(const PlanKey& key, std::shared_ptr<const Plan> plan) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (index_.count(key)) return;
+    lru_.emplace_front(key, std::move(plan));
+    index_[key] = lru_.begin();
+    if (lru_.size() > kPlanCacheCapacity) {
+      index_.erase(lru_.back().first);
+      lru_.pop_back();
+    }
+  }
+
+ private:
+  using Entry = std::pair<PlanKey, std::shared_ptr<const Plan>>;
+  std::mutex mu_;
+  std::list<Entry> lru_;
+  std::unordered_map<PlanKey, std::list<Entry>::iterator, PlanKeyHash> index_;
+};
+
+PlanCache& Cache() {
+  static PlanCache* cache = new PlanCache;
+  return *cache;
+}
+
+PlanKey KeyOf(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
+              int64_t workers) {
+  int32_t alpha_bits = 0;
+  std::memcpy(&alpha_bits, &e.alpha, sizeof(alpha_bits));
+  return {d.batch,
+          d.in_rows,
+          d.in_cols,
+          d.in_depth,
+          d.filter_rows,
+          d.filter_cols,
+          d.patch_depth,
+          d.out_depth,
+          d.rows.stride,
+          d.cols.stride,
+          d.rows.dilation,
+          d.cols.dilation,
+          d.rows.pad_before,
+          d.rows.pad_after,
+          d.cols.pad_before,
+          d.cols.pad_after,
+          d.rows.out,
+          d.cols.out,
+          groups,
+          workers,
+          e.bias != nullptr,
+          static_cast<int64_t>(e.activation),
+          alpha_bits,
+          0};
+}
+
+// Runs shards [begin, end) of `plan` on the calling thread.
+void RunShards(const Plan& plan, const ConvDims& d, const float* in,
+               const memory& weights, const float* bias, float* out,
+               int64_t begin, int64_t end) {
+  ThreadState& t = Thread();
+  const dnnl::engine& engine = Engine();
+  for (int64_t i = begin; i < end; ++i) {
+    const Shard& s = plan.shards[i];
+    const ShardKind& k = plan.kinds[s.kind];
+    const int64_t in_at = (s.image * d.in_rows + s.in_row) * d.in_cols;
+    const int64_t out_at = (s.image * d.rows.out + s.out_row) * d.cols.out;
+    memory src(k.src, engine, const_cast<float*>(in) + in_at * d.in_depth);
+    memory dst(k.dst, engine, out + out_at * d.out_depth);
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+    if (bias) {
+      args[DNNL_ARG_BIAS] = memory(plan.bias, engine, const_cast<float*>(bias));
+    }
+    if (k.scratchpad.get_size() > 0) {
+      args[DNNL_ARG_SCRATCHPAD] =
+          memory(k.scratchpad, engine, t.Scratchpad(k.scratchpad.get_size()));
+    }
+    k.primitive.execute(t.stream, args);
+    t.stream.wait();
+  }
+}
+
+Status RunPlan(ThreadPoolInterface* pool, const Plan& plan, const ConvDims& d,
+               const float* in, const float* filter, const float* bias,
+               float* out) {
+  ThreadState& t = Thread();
+  const dnnl::engine& engine = Engine();
+  memory weights(plan.user_weights, engine, const_cast<float*>(filter));
+  if (plan.reorder) {
+    memory reordered(plan.weights, engine);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_FROM, weights},
+                                            {DNNL_ARG_TO, reordered}};
+    if (plan.reorder_scratchpad.get_size() > 0) {
+      args[DNNL_ARG_SCRATCHPAD] =
+          memory(plan.reorder_scratchpad, engine,
+                 t.Scratchpad(plan.reorder_scratchpad.get_size()));
+    }
+    plan.reorder->execute(t.stream, args);
+    t.stream.wait();
+    weights = reordered;
+  }
+  std::mutex mu;
+  std::string error;
+  ParallelFor(pool, static_cast<int64_t>(plan.shards.size()),
+              plan.flops_per_shard, [&](int64_t begin, int64_t end) {
+                try {
+                  RunShards(plan, d, in, weights, bias, out, begin, end);
+                } catch (const dnnl::error& e) {
+                  std::lock_guard<std::mutex> lock(mu);
+                  error = e.what();
+                }
+              });
+  if (!error.empty()) return Internal("oneDNN convolution failed: {}", error);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void SetOneDnnConvEnabled(bool enabled) { g_enabled.store(enabled); }
+bool OneDnnConvEnabled() { return g_enabled.load(); }
+
+Status OneDnnConv2D(ThreadPoolInterface* pool, const ConvDims& d,
+                    int64_t groups, const float* in, const float* filter,
+                    const ConvEpilogue& e, float* out, bool* ran) {
+  *ran = false;
+  if (!OneDnnConvEnabled()) return Status::Ok();
+  const int64_t flops = 2 * d.batch * d.rows.out * d.cols.out * d.out_depth *
+                        d.filter_rows * d.filter_cols * d.patch_depth;
+  int64_t workers = pool ? pool->NumThreads() : 1;
+  workers = std::clamp<int64_t>(flops / kMinShardFlops, 1, workers);
+  const PlanKey key = KeyOf(d, groups, e, workers);
+  std::shared_ptr<const Plan> plan;
+  try {
+    if (!Cache().Find(key, &plan)) {
+      Thread();  // one OpenMP thread before anything is built
+      plan = MakePlan(d, groups, e, workers);
+      Cache().Insert(key, plan);
+    }
+    if (plan == nullptr) return Status::Ok();
+    DFG_RETURN_IF_ERROR(RunPlan(pool, *plan, d, in, filter, e.bias, out));
+  } catch (const dnnl::error& err) {
+    return Internal("oneDNN convolution failed: {}", err.what());
+  }
+  *ran = true;
+  return Status::Ok();
+}
+
+}  // namespace dfg

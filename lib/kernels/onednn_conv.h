@@ -1,0 +1,54 @@
+// Float NHWC convolutions through oneDNN (Debian's libdnnl 2.6), the one
+// place dfg calls it.
+//
+// The convolution is split over the step's intra-op pool by dfg itself:
+// whole images when the batch divides evenly, otherwise row bands of each
+// image (each band its own primitive with the padding it needs), and every
+// band runs on one OpenMP thread. So `--intra-threads N` bounds oneDNN's
+// threads exactly as it bounds every other kernel's, two convolutions
+// running at once never start more threads than the pool has, and no OpenMP
+// team ever starts (which also keeps ThreadSanitizer builds free of libgomp's
+// false reports). Primitives are built once per shape, band and fused
+// activation and kept in a small LRU cache; weights are reordered into the
+// layout oneDNN picks on every call (the filter is an input and may change
+// between steps).
+#ifndef DFG_LIB_KERNELS_ONEDNN_CONV_H_
+#define DFG_LIB_KERNELS_ONEDNN_CONV_H_
+
+#include <cstdint>
+
+#include "lib/base/status.h"
+#include "lib/kernels/conv_util.h"
+#include "lib/kernels/intra_op_pool.h"
+
+namespace dfg {
+
+// What oneDNN applies to the convolution's output before storing it.
+enum class ConvActivation { kNone, kRelu, kRelu6, kLeakyRelu };
+
+struct ConvEpilogue {
+  const float* bias = nullptr;  // [out_depth], or null. Not owned.
+  ConvActivation activation = ConvActivation::kNone;
+  float alpha = 0.0f;  // kLeakyRelu's slope below 0
+};
+
+// Runs out = activation(conv(in, filter) + bias) through oneDNN when it is
+// the faster path for this convolution: `dims` as ComputeConvDims fills it,
+// `groups` = in_depth / patch_depth (the HWIO filter is [kh, kw,
+// in_depth / groups, out_depth]; depthwise filters [kh, kw, in, mult] are
+// the same layout with groups = in). Sets *ran to false, leaving `out`
+// untouched, when it does not run it (see UseOneDnnConv in the .cc for which
+// shapes stay on im2col + sgemm). Errors: kInternal for a failure inside
+// oneDNN.
+Status OneDnnConv2D(ThreadPoolInterface* pool, const ConvDims& dims,
+                    int64_t groups, const float* in, const float* filter,
+                    const ConvEpilogue& epilogue, float* out, bool* ran);
+
+// Process-wide switch (default on) so tests and benchmarks can compare the
+// oneDNN and im2col paths on the same inputs. Thread-safe.
+void SetOneDnnConvEnabled(bool enabled);
+bool OneDnnConvEnabled();
+
+}  // namespace dfg
+
+#endif  // DFG_LIB_KERNELS_ONEDNN_CONV_H_
