@@ -1,7 +1,10 @@
 // Conv2D (NHWC; grouped when the input depth is a multiple of the filter's)
-// and DepthwiseConv2dNative. The convolution itself is in conv_util.cc.
+// and DepthwiseConv2dNative. The convolution itself is in conv_util.cc; float
+// depthwise convs run through oneDNN (onednn_conv.h), the direct loops below
+// keep the other dtypes.
 #include "lib/kernels/conv_util.h"
 #include "lib/kernels/kernel_util.h"
+#include "lib/kernels/onednn_conv.h"
 
 namespace dfg {
 namespace {
@@ -115,6 +118,20 @@ class DepthwiseConv2dNativeOp : public OpKernel {
                  0, TensorShape({d.batch, d.rows.out, d.cols.out, out_depth}),
                  &out));
     if (out->NumElements() == 0) return;
+    if (input.dtype() == tensorflow::DT_FLOAT) {
+      // oneDNN's depthwise kernels: a grouped conv, one input channel and
+      // `mult` outputs per group (the filter layout is the same).
+      ConvDims grouped = d;
+      grouped.patch_depth = 1;
+      grouped.out_depth = out_depth;
+      bool ran = false;
+      DFG_OP_REQUIRES_OK(
+          ctx,
+          OneDnnConv2D(ctx->intra_op_pool(), grouped, in_depth,
+                       input.flat<float>().data(), filter.flat<float>().data(),
+                       ConvEpilogue(), out->flat<float>().data(), &ran));
+      if (ran) return;
+    }
     Dispatch(TypeList<float, double, Half, BFloat16>(), input.dtype(),
              [&](auto v) {
                using T = decltype(v);

@@ -48,6 +48,8 @@ Status OneDnnConv2D(ThreadPoolInterface* pool, const ConvDims& dims,
 // oneDNN and im2col paths on the same inputs. Thread-safe.
 void SetOneDnnConvEnabled(bool enabled);
 bool OneDnnConvEnabled();
+// How many convolutions oneDNN has run in this process (for tests).
+int64_t OneDnnConvRuns();
 
 }  // namespace dfg
 

@@ -45,12 +45,17 @@ KernelRun Run(const std::string& node, const std::vector<Tensor>& inputs,
   return run;
 }
 
+// How many of the CheckSamePaths runs went through oneDNN.
+int64_t ran_onednn = 0;
+
 // Both paths agree within float rounding (the sums run in another order).
 void CheckSamePaths(const std::string& node, const std::vector<Tensor>& in) {
   for (int threads : {1, 3}) {
     INFO(node << " threads " << threads);
     const KernelRun want = Run(node, in, false, 1);
+    const int64_t runs = OneDnnConvRuns();
     const KernelRun got = Run(node, in, true, threads);
+    ran_onednn += OneDnnConvRuns() - runs;
     REQUIRE(want.status.ok() == got.status.ok());
     if (!want.status.ok()) {
       CHECK(want.status.ToString() == got.status.ToString());
@@ -92,9 +97,17 @@ TEST_CASE("oneDNN Conv2D matches im2col over shapes, strides and padding",
   struct Shape {
     int64_t batch, rows, cols, in, kh, kw, out;
   };
-  const Shape shapes[] = {{1, 12, 11, 8, 3, 3, 16}, {2, 7, 6, 3, 3, 2, 4},
-                          {3, 9, 9, 4, 1, 1, 8},    {1, 17, 5, 6, 5, 3, 7},
-                          {4, 6, 6, 16, 3, 3, 32},  {1, 30, 30, 3, 3, 3, 32}};
+  ran_onednn = 0;
+  const Shape shapes[] = {{1, 12, 11, 8, 3, 3, 16},
+                          {2, 7, 6, 3, 3, 2, 4},
+                          {3, 9, 9, 4, 1, 1, 8},
+                          {1, 17, 5, 6, 5, 3, 7},
+                          {4, 6, 6, 16, 3, 3, 32},
+                          {1, 30, 30, 3, 3, 3, 32},
+                          // Big enough to split over 3 threads: row bands of
+                          // one image, then shards of whole images.
+                          {1, 40, 37, 16, 3, 3, 32},
+                          {6, 20, 20, 16, 3, 3, 32}};
   std::mt19937 rng(11);
   for (const Shape& s : shapes) {
     const Tensor x = Random(&rng, {s.batch, s.rows, s.cols, s.in});
@@ -108,9 +121,12 @@ TEST_CASE("oneDNN Conv2D matches im2col over shapes, strides and padding",
       CheckSamePaths(ConvNode("Conv2D", 1, 1, 2, 2, padding), {x, f});
     }
   }
+  // 8 shapes x 3 paddings x 5 attr sets x 2 thread counts.
+  CHECK(ran_onednn == 240);
 }
 
 TEST_CASE("oneDNN grouped Conv2D matches im2col", "[kernels]") {
+  ran_onednn = 0;
   std::mt19937 rng(12);
   const Tensor x = Random(&rng, {2, 10, 9, 12});
   for (int64_t per_group : {6, 4, 3}) {
@@ -118,10 +134,12 @@ TEST_CASE("oneDNN grouped Conv2D matches im2col", "[kernels]") {
     CheckSamePaths(ConvNode("Conv2D", 1, 1, 1, 1, "SAME"), {x, f});
     CheckSamePaths(ConvNode("Conv2D", 2, 2, 1, 1, "VALID"), {x, f});
   }
+  CHECK(ran_onednn == 12);
 }
 
 TEST_CASE("oneDNN DepthwiseConv2dNative matches the direct loops",
           "[kernels]") {
+  ran_onednn = 0;
   std::mt19937 rng(13);
   for (int64_t mult : {1, 2}) {
     const Tensor x = Random(&rng, {2, 13, 11, 8});
@@ -135,8 +153,8 @@ TEST_CASE("oneDNN DepthwiseConv2dNative matches the direct loops",
     }
   }
   // 5x5 on a larger image: several row bands per image.
-  const Tensor x = Random(&rng, {1, 40, 40, 32});
-  const Tensor f = Random(&rng, {5, 5, 32, 1});
+  const Tensor x = Random(&rng, {1, 64, 64, 64});
+  const Tensor f = Random(&rng, {5, 5, 64, 1});
   CheckSamePaths(ConvNode("DepthwiseConv2dNative", 1, 1, 1, 1, "SAME"), {x, f});
 }
 
