@@ -320,6 +320,15 @@ void DirectConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
 Status Conv2DCompute(ThreadPoolInterface* pool, const ConvDims& d,
                      const Tensor& input, const Tensor& filter,
                      Tensor* output) {
+  bool unused = false;
+  return Conv2DCompute(pool, d, input, filter, ConvEpilogue(), output, &unused);
+}
+
+Status Conv2DCompute(ThreadPoolInterface* pool, const ConvDims& d,
+                     const Tensor& input, const Tensor& filter,
+                     const ConvEpilogue& epilogue, Tensor* output,
+                     bool* epilogue_done) {
+  *epilogue_done = false;
   if (filter.NumElements() <= 0) {
     return InvalidArgument(
         "filter must not have zero elements (i.e. all dimensions must be "
@@ -337,29 +346,29 @@ Status Conv2DCompute(ThreadPoolInterface* pool, const ConvDims& d,
   }
   if (output->NumElements() == 0) return Status::Ok();
   Status status;
-  bool ok =
-      Dispatch(TypeList<float, double, Half, BFloat16, int32_t>(),
-               input.dtype(), [&](auto v) {
-                 using T = decltype(v);
-                 const T* in = static_cast<const T*>(input.data());
-                 const T* f = static_cast<const T*>(filter.data());
-                 T* out = static_cast<T*>(output->data());
-                 bool ran = false;
-                 if (input.NumElements() == 0) {
-                   std::fill(out, out + output->NumElements(), Store<T>(0));
-                 } else if constexpr (std::is_same_v<T, float> ||
-                                      std::is_same_v<T, double>) {
-                   if constexpr (std::is_same_v<T, float>) {
-                     status = OneDnnConv2D(pool, d, groups, in, f,
-                                           ConvEpilogue(), out, &ran);
-                   }
-                   if (!ran && status.ok()) {
-                     GemmConv(pool, d, groups, in, f, out);
-                   }
-                 } else {
-                   DirectConv(pool, d, groups, in, f, out);
-                 }
-               });
+  bool ok = Dispatch(
+      TypeList<float, double, Half, BFloat16, int32_t>(), input.dtype(),
+      [&](auto v) {
+        using T = decltype(v);
+        const T* in = static_cast<const T*>(input.data());
+        const T* f = static_cast<const T*>(filter.data());
+        T* out = static_cast<T*>(output->data());
+        bool ran = false;
+        if (input.NumElements() == 0) {
+          std::fill(out, out + output->NumElements(), Store<T>(0));
+        } else if constexpr (std::is_same_v<T, float> ||
+                             std::is_same_v<T, double>) {
+          if constexpr (std::is_same_v<T, float>) {
+            status = OneDnnConv2D(pool, d, groups, in, f, epilogue, out, &ran);
+            *epilogue_done = ran;
+          }
+          if (!ran && status.ok()) {
+            GemmConv(pool, d, groups, in, f, out);
+          }
+        } else {
+          DirectConv(pool, d, groups, in, f, out);
+        }
+      });
   if (!ok) {
     return InvalidArgument("Conv2D does not support {}",
                            DataTypeString(input.dtype()));

@@ -77,13 +77,30 @@ struct ConvDims {
 Status ComputeConvDims(const Conv2DAttrs& attrs, const Tensor& input,
                        const Tensor& filter, ConvDims* dims);
 
+// What _FusedConv2D can have applied to the convolution's output inside it:
+// a per-channel bias, then an activation.
+enum class ConvActivation { kNone, kRelu, kRelu6, kLeakyRelu };
+struct ConvEpilogue {
+  const float* bias = nullptr;  // [out_depth], or null. Not owned.
+  ConvActivation activation = ConvActivation::kNone;
+  float alpha = 0.0f;  // kLeakyRelu's slope below 0
+};
+
 // output (allocated [batch, rows.out, cols.out, out_depth], same dtype) =
 // the NHWC convolution of input with the HWIO filter, grouped when in_depth
-// is a multiple of patch_depth. Float: im2col + sgemm; other dtypes: direct
-// loops. Errors: the group checks ("output depth must be evenly divisible
-// by number of groups: ..."), unsupported dtypes.
+// is a multiple of patch_depth. Float: oneDNN where it is faster
+// (onednn_conv.h), else im2col + sgemm; other dtypes: direct loops. Errors:
+// the group checks ("output depth must be evenly divisible by number of
+// groups: ..."), unsupported dtypes, kInternal from oneDNN.
 Status Conv2DCompute(ThreadPoolInterface* pool, const ConvDims& dims,
                      const Tensor& input, const Tensor& filter, Tensor* output);
+// The same, with `epilogue` applied by oneDNN when it runs the convolution
+// (float only): *epilogue_done tells whether it was; if not, output holds
+// the bare convolution.
+Status Conv2DCompute(ThreadPoolInterface* pool, const ConvDims& dims,
+                     const Tensor& input, const Tensor& filter,
+                     const ConvEpilogue& epilogue, Tensor* output,
+                     bool* epilogue_done);
 
 }  // namespace dfg
 

@@ -81,20 +81,26 @@ std::vector<float> ArgFloats(OpKernelContext* ctx, int i) {
   return out;
 }
 
-// Applies the steps to `y` ([rows, channels] in float).
+Status CheckBiasSize(size_t size, int64_t channels) {
+  if (static_cast<int64_t>(size) != channels) {
+    return InvalidArgument(
+        "Must provide as many biases as the last "
+        "dimension of the input tensor: [{}] vs. {}",
+        size, channels);
+  }
+  return Status::Ok();
+}
+
+// Applies the steps from `first` on to `y` ([rows, channels] in float).
 Status ApplyPostOps(OpKernelContext* ctx, const PostOps& p, int64_t channels,
-                    std::span<float> out) {
+                    std::span<float> out, size_t first = 0) {
   std::span<float>* y = &out;
   const int64_t n = static_cast<int64_t>(y->size());
-  for (const PostOps::Step& s : p.steps) {
+  for (size_t i = first; i < p.steps.size(); ++i) {
+    const PostOps::Step& s = p.steps[i];
     if (s.kind == PostOps::kBias || s.kind == PostOps::kBatchNorm) {
       std::vector<float> a(channels, 1.0f), b = ArgFloats(ctx, s.arg);
-      if (static_cast<int64_t>(b.size()) != channels) {
-        return InvalidArgument(
-            "Must provide as many biases as the last "
-            "dimension of the input tensor: [{}] vs. {}",
-            b.size(), channels);
-      }
+      DFG_RETURN_IF_ERROR(CheckBiasSize(b.size(), channels));
       if (s.kind == PostOps::kBatchNorm) {
         const std::vector<float> scale = b, offset = ArgFloats(ctx, s.arg + 1),
                                  mean = ArgFloats(ctx, s.arg + 2),
@@ -161,12 +167,19 @@ class FusedConv2DOp : public OpKernel {
     const TensorShape shape({d.batch, d.rows.out, d.cols.out, d.out_depth});
     Tensor* out = nullptr;
     DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-    // Float runs the conv in place; other dtypes through a float copy.
+    // Float runs the conv in place, with a leading BiasAdd and the
+    // activation after it inside oneDNN when it runs the conv; other dtypes
+    // through a float copy.
     if (input.dtype() == tensorflow::DT_FLOAT) {
+      std::vector<float> bias;
+      ConvEpilogue epilogue;
+      const size_t fused = Epilogue(ctx, d.out_depth, &bias, &epilogue);
+      bool done = false;
+      DFG_OP_REQUIRES_OK(ctx, Conv2DCompute(ctx->intra_op_pool(), d, input,
+                                            filter, epilogue, out, &done));
       DFG_OP_REQUIRES_OK(
-          ctx, Conv2DCompute(ctx->intra_op_pool(), d, input, filter, out));
-      DFG_OP_REQUIRES_OK(
-          ctx, ApplyPostOps(ctx, post_, d.out_depth, out->flat<float>()));
+          ctx, ApplyPostOps(ctx, post_, d.out_depth, out->flat<float>(),
+                            done ? fused : 0));
       return;
     }
     DFG_OP_REQUIRES_OK(
@@ -177,6 +190,32 @@ class FusedConv2DOp : public OpKernel {
   }
 
  private:
+  // The leading steps oneDNN can apply: BiasAdd, then Relu, Relu6 or
+  // LeakyRelu (exact in oneDNN, unlike its approximations of exp, tanh and
+  // erf). Returns how many steps it covers; *bias holds the bias. A bias of
+  // the wrong size is left to ApplyPostOps to report, after the conv's own
+  // errors as before.
+  size_t Epilogue(OpKernelContext* ctx, int64_t channels,
+                  std::vector<float>* bias, ConvEpilogue* e) const {
+    const std::vector<PostOps::Step>& steps = post_.steps;
+    if (steps.empty() || steps[0].kind != PostOps::kBias) return 0;
+    *bias = ArgFloats(ctx, steps[0].arg);
+    if (!CheckBiasSize(bias->size(), channels).ok()) return 0;
+    e->bias = bias->data();
+    if (steps.size() < 2 || steps[1].kind != PostOps::kAct) return 1;
+    if (steps[1].act == "Relu") {
+      e->activation = ConvActivation::kRelu;
+    } else if (steps[1].act == "Relu6") {
+      e->activation = ConvActivation::kRelu6;
+    } else if (steps[1].act == "LeakyRelu") {
+      e->activation = ConvActivation::kLeakyRelu;
+      e->alpha = post_.alpha;
+    } else {
+      return 1;
+    }
+    return 2;
+  }
+
   Conv2DAttrs attrs_;
   PostOps post_;
 };

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -135,7 +136,9 @@ dnnl::primitive_attr Attr(const ConvEpilogue& e) {
     case ConvActivation::kNone:
       break;
     case ConvActivation::kRelu:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      // Not eltwise_relu with slope 0: it turns negatives into -0.
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, 0.0f,
+                         std::numeric_limits<float>::infinity());
       break;
     case ConvActivation::kRelu6:
       ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, 0.0f, 6.0f);

@@ -23,16 +23,7 @@
 
 namespace dfg {
 
-// What oneDNN applies to the convolution's output before storing it.
-enum class ConvActivation { kNone, kRelu, kRelu6, kLeakyRelu };
-
-struct ConvEpilogue {
-  const float* bias = nullptr;  // [out_depth], or null. Not owned.
-  ConvActivation activation = ConvActivation::kNone;
-  float alpha = 0.0f;  // kLeakyRelu's slope below 0
-};
-
-// Runs out = activation(conv(in, filter) + bias) through oneDNN when it is
+// Runs out = epilogue(conv(in, filter)) through oneDNN when it is
 // the faster path for this convolution: `dims` as ComputeConvDims fills it,
 // `groups` = in_depth / patch_depth (the HWIO filter is [kh, kw,
 // in_depth / groups, out_depth]; depthwise filters [kh, kw, in, mult] are

@@ -170,5 +170,50 @@ TEST_CASE("oneDNN Conv2D keeps padding-only windows and bad shapes right",
   CheckSamePaths(ConvNode("Conv2D", 1, 1, 1, 1, "SAME"), {x, f5});
 }
 
+std::string FusedNode(const std::string& ops, int num_args) {
+  return ConvNode("_FusedConv2D", 1, 1, 1, 1, "SAME",
+                  fmt::format("attr {{ key: 'fused_ops' value {{ list {{ s: "
+                              "[{}] }} }} }} attr {{ key: 'num_args' value "
+                              "{{ i: {} }} }} attr {{ key: 'leakyrelu_alpha' "
+                              "value {{ f: 0.3 }} }}",
+                              ops, num_args));
+}
+
+TEST_CASE("oneDNN _FusedConv2D matches im2col for every fused_ops form",
+          "[kernels]") {
+  ran_onednn = 0;
+  std::mt19937 rng(15);
+  const Tensor x = Random(&rng, {2, 12, 12, 8});
+  const Tensor f = Random(&rng, {3, 3, 8, 16});
+  const Tensor bias = Random(&rng, {16});
+  const Tensor y = Random(&rng, {2, 12, 12, 16});
+  const Tensor scale = Random(&rng, {16}), offset = Random(&rng, {16});
+  const Tensor mean = Random(&rng, {16});
+  const Tensor var = MakeTensor<float>({16}, std::vector<float>(16, 0.5f));
+  // The leading BiasAdd and activation run inside oneDNN; the rest after.
+  for (const char* act :
+       {"", ", 'Relu'", ", 'Relu6'", ", 'LeakyRelu'", ", 'Elu'", ", 'Tanh'",
+        ", 'Sigmoid'", ", 'GeluApproximate'", ", 'GeluExact'"}) {
+    CheckSamePaths(FusedNode(fmt::format("'BiasAdd'{}", act), 1), {x, f, bias});
+    CheckSamePaths(FusedNode(fmt::format("'FusedBatchNorm'{}", act), 4),
+                   {x, f, scale, offset, mean, var});
+    CheckSamePaths(FusedNode(fmt::format("'BiasAdd', 'Add'{}", act), 2),
+                   {x, f, bias, y});
+  }
+  // A bias of the wrong size: the same error on both paths.
+  CheckSamePaths(FusedNode("'BiasAdd', 'Relu'", 1), {x, f, Random(&rng, {15})});
+}
+
+TEST_CASE("oneDNN fused Relu leaves no negative zeros", "[kernels]") {
+  std::mt19937 rng(16);
+  const Tensor x = Random(&rng, {1, 8, 8, 4});
+  const Tensor f = Random(&rng, {3, 3, 4, 8});
+  const Tensor bias = MakeTensor<float>({8}, std::vector<float>(8, -10.0f));
+  const KernelRun run =
+      Run(FusedNode("'BiasAdd', 'Relu'", 1), {x, f, bias}, true, 1);
+  REQUIRE(run.status.ok());
+  for (float v : run.out(0).flat<float>()) CHECK(!std::signbit(v));
+}
+
 }  // namespace
 }  // namespace dfg
