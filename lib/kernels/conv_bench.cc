@@ -43,11 +43,19 @@ class ConvRunner {
       (*n.mutable_attr())["strides"].mutable_list()->add_i(
           i == 1 || i == 2 ? stride : 1);
     }
+    // A pool: f_dims is the window.
+    pool_op_ = op == "MaxPool" || op == "AvgPool";
+    if (pool_op_) {
+      for (int i = 0; i < 4; ++i) {
+        (*n.mutable_attr())["ksize"].mutable_list()->add_i(
+            i == 1 || i == 2 ? f_dims[i - 1] : 1);
+      }
+    }
     const OpInfo* info = OpRegistry::Global().Find(op);
     if (info) AddDefaultsToNodeDef(info->def, &n);
-    auto k = KernelRegistry::Global().CreateKernel(
-        n, "CPU", {tensorflow::DT_FLOAT, tensorflow::DT_FLOAT},
-        {tensorflow::DT_FLOAT});
+    std::vector<DataType> in_types(pool_op_ ? 1 : 2, tensorflow::DT_FLOAT);
+    auto k = KernelRegistry::Global().CreateKernel(n, "CPU", in_types,
+                                                   {tensorflow::DT_FLOAT});
     DFG_CHECK_MSG(k.ok(), k.status().ToString());
     kernel_ = std::move(*k);
     for (float& v : x_.flat<float>()) v = 0.5f;
@@ -56,7 +64,7 @@ class ConvRunner {
     step_.intra_op_pool = pool_.get();
   }
   void Run() {
-    TensorValue in[2] = {{&x_}, {&f_}};
+    TensorValue in[2] = {{&x_}, {pool_op_ ? nullptr : &f_}};
     OpOutput out[1];
     OpKernelContext::Params p;
     p.op_kernel = kernel_.get();
@@ -71,6 +79,7 @@ class ConvRunner {
 
  private:
   Tensor x_, f_;
+  bool pool_op_ = false;
   std::unique_ptr<OpKernel> kernel_;
   std::unique_ptr<BenchPool> pool_;
   StepServices step_;
@@ -119,7 +128,9 @@ void BM_Conv(benchmark::State& state, const ConvCase& c) {
                              ((c.x[2] + c.stride - 1) / c.stride);
   // Depthwise [kh, kw, in, mult] and Conv2D [kh, kw, in, out] alike.
   const int64_t macs = out_pixels * c.f[0] * c.f[1] * c.f[2] * c.f[3];
-  state.SetItemsProcessed(state.iterations() * 2 * macs);
+  if (std::string(c.op).find("Pool") == std::string::npos) {
+    state.SetItemsProcessed(state.iterations() * 2 * macs);
+  }
 }
 
 #define DFG_CONV_BENCH(name, ...)                         \
@@ -153,6 +164,13 @@ DFG_CONV_BENCH(b1_dw3x3_14x512, "DepthwiseConv2dNative", "SAME", 1,
                {1, 14, 14, 512}, {3, 3, 512, 1});
 DFG_CONV_BENCH(b8_dw3x3_56x128, "DepthwiseConv2dNative", "SAME", 1,
                {8, 56, 56, 128}, {3, 3, 128, 1});
+// Pools (f: the window; the onednn arg changes nothing yet).
+DFG_CONV_BENCH(b1_maxpool3x3s2_112x64, "MaxPool", "SAME", 2, {1, 112, 112, 64},
+               {3, 3, 1, 1});
+DFG_CONV_BENCH(b8_maxpool2x2s2_56x128, "MaxPool", "VALID", 2, {8, 56, 56, 128},
+               {2, 2, 1, 1});
+DFG_CONV_BENCH(b1_avgpool7x7_7x1024, "AvgPool", "VALID", 1, {1, 7, 7, 1024},
+               {7, 7, 1, 1});
 
 void BM_Conv2DSgemmLowerBound(benchmark::State& state) {
   openblas_set_num_threads(static_cast<int>(state.range(0)));
