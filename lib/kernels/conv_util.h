@@ -78,8 +78,9 @@ Status ComputeConvDims(const Conv2DAttrs& attrs, const Tensor& input,
                        const Tensor& filter, ConvDims* dims);
 
 // What _FusedConv2D can have applied to the convolution's output inside it:
-// a per-channel bias, then an activation.
-enum class ConvActivation { kNone, kRelu, kRelu6, kLeakyRelu };
+// a per-channel bias, then an activation. (Not Relu6: oneDNN's clip turns
+// NaN into a bound, TensorFlow's keeps it.)
+enum class ConvActivation { kNone, kRelu, kLeakyRelu };
 struct ConvEpilogue {
   const float* bias = nullptr;  // [out_depth], or null. Not owned.
   ConvActivation activation = ConvActivation::kNone;

@@ -59,17 +59,32 @@ Status ParsePostOps(OpKernelConstruction* ctx, PostOps* p) {
   return Status::Ok();
 }
 
-float Activate(const std::string& act, float x, float alpha) {
-  if (act == "Relu") return x > 0 ? x : 0;
-  if (act == "Relu6") return std::min(std::max(x, 0.0f), 6.0f);
-  if (act == "Elu") return x < 0 ? std::expm1(x) : x;
-  if (act == "LeakyRelu") return x > 0 ? x : x * alpha;
-  if (act == "Tanh") return std::tanh(x);
-  if (act == "Sigmoid") return 1.0f / (1.0f + std::exp(-x));
-  if (act == "GeluExact") return 0.5f * x * (1 + std::erf(x / std::sqrt(2.0f)));
-  // GeluApproximate.
-  const float c = std::sqrt(2.0f / 3.14159265358979f);
-  return 0.5f * x * (1 + std::tanh(c * (x + 0.044715f * x * x * x)));
+// y = act(y) elementwise; the activation is picked once, not per element.
+void Activate(const std::string& act, float alpha, std::span<float> y) {
+  auto apply = [&](auto f) {
+    for (float& e : y) e = f(e);
+  };
+  if (act == "Relu") {
+    apply([](float x) { return x > 0 ? x : 0.0f; });
+  } else if (act == "Relu6") {
+    apply([](float x) { return std::min(std::max(x, 0.0f), 6.0f); });
+  } else if (act == "Elu") {
+    apply([](float x) { return x < 0 ? std::expm1(x) : x; });
+  } else if (act == "LeakyRelu") {
+    apply([alpha](float x) { return x > 0 ? x : x * alpha; });
+  } else if (act == "Tanh") {
+    apply([](float x) { return std::tanh(x); });
+  } else if (act == "Sigmoid") {
+    apply([](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+  } else if (act == "GeluExact") {
+    apply(
+        [](float x) { return 0.5f * x * (1 + std::erf(x / std::sqrt(2.0f))); });
+  } else {  // GeluApproximate.
+    const float c = std::sqrt(2.0f / 3.14159265358979f);
+    apply([c](float x) {
+      return 0.5f * x * (1 + std::tanh(c * (x + 0.044715f * x * x * x)));
+    });
+  }
 }
 
 std::vector<float> ArgFloats(OpKernelContext* ctx, int i) {
@@ -116,8 +131,9 @@ Status ApplyPostOps(OpKernelContext* ctx, const PostOps& p, int64_t channels,
           b[c] = offset[c] - mean[c] * a[c];
         }
       }
-      for (int64_t i = 0; i < n; ++i) {
-        (*y)[i] = (*y)[i] * a[i % channels] + b[i % channels];
+      for (int64_t r = 0; r < n; r += channels) {
+        float* row = y->data() + r;
+        for (int64_t c = 0; c < channels; ++c) row[c] = row[c] * a[c] + b[c];
       }
     } else if (s.kind == PostOps::kAdd) {
       const std::vector<float> z = ArgFloats(ctx, s.arg);
@@ -127,7 +143,7 @@ Status ApplyPostOps(OpKernelContext* ctx, const PostOps& p, int64_t channels,
       }
       for (int64_t i = 0; i < n; ++i) (*y)[i] += z[i];
     } else {
-      for (float& e : out) e = Activate(s.act, e, p.alpha);
+      Activate(s.act, p.alpha, out);
     }
   }
   return Status::Ok();
@@ -190,11 +206,11 @@ class FusedConv2DOp : public OpKernel {
   }
 
  private:
-  // The leading steps oneDNN can apply: BiasAdd, then Relu, Relu6 or
-  // LeakyRelu (exact in oneDNN, unlike its approximations of exp, tanh and
-  // erf). Returns how many steps it covers; *bias holds the bias. A bias of
-  // the wrong size is left to ApplyPostOps to report, after the conv's own
-  // errors as before.
+  // The leading steps oneDNN can apply: BiasAdd, then Relu or LeakyRelu
+  // (exact in oneDNN, unlike its approximations of exp, tanh and erf; its
+  // clip for Relu6 turns NaN into a bound). Returns how many steps it covers;
+  // *bias holds the bias. A bias of the wrong size is left to ApplyPostOps to
+  // report, after the conv's own errors as before.
   size_t Epilogue(OpKernelContext* ctx, int64_t channels,
                   std::vector<float>* bias, ConvEpilogue* e) const {
     const std::vector<PostOps::Step>& steps = post_.steps;
@@ -205,8 +221,6 @@ class FusedConv2DOp : public OpKernel {
     if (steps.size() < 2 || steps[1].kind != PostOps::kAct) return 1;
     if (steps[1].act == "Relu") {
       e->activation = ConvActivation::kRelu;
-    } else if (steps[1].act == "Relu6") {
-      e->activation = ConvActivation::kRelu6;
     } else if (steps[1].act == "LeakyRelu") {
       e->activation = ConvActivation::kLeakyRelu;
       e->alpha = post_.alpha;

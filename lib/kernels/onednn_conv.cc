@@ -140,9 +140,6 @@ dnnl::primitive_attr Attr(const ConvEpilogue& e) {
       ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, 0.0f,
                          std::numeric_limits<float>::infinity());
       break;
-    case ConvActivation::kRelu6:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, 0.0f, 6.0f);
-      break;
     case ConvActivation::kLeakyRelu:
       ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, e.alpha, 0.0f);
       break;

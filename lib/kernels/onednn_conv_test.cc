@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "lib/kernels/bench_pool.h"
@@ -65,10 +66,14 @@ void CheckSamePaths(const std::string& node, const std::vector<Tensor>& in) {
     const auto w = want.out(0).flat<float>();
     const auto g = got.out(0).flat<float>();
     float worst = 0;
+    int64_t nan_mismatches = 0;
     for (size_t i = 0; i < w.size(); ++i) {
+      nan_mismatches += std::isnan(w[i]) != std::isnan(g[i]);
+      if (std::isnan(w[i])) continue;
       worst = std::max(worst, std::abs(w[i] - g[i]) / (1 + std::abs(w[i])));
     }
     CHECK(worst <= 1e-5f);
+    CHECK(nan_mismatches == 0);
   }
 }
 
@@ -202,6 +207,25 @@ TEST_CASE("oneDNN _FusedConv2D matches im2col for every fused_ops form",
   }
   // A bias of the wrong size: the same error on both paths.
   CheckSamePaths(FusedNode("'BiasAdd', 'Relu'", 1), {x, f, Random(&rng, {15})});
+}
+
+TEST_CASE("oneDNN convolutions treat NaN and infinity as im2col does",
+          "[kernels]") {
+  std::mt19937 rng(17);
+  Tensor x = Random(&rng, {1, 9, 9, 4});
+  x.flat<float>()[5] = std::numeric_limits<float>::quiet_NaN();
+  x.flat<float>()[200] = std::numeric_limits<float>::infinity();
+  x.flat<float>()[300] = -std::numeric_limits<float>::infinity();
+  const Tensor f = Random(&rng, {3, 3, 4, 8});
+  const Tensor bias = Random(&rng, {8});
+  CheckSamePaths(ConvNode("Conv2D", 1, 1, 1, 1, "SAME"), {x, f});
+  for (const char* act : {"'Relu'", "'Relu6'", "'LeakyRelu'"}) {
+    CheckSamePaths(FusedNode(fmt::format("'BiasAdd', {}", act), 1),
+                   {x, f, bias});
+  }
+  const Tensor dw = Random(&rng, {3, 3, 4, 2});
+  CheckSamePaths(ConvNode("DepthwiseConv2dNative", 1, 1, 1, 1, "SAME"),
+                 {x, dw});
 }
 
 TEST_CASE("oneDNN fused Relu leaves no negative zeros", "[kernels]") {
