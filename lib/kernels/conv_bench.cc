@@ -8,7 +8,9 @@
 // direct depthwise loops).
 #include <benchmark/benchmark.h>
 #include <cblas.h>
+#include <time.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,13 +87,31 @@ class ConvRunner {
   StepServices step_;
 };
 
+double ProcessCpuSeconds() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9;
+}
+
+// Runs the conv for the benchmark's iterations and reports proc_cpu_us: the
+// CPU time of all threads per iteration (the CPU column counts the main
+// thread only), i.e. the time of a run on a quiet machine times the threads
+// kept busy.
+void Loop(benchmark::State& state, ConvRunner* conv) {
+  const double cpu0 = ProcessCpuSeconds();
+  for (auto _ : state) conv->Run();
+  state.counters["proc_cpu_us"] =
+      (ProcessCpuSeconds() - cpu0) * 1e6 /
+      static_cast<double>(std::max<int64_t>(1, state.iterations()));
+}
+
 void RunConv2D3x3(benchmark::State& state, bool onednn) {
   const int threads = static_cast<int>(state.range(0));
   openblas_set_num_threads(threads);
   SetOneDnnConvEnabled(onednn);
   ConvRunner conv("Conv2D", "SAME", 1, {1, kSize, kSize, kChannels},
                   {kK, kK, kChannels, kChannels}, threads);
-  for (auto _ : state) conv.Run();
+  Loop(state, &conv);
   SetOneDnnConvEnabled(true);
   state.SetItemsProcessed(state.iterations() * kFlops);
 }
@@ -122,7 +142,7 @@ void BM_Conv(benchmark::State& state, const ConvCase& c) {
   openblas_set_num_threads(threads);
   SetOneDnnConvEnabled(state.range(1) != 0);
   ConvRunner conv(c.op, c.padding, c.stride, c.x, c.f, threads);
-  for (auto _ : state) conv.Run();
+  Loop(state, &conv);
   SetOneDnnConvEnabled(true);
   const int64_t out_pixels = c.x[0] * ((c.x[1] + c.stride - 1) / c.stride) *
                              ((c.x[2] + c.stride - 1) / c.stride);

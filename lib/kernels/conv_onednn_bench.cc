@@ -5,6 +5,7 @@
 // (omp_set_num_threads). Compare BM_Conv2DKernel/T with BM_Conv2DOneDnn/T.
 #include <benchmark/benchmark.h>
 #include <omp.h>
+#include <time.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
 #include <vector>
@@ -44,6 +45,10 @@ void BM_Conv2DOneDnn(benchmark::State& state) {
     dnnl::reorder(user_weights, weights).execute(stream, user_weights, weights);
   }
   dnnl::convolution_forward conv(pd);
+  // proc_cpu_us as in conv_bench.cc: CPU time of all threads per iteration
+  // (OpenMP's waiting threads spin for a while and count).
+  timespec t0, t1;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
   for (auto _ : state) {
     conv.execute(stream, {{DNNL_ARG_SRC, src},
                           {DNNL_ARG_WEIGHTS, weights},
@@ -51,6 +56,10 @@ void BM_Conv2DOneDnn(benchmark::State& state) {
     stream.wait();
     benchmark::DoNotOptimize(y.data());
   }
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+  state.counters["proc_cpu_us"] =
+      ((t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) * 1e-3) /
+      static_cast<double>(state.iterations() > 0 ? state.iterations() : 1);
   state.SetItemsProcessed(state.iterations() * kFlops);
 }
 BENCHMARK(BM_Conv2DOneDnn)
