@@ -407,8 +407,16 @@ Status OneDnnConv2D(ThreadPoolInterface* pool, const ConvDims& d,
   try {
     if (!Cache().Find(key, &plan)) {
       Thread();  // one OpenMP thread before anything is built
-      plan = MakePlan(d, groups, e, workers);
-      Cache().Insert(key, plan);
+      // One plan built at a time: building is rare (then cached), and
+      // oneDNN's own caches behind it are set up lazily by the first build
+      // in ways ThreadSanitizer cannot see synchronized (uninstrumented
+      // code); our lock orders them for it.
+      static std::mutex* build_mu = new std::mutex;
+      std::lock_guard<std::mutex> lock(*build_mu);
+      if (!Cache().Find(key, &plan)) {
+        plan = MakePlan(d, groups, e, workers);
+        Cache().Insert(key, plan);
+      }
     }
     if (plan == nullptr) return Status::Ok();
     DFG_RETURN_IF_ERROR(RunPlan(pool, *plan, d, in, filter, e.bias, out));
