@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include "lib/kernels/bench_pool.h"
 #include "lib/kernels/kernel_test_util.h"
@@ -226,6 +227,50 @@ TEST_CASE("oneDNN convolutions treat NaN and infinity as im2col does",
   const Tensor dw = Random(&rng, {3, 3, 4, 2});
   CheckSamePaths(ConvNode("DepthwiseConv2dNative", 1, 1, 1, 1, "SAME"),
                  {x, dw});
+}
+
+TEST_CASE("oneDNN convolutions run from two threads at once over one pool",
+          "[kernels]") {
+  // As the executor runs two nodes at once: each thread builds its own plans
+  // (row bands, image shards) and shares the intra-op pool. Checked for
+  // races by ThreadSanitizer builds.
+  std::mt19937 rng(18);
+  const Tensor x1 = Random(&rng, {1, 40, 40, 16});
+  const Tensor x4 = Random(&rng, {4, 24, 24, 16});
+  const Tensor f = Random(&rng, {3, 3, 16, 32});
+  const std::string node = ConvNode("Conv2D", 1, 1, 1, 1, "SAME");
+  const KernelRun want1 = Run(node, {x1, f}, false, 1);
+  const KernelRun want4 = Run(node, {x4, f}, false, 1);
+  BenchPool pool(2);
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      auto tester = KernelTester::Create(node);
+      if (!tester.ok()) return;
+      (*tester)->services().intra_op_pool = &pool;
+      for (int i = 0; i < 8; ++i) {
+        const bool one = (i + t) % 2 == 0;
+        const KernelRun got = (*tester)->Run({one ? x1 : x4, f});
+        const KernelRun& want = one ? want1 : want4;
+        if (!got.status.ok()) {
+          errors[t] = got.status.ToString();
+          return;
+        }
+        const auto w = want.out(0).flat<float>();
+        const auto g = got.out(0).flat<float>();
+        for (size_t j = 0; j < w.size(); ++j) {
+          if (std::abs(w[j] - g[j]) > 1e-5f * (1 + std::abs(w[j]))) {
+            errors[t] = fmt::format("element {}: {} vs {}", j, g[j], w[j]);
+            return;
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  CHECK(errors[0] == "");
+  CHECK(errors[1] == "");
 }
 
 TEST_CASE("oneDNN fused Relu leaves no negative zeros", "[kernels]") {
