@@ -100,7 +100,7 @@ Band BandFor(const Window& w, int64_t o0, int64_t o1) {
 
 struct ShardKind {
   int64_t images = 0, in_rows = 0, out_rows = 0, pad_top = 0, pad_bottom = 0;
-  dnnl::convolution_forward primitive;
+  dnnl::primitive primitive;
   memory::desc src, dst, scratchpad;
 };
 
@@ -110,6 +110,7 @@ struct Shard {
 };
 
 struct Plan {
+  bool backward = false;  // Conv2DBackpropInput: dy in, dx out
   std::vector<ShardKind> kinds;
   std::vector<Shard> shards;
   memory::desc user_weights, weights, bias;
@@ -151,7 +152,8 @@ dnnl::primitive_attr Attr(const ConvEpilogue& e) {
 // Builds the primitive of one shard kind. False when oneDNN has only its
 // reference implementation for it (slower than im2col + sgemm by far).
 bool BuildKind(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
-               const Band& cols, ShardKind* k, memory::desc* weights) {
+               bool backward, const Band& cols, ShardKind* k,
+               memory::desc* weights) {
   const memory::dims src_dims{k->images, d.in_depth, k->in_rows, d.in_cols};
   const memory::dims dst_dims{k->images, d.out_depth, k->out_rows, d.cols.out};
   const memory::dims w_dims =
@@ -164,15 +166,31 @@ bool BuildKind(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
   const memory::desc any_w(w_dims, kF32, Tag::any);
   const memory::desc bias =
       e.bias ? memory::desc({d.out_depth}, kF32, Tag::x) : memory::desc();
+  const memory::dims strides{d.rows.stride, d.cols.stride};
+  const memory::dims dilates{d.rows.dilation - 1, d.cols.dilation - 1};
+  const memory::dims pad_l{k->pad_top, cols.pad_before};
+  const memory::dims pad_r{k->pad_bottom, cols.pad_after};
   const dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      src, any_w, bias, dst, {d.rows.stride, d.cols.stride},
-      {d.rows.dilation - 1, d.cols.dilation - 1}, {k->pad_top, cols.pad_before},
-      {k->pad_bottom, cols.pad_after});
+      backward ? dnnl::prop_kind::forward_training
+               : dnnl::prop_kind::forward_inference,
+      dnnl::algorithm::convolution_direct, src, any_w, bias, dst, strides,
+      dilates, pad_l, pad_r);
   const dnnl::convolution_forward::primitive_desc pd(desc, Attr(e), Engine());
-  if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return false;
   k->src = src;
   k->dst = dst;
+  if (backward) {
+    const dnnl::convolution_backward_data::desc bwd(
+        dnnl::algorithm::convolution_direct, src, any_w, dst, strides, dilates,
+        pad_l, pad_r);
+    const dnnl::convolution_backward_data::primitive_desc bpd(
+        bwd, Attr(ConvEpilogue()), Engine(), pd);
+    if (std::string(bpd.impl_info_str()).rfind("ref", 0) == 0) return false;
+    k->scratchpad = bpd.scratchpad_desc();
+    *weights = bpd.weights_desc();
+    k->primitive = dnnl::convolution_backward_data(bpd);
+    return true;
+  }
+  if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return false;
   k->scratchpad = pd.scratchpad_desc();
   *weights = pd.weights_desc();
   k->primitive = dnnl::convolution_forward(pd);
@@ -219,8 +237,10 @@ void CutShards(const ConvDims& d, int64_t workers,
 
 // The plan of a call, or null when oneDNN should not run it.
 std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
-                                     const ConvEpilogue& e, int64_t workers) {
+                                     const ConvEpilogue& e, bool backward,
+                                     int64_t workers) {
   auto plan = std::make_shared<Plan>();
+  plan->backward = backward;
   CutShards(d, workers, &plan->kinds, &plan->shards);
   // The columns keep the whole input width: columns no window reaches on the
   // right are dropped by oneDNN's output size rule as by TensorFlow's.
@@ -231,7 +251,7 @@ std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
   }
   for (ShardKind& k : plan->kinds) {
     memory::desc w;
-    if (!BuildKind(d, groups, e, cols, &k, &w)) return nullptr;
+    if (!BuildKind(d, groups, e, backward, cols, &k, &w)) return nullptr;
     if (&k != &plan->kinds[0] && w != plan->weights) return nullptr;
     plan->weights = w;
   }
@@ -297,7 +317,7 @@ PlanCache& Cache() {
 }
 
 PlanKey KeyOf(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
-              int64_t workers) {
+              bool backward, int64_t workers) {
   int32_t alpha_bits = 0;
   std::memcpy(&alpha_bits, &e.alpha, sizeof(alpha_bits));
   return {d.batch,
@@ -323,7 +343,7 @@ PlanKey KeyOf(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
           e.bias != nullptr,
           static_cast<int64_t>(e.activation),
           alpha_bits,
-          0};
+          backward};
 }
 
 // Runs shards [begin, end) of `plan` on the calling thread.
@@ -335,12 +355,21 @@ void RunShards(const Plan& plan, const ConvDims& d, const float* in,
   for (int64_t i = begin; i < end; ++i) {
     const Shard& s = plan.shards[i];
     const ShardKind& k = plan.kinds[s.kind];
-    const int64_t in_at = (s.image * d.in_rows + s.in_row) * d.in_cols;
-    const int64_t out_at = (s.image * d.rows.out + s.out_row) * d.cols.out;
-    memory src(k.src, engine, const_cast<float*>(in) + in_at * d.in_depth);
-    memory dst(k.dst, engine, out + out_at * d.out_depth);
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+    // The convolution's src and dst; backward reads dst (dy), writes src.
+    const int64_t src_at =
+        (s.image * d.in_rows + s.in_row) * d.in_cols * d.in_depth;
+    const int64_t dst_at =
+        (s.image * d.rows.out + s.out_row) * d.cols.out * d.out_depth;
+    std::unordered_map<int, memory> args = {{DNNL_ARG_WEIGHTS, weights}};
+    if (plan.backward) {
+      args[DNNL_ARG_DIFF_DST] =
+          memory(k.dst, engine, const_cast<float*>(in) + dst_at);
+      args[DNNL_ARG_DIFF_SRC] = memory(k.src, engine, out + src_at);
+    } else {
+      args[DNNL_ARG_SRC] =
+          memory(k.src, engine, const_cast<float*>(in) + src_at);
+      args[DNNL_ARG_DST] = memory(k.dst, engine, out + dst_at);
+    }
     if (bias) {
       args[DNNL_ARG_BIAS] = memory(plan.bias, engine, const_cast<float*>(bias));
     }
@@ -393,20 +422,13 @@ void SetOneDnnConvEnabled(bool enabled) { g_enabled.store(enabled); }
 bool OneDnnConvEnabled() { return g_enabled.load(); }
 int64_t OneDnnConvRuns() { return g_runs.load(); }
 
-Status OneDnnConv2D(ThreadPoolInterface* pool, const ConvDims& d,
-                    int64_t groups, const float* in, const float* filter,
-                    const ConvEpilogue& e, float* out, bool* ran) {
-  *ran = false;
-  if (!OneDnnConvEnabled()) return Status::Ok();
-  const int64_t flops = 2 * d.batch * d.rows.out * d.cols.out * d.out_depth *
-                        d.filter_rows * d.filter_cols * d.patch_depth;
-  // Depthwise convs run at about half the flop rate of dense ones (3x3 on
-  // 112x112x32: 7.2 Mflop in 120 us), so they split at half the flops.
-  const bool depthwise = d.patch_depth == 1 && groups == d.in_depth;
-  const int64_t work = depthwise ? 2 * flops : flops;
-  int64_t workers = pool ? pool->NumThreads() : 1;
-  workers = std::clamp<int64_t>(work / kMinShardFlops, 1, workers);
-  const PlanKey key = KeyOf(d, groups, e, workers);
+namespace {
+
+// What OneDnnConv2D and OneDnnConv2DBackpropInput share: `workers` shards.
+Status RunConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
+               const ConvEpilogue& e, bool backward, int64_t workers,
+               const float* in, const float* filter, float* out, bool* ran) {
+  const PlanKey key = KeyOf(d, groups, e, backward, workers);
   std::shared_ptr<const Plan> plan;
   try {
     if (!Cache().Find(key, &plan)) {
@@ -419,7 +441,7 @@ Status OneDnnConv2D(ThreadPoolInterface* pool, const ConvDims& d,
       std::lock_guard<std::mutex> lock(*build_mu);
       if (!Cache().Find(key, &plan)) {
         try {
-          plan = MakePlan(d, groups, e, workers);
+          plan = MakePlan(d, groups, e, backward, workers);
         } catch (const dnnl::error&) {
           plan = nullptr;  // oneDNN has no kernel for it: im2col runs it
         }
@@ -434,6 +456,42 @@ Status OneDnnConv2D(ThreadPoolInterface* pool, const ConvDims& d,
   *ran = true;
   g_runs.fetch_add(1, std::memory_order_relaxed);
   return Status::Ok();
+}
+
+int64_t Flops(const ConvDims& d) {
+  return 2 * d.batch * d.rows.out * d.cols.out * d.out_depth * d.filter_rows *
+         d.filter_cols * d.patch_depth;
+}
+
+}  // namespace
+
+Status OneDnnConv2D(ThreadPoolInterface* pool, const ConvDims& d,
+                    int64_t groups, const float* in, const float* filter,
+                    const ConvEpilogue& e, float* out, bool* ran) {
+  *ran = false;
+  if (!OneDnnConvEnabled()) return Status::Ok();
+  // Depthwise convs run at about half the flop rate of dense ones (3x3 on
+  // 112x112x32: 7.2 Mflop in 120 us), so they split at half the flops.
+  const bool depthwise = d.patch_depth == 1 && groups == d.in_depth;
+  const int64_t work = depthwise ? 2 * Flops(d) : Flops(d);
+  int64_t workers = pool ? pool->NumThreads() : 1;
+  workers = std::clamp<int64_t>(work / kMinShardFlops, 1, workers);
+  return RunConv(pool, d, groups, e, false, workers, in, filter, out, ran);
+}
+
+Status OneDnnConv2DBackpropInput(ThreadPoolInterface* pool, const ConvDims& d,
+                                 const float* dy, const float* filter,
+                                 float* dx, bool* ran) {
+  *ran = false;
+  if (!OneDnnConvEnabled()) return Status::Ok();
+  int64_t workers = pool ? pool->NumThreads() : 1;
+  workers = std::clamp<int64_t>(Flops(d) / kMinShardFlops, 1, workers);
+  // Whole images only (a row band of dx gathers from rows of dy that other
+  // bands read too); a batch the threads do not divide stays on GEMM +
+  // col2im, which splits its GEMM over the pool.
+  if (d.batch % workers != 0) return Status::Ok();
+  return RunConv(pool, d, 1, ConvEpilogue(), true, workers, dy, filter, dx,
+                 ran);
 }
 
 }  // namespace dfg

@@ -47,6 +47,15 @@ Status OneDnnConv2D(ThreadPoolInterface* pool, const ConvDims& dims,
                     int64_t groups, const float* in, const float* filter,
                     const ConvEpilogue& epilogue, float* out, bool* ran);
 
+// dx = Conv2DBackpropInput(dy, filter) through oneDNN's backward-data
+// convolution when it runs it (float, groups 1, `dims` the forward conv's,
+// dx the conv's input [batch, in_rows, in_cols, in_depth]); *ran as above.
+// Split over whole images only: a batch the pool's threads do not divide
+// stays on GEMM + col2im.
+Status OneDnnConv2DBackpropInput(ThreadPoolInterface* pool,
+                                 const ConvDims& dims, const float* dy,
+                                 const float* filter, float* dx, bool* ran);
+
 // Process-wide switch (default on) so tests and benchmarks can compare the
 // oneDNN and im2col paths on the same inputs. Thread-safe.
 void SetOneDnnConvEnabled(bool enabled);

@@ -164,6 +164,44 @@ TEST_CASE("oneDNN DepthwiseConv2dNative matches the direct loops",
   CheckSamePaths(ConvNode("DepthwiseConv2dNative", 1, 1, 1, 1, "SAME"), {x, f});
 }
 
+TEST_CASE("oneDNN Conv2DBackpropInput matches GEMM + col2im", "[kernels]") {
+  ran_onednn = 0;
+  struct Shape {
+    int64_t batch, rows, cols, in, kh, kw, out;
+  };
+  // Batches 3 and 6: whole-image shards on 1 and 3 threads.
+  const Shape shapes[] = {{3, 12, 11, 8, 3, 3, 16},
+                          {6, 9, 9, 4, 1, 1, 8},
+                          {3, 17, 5, 6, 5, 3, 7},
+                          {6, 20, 20, 16, 3, 3, 32}};
+  std::mt19937 rng(19);
+  int64_t cases = 0;
+  for (const Shape& s : shapes) {
+    const Tensor f = Random(&rng, {s.kh, s.kw, s.in, s.out});
+    for (const char* padding : {"SAME", "VALID", "EXPLICIT"}) {
+      for (int64_t stride : {1, 2, 3}) {
+        // dy of the forward conv's output shape.
+        const Tensor x = Random(&rng, {s.batch, s.rows, s.cols, s.in});
+        const std::string conv =
+            ConvNode("Conv2D", stride, stride, 1, 1, padding);
+        const KernelRun y = Run(conv, {x, f}, false, 1);
+        REQUIRE(y.status.ok());
+        const auto dims = y.out(0).shape().dim_sizes();
+        const Tensor dy =
+            Random(&rng, std::vector<int64_t>(dims.begin(), dims.end()));
+        const Tensor sizes =
+            MakeTensor<int32_t>({4}, {int32_t(s.batch), int32_t(s.rows),
+                                      int32_t(s.cols), int32_t(s.in)});
+        CheckSamePaths(
+            ConvNode("Conv2DBackpropInput", stride, stride, 1, 1, padding),
+            {sizes, f, dy});
+        ++cases;
+      }
+    }
+  }
+  CHECK(ran_onednn == 2 * cases);
+}
+
 TEST_CASE("oneDNN Conv2D keeps padding-only windows and bad shapes right",
           "[kernels]") {
   std::mt19937 rng(14);
