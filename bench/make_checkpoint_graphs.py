@@ -36,7 +36,7 @@ def main():
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 64
     rows = int(sys.argv[3]) if len(sys.argv) > 3 else 4096
     cols = 1024
-    names = ["layer_%02d/kernel" % i for i in range(n)]
+    names = ["layer_%d/kernel" % i for i in range(n)]
     shape_attr = ('attr { key: "shape" value { shape { dim { size: %d } '
                   'dim { size: %d } } } }' % (rows, cols))
     float_attr = 'attr { key: "dtype" value { type: DT_FLOAT } }'

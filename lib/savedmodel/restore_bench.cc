@@ -63,7 +63,7 @@ GraphDef RestoreGraph() {
     text += "node { name: \"" + TensorKey(t) +
             "\" op: \"VariableV2\" attr { key: \"dtype\" value { type: "
             "DT_FLOAT } } attr { key: \"shape\" value { shape { dim { size: " +
-            std::to_string(rows) + " } dim { size: 1024 } } } }\n";
+            std::to_string(rows) + " } dim { size: 1024 } } } } }\n";
     text += "node { name: \"save/Assign_" + i + "\" op: \"Assign\" input: \"" +
             TensorKey(t) + "\" input: \"save/RestoreV2:" + i +
             "\" attr { key: \"T\" value { type: DT_FLOAT } } attr { key: "
