@@ -197,6 +197,10 @@ StatusOr<std::unique_ptr<Session>> LoadSavedModel(GraphDef graph,
   }
   DFG_ASSIGN_OR_RETURN(std::string init_op,
                        InitOpName(meta, options.export_dir));
+  if (init_op.empty() && options.export_dir.empty() &&
+      HasNode(graph, kTablesInitializerName)) {
+    init_op = kTablesInitializerName;
+  }
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                        Session::Create(std::move(graph), options.session));
   std::vector<Tensor> unused;
