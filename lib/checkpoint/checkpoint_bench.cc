@@ -4,7 +4,8 @@
 // (it cannot be dropped here): the comparison is of CPU cost per byte.
 //   BM_CatFiles              read() each data file through a 128 KiB buffer
 //   BM_RestoreIntoBuffers    BundleReader::ReadInto every tensor into
-//                            buffers allocated once (one pread + CRC32C each)
+//                            buffers allocated once (pread()s of 256 KiB,
+//                            each checksummed while in cache)
 //   BM_RestoreIntoNewBuffers the same into fresh buffers each time (page
 //                            faults included, as a real restore allocates)
 //   BM_RestoreIntoBuffersThreads/2  two readers taking tensors in turn, as
