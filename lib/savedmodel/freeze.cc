@@ -301,6 +301,16 @@ class Freezer {
       table_values_[k].resize(init.sources.size());
       for (size_t i = 0; i < init.sources.size(); ++i) {
         TensorId source = ParseTensorName(init.sources[i]);
+        auto it = original_name_.find(std::string(source.node));
+        const std::string model_node =
+            it == original_name_.end() ? std::string(source.node) : it->second;
+        const std::string tensor = InputString(model_node, source.index);
+        // An asset tensor (a Const in TF1 graphs) holds the path at export
+        // time; the loader feeds it the asset's path under DIR/assets.
+        if (const std::string* path = AssetPath(tensor)) {
+          table_values_[k][i] = Tensor::Scalar<std::string>(*path);
+          continue;
+        }
         const NodeDef* n = Find(source.node);
         if (n != nullptr && n->op() == "Const" && source.index == 0) {
           auto value = Tensor::FromProto(n->attr().at("value").tensor());
@@ -308,20 +318,12 @@ class Freezer {
           table_values_[k][i] = *std::move(value);
           continue;
         }
-        auto it = original_name_.find(std::string(source.node));
-        const std::string model_node =
-            it == original_name_.end() ? std::string(source.node) : it->second;
         if (!HasModelNode(model_node)) {
           return InvalidArgument(
               "{}: the initializer '{}' of lookup table '{}' reads '{}', "
               "which is computed inside a function; dfg freeze cannot tell "
               "its value",
               Where(), init.node, init.table, init.sources[i]);
-        }
-        const std::string tensor = InputString(model_node, source.index);
-        if (const std::string* path = AssetPath(tensor)) {
-          table_values_[k][i] = Tensor::Scalar<std::string>(*path);
-          continue;
         }
         table_fetches_.push_back(tensor);
         table_targets_.push_back(&table_values_[k][i]);
