@@ -50,7 +50,8 @@ void RegisterFreeze(CLI::App& app, Context& ctx) {
   CLI::App* sub = AddSubcommand(
       app, ctx, "freeze",
       "Write one signature of a SavedModel as a standalone GraphDef "
-      "(variables as constants, calls inlined)",
+      "(variables as constants, calls inlined, lookup tables filled by "
+      "init_all_tables)",
       [flags](Context& c) { return RunFreeze(c, *flags); });
   AddInputFlags(sub, &flags->input);
   AddOutputFlags(sub, &flags->output, "pbtxt|pb|json");

@@ -154,7 +154,8 @@ void RegisterRun(CLI::App& app, Context& ctx) {
   sub->add_option("--target", flags->step.targets,
                   "nodes to run without fetching");
   sub->add_option("--init-target", flags->init_targets,
-                  "nodes to run once before the step (variable initializers)");
+                  "nodes to run once before the step (variable initializers; "
+                  "a plain graph's init_all_tables runs by itself)");
   sub->add_option("--final-target", flags->final_targets,
                   "nodes to run once after the last step (a saver's save op)");
   HintSignature(sub->add_option(

@@ -4,77 +4,36 @@
 // (it cannot be dropped here): the comparison is of CPU cost per byte.
 //   BM_CatFiles              read() each data file through a 128 KiB buffer
 //   BM_RestoreIntoBuffers    BundleReader::ReadInto every tensor into
-//                            buffers allocated once (one pread + CRC32C each)
+//                            buffers allocated once (pread()s of 256 KiB,
+//                            each checksummed while in cache)
 //   BM_RestoreIntoNewBuffers the same into fresh buffers each time (page
 //                            faults included, as a real restore allocates)
 //   BM_RestoreIntoBuffersThreads/2  two readers taking tensors in turn, as
 //                            RestoreV2 does on the intra-op pool
 //   BM_Crc32c                CRC32C alone over 16 MiB in cache
+// The same restore through `dfg run --checkpoint`'s own path (a Session
+// running the Saver's restore op) is lib/savedmodel/restore_bench.cc.
 // Bandwidth is in bytes_per_second; the target is restore >= 50% of cat.
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "lib/checkpoint/bench_checkpoint.h"
 #include "lib/checkpoint/crc32c.h"
 #include "lib/checkpoint/tensor_bundle.h"
 
 namespace dfg {
 namespace {
 
-constexpr int kTensors = 64;
-constexpr size_t kTensorBytes = size_t{16} << 20;
-
-class BenchCheckpoint {
- public:
-  BenchCheckpoint() {
-    // DFG_BENCH_CHECKPOINT_DIR: write it there and keep it (e.g. to time
-    // `cat DIR/* > /dev/null` on the same files, or to use another disk).
-    const char* keep = std::getenv("DFG_BENCH_CHECKPOINT_DIR");
-    keep_ = keep != nullptr;
-    dir_ = keep_ ? std::string(keep)
-                 : (std::filesystem::temp_directory_path() /
-                    ("dfg_ckpt_bench_" + std::to_string(::getpid())))
-                       .string();
-    prefix_ = dir_ + "/ckpt";
-    if (keep_ && std::filesystem::exists(prefix_ + ".index")) return;
-    BundleWriter writer(prefix_);
-    std::vector<float> values(kTensorBytes / sizeof(float));
-    std::mt19937 rng(1);
-    for (int t = 0; t < kTensors; ++t) {
-      for (float& v : values) v = static_cast<float>(rng()) * 1e-9f;
-      Status s = writer.Add(
-          "layer_" + std::to_string(t) + "/kernel", tensorflow::DT_FLOAT,
-          {int64_t(values.size() / 1024), 1024}, values.data(), kTensorBytes);
-      if (!s.ok()) abort();
-    }
-    if (!writer.Finish().ok()) abort();
-  }
-  ~BenchCheckpoint() {
-    if (keep_) return;
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  const std::string& prefix() const { return prefix_; }
-
- private:
-  bool keep_ = false;
-  std::string dir_;
-  std::string prefix_;
-};
-
-const BenchCheckpoint& Checkpoint() {
-  static BenchCheckpoint checkpoint;  // removed at exit
-  return checkpoint;
-}
+using bench_checkpoint::Checkpoint;
+using bench_checkpoint::kTensorBytes;
+using bench_checkpoint::kTensors;
 
 void BM_CatFiles(benchmark::State& state) {
   std::vector<std::string> files = {MetaFilename(Checkpoint().prefix()),

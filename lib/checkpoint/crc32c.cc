@@ -75,6 +75,16 @@ struct ZerosOperator {
   }
 };
 
+// a * b modulo the polynomial, both in the reflected bit order.
+uint32_t MultiplyModP(uint32_t a, uint32_t b) {
+  uint32_t product = 0;
+  for (uint32_t m = 1u << 31; m != 0; m >>= 1) {
+    if (a & m) product ^= b;
+    b = (b & 1) ? (b >> 1) ^ kPoly : b >> 1;
+  }
+  return product;
+}
+
 #if defined(__x86_64__)
 constexpr size_t kLong = 8192;
 constexpr size_t kShort = 256;
@@ -139,6 +149,29 @@ bool HaveSse42() {
 #endif
 
 }  // namespace
+
+// Value(A ++ B) = Z_|B|(Value(A)) ^ Value(B): the register is linear and
+// the initial and final inversions cancel out of the difference. Z_n is
+// multiplication by x^(8n) modulo the polynomial, computed from the powers
+// x^(2^k) in O(log n) multiplications (as zlib's crc32_combine).
+uint32_t Combine(uint32_t crc_a, uint32_t crc_b, size_t len_b) {
+  // x^(2^k) for every k a 64-bit length reaches (3 + 64).
+  static const std::array<uint32_t, 67> kPowers = [] {
+    std::array<uint32_t, 67> powers{};
+    uint32_t p = 1u << 30;  // x^1 (bit 31 is x^0 in the reflected order)
+    for (uint32_t& power : powers) {
+      power = p;
+      p = MultiplyModP(p, p);
+    }
+    return powers;
+  }();
+  uint32_t shift = 1u << 31;  // x^0
+  int k = 3;                  // 8 bits a byte: x^(8n) = x^(n * 2^3)
+  for (uint64_t n = len_b; n != 0; n >>= 1, ++k) {
+    if (n & 1) shift = MultiplyModP(kPowers[k], shift);
+  }
+  return MultiplyModP(shift, crc_a) ^ crc_b;
+}
 
 uint32_t Extend(uint32_t init_crc, const void* data, size_t n) {
   const auto* p = static_cast<const uint8_t*>(data);

@@ -15,6 +15,10 @@ namespace dfg::crc32c {
 // The CRC32C of concat(A, data[0, n)) where init_crc is the CRC32C of A.
 uint32_t Extend(uint32_t init_crc, const void* data, size_t n);
 inline uint32_t Value(const void* data, size_t n) { return Extend(0, data, n); }
+// The CRC32C of concat(A, B) from crc_a = Value(A), crc_b = Value(B) and
+// B's length (zlib's crc32_combine): pieces checksummed on different
+// threads combine into the checksum of the whole.
+uint32_t Combine(uint32_t crc_a, uint32_t crc_b, size_t len_b);
 
 inline constexpr uint32_t kMaskDelta = 0xa282ead8u;
 inline uint32_t Mask(uint32_t crc) {

@@ -104,11 +104,23 @@ class BundleReader {
   Status CheckReadable(std::string_view key);
 
   // Reads a numeric tensor's bytes straight into dst (exactly size_bytes
-  // bytes: nbytes must equal it) with one read, and checks the checksum.
-  // Thread-safe. Errors: kNotFound (key, shard file), kInvalidArgument
-  // (string dtype, nbytes), kDataLoss (size, truncated shard, checksum),
-  // kUnimplemented (partitioned tensor).
+  // bytes: nbytes must equal it), checksumming each piece as it arrives
+  // (while it is in cache), and checks the checksum. Thread-safe. Errors:
+  // kNotFound (key, shard file), kInvalidArgument (string dtype, nbytes),
+  // kDataLoss (size, truncated shard, checksum), kUnimplemented
+  // (partitioned tensor).
   Status ReadInto(std::string_view key, void* dst, size_t nbytes);
+  // Reads bytes [begin, end) of a numeric tensor's value into dst + begin
+  // (dst holds the whole value: nbytes must be its size) and returns their
+  // CRC32C, unchecked. A restore splits a big tensor into ranges read on
+  // several threads, joins the ranges' checksums in order with
+  // crc32c::Combine and checks the whole with VerifyChecksum. Thread-safe.
+  // Errors as ReadInto, and kInvalidArgument for a range outside [0, nbytes].
+  StatusOr<uint32_t> ReadRangeInto(std::string_view key, void* dst,
+                                   size_t nbytes, size_t begin, size_t end);
+  // kDataLoss "... Checksum does not match ..." unless `crc` is the CRC32C
+  // of `key`'s stored value; kNotFound for an unknown key.
+  Status VerifyChecksum(std::string_view key, uint32_t crc) const;
   // Reads a DT_STRING tensor's elements (row-major). Thread-safe.
   StatusOr<std::vector<std::string>> ReadStrings(std::string_view key);
   // Reads `slice` of numeric tensor `key` into dst (row-major, the slice's
@@ -139,6 +151,15 @@ class BundleReader {
   // Reads [offset, offset + n) of a shard into dst.
   Status ReadBytes(Shard* shard, std::string_view key, int64_t offset, size_t n,
                    void* dst);
+  // ReadBytes in pieces that fit the cache, extending *crc over each piece
+  // right after it is read.
+  Status ReadBytesChecksummed(Shard* shard, std::string_view key,
+                              int64_t offset, size_t n, char* dst,
+                              uint32_t* crc);
+  // The checks of ReadInto / ReadRangeInto: returns the shard.
+  StatusOr<Shard*> CheckNumeric(std::string_view key,
+                                const tensorflow::BundleEntryProto& entry,
+                                size_t nbytes);
   Status ChecksumError(std::string_view key,
                        const tensorflow::BundleEntryProto& entry,
                        uint32_t actual) const;

@@ -2,9 +2,10 @@
 // MergeV2Checkpoints, ShardedFilename, ShardedFilespec (TensorFlow's
 // save_restore_v2_ops.cc, save_restore_tensor.cc, save_op.cc).
 //
-// RestoreV2 reads each numeric tensor straight into its output buffer (one
-// read, checksum checked), several tensors at a time on the intra-op pool
-// (TensorFlow restores its big tensors on a pool of its own). shape_and_slices
+// RestoreV2 reads each numeric tensor straight into its output buffer
+// (pread()s, checksummed as they arrive, no second copy), tensors and the
+// ranges of big tensors in parallel on the intra-op pool (TensorFlow restores
+// its big tensors on a pool of its own). shape_and_slices
 // entries ("4 6 0,2:-") save a piece of a partitioned tensor and restore a
 // slice, from a tensor stored whole or from pieces. Not supported: the V1
 // checkpoint format that TensorFlow falls back to when PREFIX.index does not
@@ -143,37 +144,19 @@ class RestoreV2Op : public OpKernel {
     DFG_OP_REQUIRES(ctx, mismatched.empty(),
                     InvalidArgument("{}", fmt::join(mismatched, "\n")));
     // Whole tensors: outputs allocated here, values read below in parallel
-    // on the intra-op pool (one read per tensor); slices one by one.
-    std::vector<Pending> whole;
+    // on the intra-op pool (big tensors in ranges); slices one by one.
+    std::vector<TensorRead> whole;
     for (size_t i : order) {
       DFG_OP_REQUIRES_OK(ctx, RestoreOne(ctx, **reader, static_cast<int>(i),
                                          names[i], specs[i], &whole));
     }
-    std::vector<Status> status(whole.size());
-    int64_t bytes = 0;
-    for (const Pending& p : whole) bytes += p.info.size_bytes;
-    const int64_t cost = whole.empty() ? 0 : bytes / int64_t(whole.size());
-    ParallelFor(ctx->intra_op_pool(), static_cast<int64_t>(whole.size()),
-                /*cost_per_unit=*/cost, [&](int64_t begin, int64_t end) {
-                  for (int64_t k = begin; k < end; ++k) {
-                    status[k] =
-                        ReadIntoTensor(**reader, whole[k].info, whole[k].out);
-                  }
-                });
-    for (const Status& s : status) DFG_OP_REQUIRES_OK(ctx, s);
+    DFG_OP_REQUIRES_OK(ctx, ReadTensors(**reader, whole, ctx->intra_op_pool()));
   }
 
  private:
-  struct Pending {
-    BundleEntryInfo info;
-    Tensor* out;
-  };
-
-  // Restores a slice at once; for a whole tensor allocates the output and
-  // appends the read to `whole`.
   static Status RestoreOne(OpKernelContext* ctx, BundleReader& reader, int i,
                            const std::string& name, const std::string& spec,
-                           std::vector<Pending>* whole) {
+                           std::vector<TensorRead>* whole) {
     DFG_ASSIGN_OR_RETURN(BundleEntryInfo info, reader.Lookup(name));
     DFG_ASSIGN_OR_RETURN(TensorShape stored,
                          ShapeFromDims(info.shape, name, reader.prefix()));
@@ -193,7 +176,7 @@ class RestoreV2Op : public OpKernel {
     DFG_RETURN_IF_ERROR(
         ctx->allocate_output(i, slice ? slice->SliceShape() : stored, &out));
     if (!info.sliced && !slice) {
-      whole->push_back(Pending{std::move(info), out});
+      whole->push_back(TensorRead{std::move(info), out});
       return Status::Ok();
     }
     if (!info.sliced && info.dtype == tensorflow::DT_STRING) {

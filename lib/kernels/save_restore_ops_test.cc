@@ -2,9 +2,11 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "lib/checkpoint/checkpoint_test_util.h"
+#include "lib/kernels/bench_pool.h"
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
@@ -146,6 +148,50 @@ TEST_CASE("SaveV2 then RestoreV2 round-trips every dtype", "[kernels]") {
     CHECK(Render(restored.out(static_cast<int>(values.size() - 1 - i))) ==
           Render(values[i]));
   }
+}
+
+TEST_CASE("RestoreV2 reads big tensors in ranges on the intra-op pool",
+          "[kernels]") {
+  ScopedDir tmp;
+  std::string prefix = tmp.path + "/ckpt";
+  // 12 MiB + 4 bytes: two ranges of kRestoreRangeBytes and a short one.
+  const int64_t n = 3 * (int64_t{1} << 20) + 1;
+  Tensor big(tensorflow::DT_FLOAT, TensorShape({n}));
+  auto flat = big.flat<float>();
+  for (int64_t i = 0; i < n; ++i) flat[i] = static_cast<float>(i % 1000003);
+  auto saver =
+      testing::KernelTester::Create(SaveNode({"DT_FLOAT", "DT_STRING"}));
+  REQUIRE(saver.ok());
+  REQUIRE(
+      (*saver)
+          ->Run({Tensor::Scalar<std::string>(prefix), Strings({"big", "words"}),
+                 Strings({"", ""}), big, Strings({"a", "bc"})})
+          .status.ok());
+  BenchPool pool(2);
+  auto restore = [&] {
+    auto tester =
+        testing::KernelTester::Create(RestoreNode({"DT_STRING", "DT_FLOAT"}));
+    DFG_CHECK(tester.ok());
+    (*tester)->services().intra_op_pool = &pool;
+    return (*tester)->Run({Tensor::Scalar<std::string>(prefix),
+                           Strings({"words", "big"}), Strings({"", ""})});
+  };
+  KernelRun run = restore();
+  INFO(run.status.ToString());
+  REQUIRE(run.status.ok());
+  CHECK(Render(run.out(0)) == "string [2] [\"a\" \"bc\"]");
+  REQUIRE(run.out(1).NumElements() == n);
+  CHECK(std::memcmp(run.out(1).data(), big.data(), big.TotalBytes()) == 0);
+
+  // A byte of the second range flipped: the joined checksum catches it.
+  std::string data = prefix + ".data-00000-of-00001";
+  std::string bytes = testing::ReadFileOrDie(data);
+  bytes[(size_t{9} << 20) + 3] ^= 0x40;
+  checkpoint_testing::WriteBytes(data, bytes);
+  KernelRun bad = restore();
+  CHECK(bad.status.code() == Code::kDataLoss);
+  CHECK_THAT(bad.status.message(), Contains("Checksum does not match"));
+  CHECK_THAT(bad.status.message(), Contains("tensor 'big' in " + data));
 }
 
 TEST_CASE("RestoreV2 reports TensorFlow's errors", "[kernels]") {

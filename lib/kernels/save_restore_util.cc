@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "lib/base/strings.h"
+#include "lib/checkpoint/crc32c.h"
 
 namespace dfg {
 
@@ -146,6 +147,80 @@ Status ReadIntoTensor(BundleReader& reader, const BundleEntryInfo& info,
     return Status::Ok();
   }
   return reader.ReadInto(info.key, out->data(), out->TotalBytes());
+}
+
+namespace {
+
+// A piece of a restore: bytes [begin, end) of reads[read] (a string
+// tensor is one piece, [0, 0)).
+struct ReadRange {
+  size_t read;
+  size_t begin;
+  size_t end;
+};
+
+std::vector<ReadRange> SplitReads(const std::vector<TensorRead>& reads) {
+  std::vector<ReadRange> ranges;
+  for (size_t i = 0; i < reads.size(); ++i) {
+    const size_t size = static_cast<size_t>(reads[i].info.size_bytes);
+    if (reads[i].info.dtype == tensorflow::DT_STRING || size == 0) {
+      ranges.push_back({i, 0, 0});
+      continue;
+    }
+    for (size_t b = 0; b < size; b += kRestoreRangeBytes) {
+      ranges.push_back({i, b, std::min(size, b + kRestoreRangeBytes)});
+    }
+  }
+  return ranges;
+}
+
+}  // namespace
+
+Status ReadTensors(BundleReader& reader, const std::vector<TensorRead>& reads,
+                   ThreadPoolInterface* pool) {
+  const std::vector<ReadRange> ranges = SplitReads(reads);
+  std::vector<Status> status(ranges.size());
+  std::vector<uint32_t> crcs(ranges.size(), 0);
+  int64_t bytes = 0;
+  for (const TensorRead& r : reads) bytes += r.info.size_bytes;
+  const int64_t cost =
+      ranges.empty() ? 0 : bytes / static_cast<int64_t>(ranges.size());
+  ParallelFor(pool, static_cast<int64_t>(ranges.size()), cost,
+              [&](int64_t begin, int64_t end) {
+                for (int64_t k = begin; k < end; ++k) {
+                  const ReadRange& range = ranges[k];
+                  const TensorRead& r = reads[range.read];
+                  if (r.info.dtype == tensorflow::DT_STRING) {
+                    status[k] = ReadIntoTensor(reader, r.info, r.out);
+                    continue;
+                  }
+                  StatusOr<uint32_t> crc = reader.ReadRangeInto(
+                      r.info.key, r.out->data(), r.out->TotalBytes(),
+                      range.begin, range.end);
+                  if (crc.ok()) {
+                    crcs[k] = *crc;
+                  } else {
+                    status[k] = crc.status();
+                  }
+                }
+              });
+  // Ranges of one tensor are consecutive: join their checksums in order.
+  for (size_t k = 0; k < ranges.size();) {
+    const TensorRead& r = reads[ranges[k].read];
+    uint32_t crc = 0;
+    size_t next = k;
+    for (; next < ranges.size() && ranges[next].read == ranges[k].read;
+         ++next) {
+      DFG_RETURN_IF_ERROR(status[next]);
+      crc = crc32c::Combine(crc, crcs[next],
+                            ranges[next].end - ranges[next].begin);
+    }
+    if (r.info.dtype != tensorflow::DT_STRING) {
+      DFG_RETURN_IF_ERROR(reader.VerifyChecksum(r.info.key, crc));
+    }
+    k = next;
+  }
+  return Status::Ok();
 }
 
 }  // namespace dfg

@@ -1,5 +1,5 @@
 // Helpers of the checkpoint kernels: shape_and_slice specs ("4 6 0,2:-"),
-// slice copies, reading a bundle entry into a Tensor.
+// slice copies, reading bundle entries into Tensors.
 #ifndef DFG_LIB_KERNELS_SAVE_RESTORE_UTIL_H_
 #define DFG_LIB_KERNELS_SAVE_RESTORE_UTIL_H_
 
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/checkpoint/tensor_bundle.h"
+#include "lib/kernels/intra_op_pool.h"
 #include "lib/kernels/tensor.h"
 
 namespace dfg {
@@ -40,6 +41,23 @@ StatusOr<TensorShape> ShapeFromDims(const std::vector<int64_t>& dims,
 // shape): numeric types straight into the buffer, strings element-wise.
 Status ReadIntoTensor(BundleReader& reader, const BundleEntryInfo& info,
                       Tensor* out);
+
+// One whole tensor to restore: `out` is allocated with the entry's dtype
+// and shape.
+struct TensorRead {
+  BundleEntryInfo info;
+  Tensor* out;  // Not owned.
+};
+
+// Reads every tensor of `reads` as ReadIntoTensor on the intra-op pool
+// (null: on the caller): numeric tensors in ranges of at most
+// kRestoreRangeBytes, so one big tensor is read by every thread, each
+// range checksummed as it arrives and the ranges' checksums joined and
+// checked per tensor; string tensors one task each. Returns the error of
+// the first failing tensor in `reads` order.
+inline constexpr size_t kRestoreRangeBytes = size_t{8} << 20;
+Status ReadTensors(BundleReader& reader, const std::vector<TensorRead>& reads,
+                   ThreadPoolInterface* pool);
 
 }  // namespace dfg
 

@@ -5,12 +5,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "lib/graph/tensor_id.h"
+#include "lib/savedmodel/freeze_tables.h"
 #include "lib/savedmodel/inline_functions.h"
 
 namespace dfg {
@@ -35,39 +37,10 @@ const std::set<std::string>& ForbiddenOps() {
   return *ops;
 }
 
-bool IsLookupTable(const std::string& op) {
-  return op == "HashTable" || op == "HashTableV2" ||
-         op.rfind("MutableHashTable", 0) == 0 ||
-         op == "MutableDenseHashTableV2";
-}
-
 bool IsStateChanging(const std::string& op) {
   return op.rfind("Assign", 0) == 0 || op.rfind("Scatter", 0) == 0 ||
          op.rfind("ResourceScatter", 0) == 0 ||
          op.rfind("ResourceApply", 0) == 0 || op.rfind("Apply", 0) == 0;
-}
-
-// Renames node `from` to `to` everywhere it is named (inputs, colocation).
-void RenameNode(GraphDef* graph, const std::string& from,
-                const std::string& to) {
-  for (NodeDef& n : *graph->mutable_node()) {
-    if (n.name() == from) n.set_name(to);
-    for (std::string& in : *n.mutable_input()) {
-      bool control = in[0] == '^';
-      TensorIdView id = ParseTensorNameView(
-          control ? std::string_view(in).substr(1) : std::string_view(in));
-      if (id.node != from) continue;
-      in = control ? "^" + to
-                   : (id.index == 0 && in.find(':') == std::string::npos
-                          ? to
-                          : to + ":" + std::to_string(id.index));
-    }
-    auto cls = n.mutable_attr()->find("_class");
-    if (cls == n.mutable_attr()->end()) continue;
-    for (std::string& s : *cls->second.mutable_list()->mutable_s()) {
-      if (s == "loc:@" + from) s = "loc:@" + to;
-    }
-  }
 }
 
 class Freezer {
@@ -83,8 +56,14 @@ class Freezer {
     FunctionInliner inliner(&graph_);
     DFG_RETURN_IF_ERROR(inliner.InlineCallsNeededBy(roots_));
     DFG_RETURN_IF_ERROR(FindVariables());
+    DFG_RETURN_IF_ERROR(PrepareLoad());
+    DFG_RETURN_IF_ERROR(FindTableInitializers(&inliner));
     DFG_RETURN_IF_ERROR(ReadValues());
     ReplaceReads();
+    if (!table_inits_.empty()) {
+      roots_.push_back(
+          "^" + AddTableInitializers(&graph_, table_inits_, table_values_));
+    }
     Prune();
     return Check();
   }
@@ -269,10 +248,103 @@ class Freezer {
     return Status::Ok();
   }
 
+  // How the model is loaded to read its values: export_dir absolute (asset
+  // paths end up in a frozen graph's table initializers, which must work
+  // from any directory); the asset tensors and their paths.
+  Status PrepareLoad() {
+    load_ = options_.load;
+    if (load_.export_dir.empty()) load_.export_dir = model_.export_dir;
+    if (!load_.export_dir.empty()) {
+      std::error_code ec;
+      auto absolute = std::filesystem::absolute(load_.export_dir, ec);
+      if (!ec) load_.export_dir = absolute.lexically_normal().string();
+    }
+    DFG_ASSIGN_OR_RETURN(assets_,
+                         AssetFeeds(model_.meta_graph, load_.export_dir));
+    return Status::Ok();
+  }
+
+  // The path an asset tensor is fed at load time, or nullptr.
+  const std::string* AssetPath(const std::string& tensor) const {
+    for (const auto& [name, path] : assets_) {
+      if (ParseTensorName(name) == ParseTensorName(tensor)) return &path;
+    }
+    return nullptr;
+  }
+
+  // The name a node of the model has in graph_ (RenameClashes).
+  std::string CurrentName(const std::string& model_name) const {
+    for (const auto& [to, from] : original_name_) {
+      if (from == model_name) return to;
+    }
+    return model_name;
+  }
+
+  // The tables the outputs need and the initializers the init op runs on
+  // them; each initializer input is a Const of graph_ (its value copied) or
+  // a tensor of the model to fetch after loading (table_fetches_).
+  Status FindTableInitializers(FunctionInliner* inliner) {
+    DFG_ASSIGN_OR_RETURN(
+        std::vector<std::string> tables,
+        FindTables(graph_, AncestorNodes(graph_, roots_), Where()));
+    if (tables.empty()) return Status::Ok();
+    DFG_ASSIGN_OR_RETURN(std::string init_op,
+                         InitOpName(model_.meta_graph, model_.export_dir));
+    if (!init_op.empty()) init_op = CurrentName(init_op);
+    DFG_ASSIGN_OR_RETURN(
+        table_inits_,
+        dfg::FindTableInitializers(&graph_, inliner, tables, init_op, Where()));
+    Reindex();
+    table_values_.resize(table_inits_.size());
+    for (size_t k = 0; k < table_inits_.size(); ++k) {
+      const TableInitializer& init = table_inits_[k];
+      table_values_[k].resize(init.sources.size());
+      for (size_t i = 0; i < init.sources.size(); ++i) {
+        TensorId source = ParseTensorName(init.sources[i]);
+        auto it = original_name_.find(std::string(source.node));
+        const std::string model_node =
+            it == original_name_.end() ? std::string(source.node) : it->second;
+        const std::string tensor = InputString(model_node, source.index);
+        // An asset tensor (a Const in TF1 graphs) holds the path at export
+        // time; the loader feeds it the asset's path under DIR/assets.
+        if (const std::string* path = AssetPath(tensor)) {
+          table_values_[k][i] = Tensor::Scalar<std::string>(*path);
+          continue;
+        }
+        const NodeDef* n = Find(source.node);
+        if (n != nullptr && n->op() == "Const" && source.index == 0) {
+          auto value = Tensor::FromProto(n->attr().at("value").tensor());
+          DFG_RETURN_IF_ERROR(value.status());
+          table_values_[k][i] = *std::move(value);
+          continue;
+        }
+        if (!HasModelNode(model_node)) {
+          return InvalidArgument(
+              "{}: the initializer '{}' of lookup table '{}' reads '{}', "
+              "which is computed inside a function; dfg freeze cannot tell "
+              "its value",
+              Where(), init.node, init.table, init.sources[i]);
+        }
+        table_fetches_.push_back(tensor);
+        table_targets_.push_back(&table_values_[k][i]);
+      }
+    }
+    return Status::Ok();
+  }
+
+  bool HasModelNode(const std::string& name) const {
+    for (const NodeDef& n : model_.graph.node()) {
+      if (n.name() == name) return true;
+    }
+    return false;
+  }
+
   // Loads the model (restore, init op) with a read of every variable added,
   // and fetches them.
   Status ReadValues() {
-    if (variables_.empty() && handles_.empty()) return Status::Ok();
+    if (variables_.empty() && handles_.empty() && table_fetches_.empty()) {
+      return Status::Ok();
+    }
     GraphDef augmented = model_.graph;
     std::unordered_set<std::string> original;
     for (const NodeDef& n : augmented.node()) original.insert(n.name());
@@ -313,12 +385,23 @@ class Freezer {
       fetches.push_back(read + ":0");
       targets.push_back(&values_[handle]);
     }
-    LoadOptions load = options_.load;
-    if (load.export_dir.empty()) load.export_dir = model_.export_dir;
+    for (size_t i = 0; i < table_fetches_.size(); ++i) {
+      fetches.push_back(table_fetches_[i]);
+      targets.push_back(table_targets_[i]);
+    }
+    // The asset tensors are fed as at load time: an initializer input may
+    // be computed from one.
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    if (!table_fetches_.empty()) {
+      for (const auto& [tensor, path] : assets_) {
+        feeds.emplace_back(tensor, Tensor::Scalar<std::string>(path));
+      }
+    }
+    const LoadOptions& load = load_;
     DFG_ASSIGN_OR_RETURN(auto session, LoadSavedModel(std::move(augmented),
                                                       model_.meta_graph, load));
     std::vector<Tensor> values;
-    Status s = session->Run({}, fetches, {}, &values, load.run);
+    Status s = session->Run(feeds, fetches, {}, &values, load.run);
     if (!s.ok()) return s.WithPrefix("reading the variables: ");
     for (size_t i = 0; i < values.size(); ++i) *targets[i] = values[i];
     return Status::Ok();
@@ -405,13 +488,6 @@ class Freezer {
   StatusOr<GraphDef> Check() {
     std::unordered_set<std::string> names;
     for (const NodeDef& n : graph_.node()) {
-      if (IsLookupTable(n.op())) {
-        return InvalidArgument(
-            "{}: node '{}' ({}) is a lookup table, which the init op fills at "
-            "load time; dfg freeze cannot carry a table's contents into a "
-            "GraphDef",
-            Where(), n.name(), n.op());
-      }
       if (ForbiddenOps().count(n.op())) {
         std::string user;
         for (const NodeDef& m : graph_.node()) {
@@ -451,6 +527,12 @@ class Freezer {
   std::map<std::string, std::string> handles_;  // ReadVariableOp -> handle
   std::map<std::string, Tensor> values_;        // variable -> value
   std::map<std::string, std::string> original_name_;  // renamed -> model's
+  LoadOptions load_;                                  // PrepareLoad
+  std::vector<std::pair<std::string, std::string>> assets_;  // tensor, path
+  std::vector<TableInitializer> table_inits_;
+  std::vector<std::vector<Tensor>> table_values_;  // per initializer source
+  std::vector<std::string> table_fetches_;         // model tensors to fetch
+  std::vector<Tensor*> table_targets_;             // where each fetch goes
 };
 
 }  // namespace

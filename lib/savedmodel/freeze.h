@@ -7,8 +7,10 @@
 // named by its output keys (an Identity, unless the output already is port
 // 0 of a node of that name), every other node that would clash with a key
 // renamed ("<name>_1"), and everything the outputs do not need removed
-// (restore, save and init machinery). The result has no variable, saver or
-// call op, so every other stage works on it.
+// (restore, save and init machinery). Lookup tables the outputs need are
+// kept with the initializers the init op runs on them, on Consts, and a
+// NoOp `init_all_tables` that runs those (freeze_tables.h). The result has
+// no variable, saver or call op, so every other stage works on it.
 #ifndef DFG_LIB_SAVEDMODEL_FREEZE_H_
 #define DFG_LIB_SAVEDMODEL_FREEZE_H_
 
@@ -31,7 +33,7 @@ struct FreezeOptions {
 // output, a key that is both an input and an output, a signature output
 // that changes a variable (kInvalidArgument naming the node: a frozen graph
 // cannot), a variable the outputs read in a way freeze does not convert, a
-// lookup table (its contents come from the init op, not the checkpoint),
+// mutable lookup table or one the init op does not fill (freeze_tables.h),
 // and LoadSavedModel's errors (missing or corrupt checkpoint).
 StatusOr<tensorflow::GraphDef> FreezeSavedModel(const LoadedGraph& model,
                                                 const FreezeOptions& options);

@@ -131,5 +131,67 @@ TEST_CASE("a node named like a signature key is renamed",
   CHECK(got[0].flat<float>()[0] == 5.0f);
 }
 
+TEST_CASE("a frozen lookup table keeps its initializer and init_all_tables",
+          "[savedmodel][freeze]") {
+  LoadedGraph model =
+      ReadModel(testing::SourceDir() + "/testdata/savedmodels/vocab_table");
+  auto frozen = FreezeSavedModel(model, FreezeOptions());
+  INFO(frozen.status().ToString());
+  REQUIRE(frozen.ok());
+  CHECK(Ops(*frozen) == std::set<std::string>{"Placeholder", "HashTableV2",
+                                              "InitializeTableFromTextFileV2",
+                                              "Const", "LookupTableFindV2",
+                                              "Identity", "NoOp"});
+  std::string path;
+  for (const auto& n : frozen->node()) {
+    if (n.name() == "init_all_tables") {
+      REQUIRE(n.input_size() == 1);
+      CHECK(n.input(0) == "^table/init");
+    }
+    if (n.name() == "table/init") {
+      REQUIRE(n.input_size() == 2);
+      CHECK(n.input(0) == "table");
+      CHECK(n.input(1) == "table/init/filename");
+    }
+    if (n.name() == "table/init/filename") {
+      path = n.attr().at("value").tensor().string_val(0);
+    }
+    if (n.op() == "Placeholder") CHECK(n.name() == "words");
+  }
+  // The asset's absolute path, so that the frozen graph runs anywhere.
+  CHECK(path.front() == '/');
+  CHECK(path.ends_with("/testdata/savedmodels/vocab_table/assets/vocab.txt"));
+  const std::vector<std::string> feed = {
+      "words=[\"palmer\", \"x\", \"emerson\"]"};
+  auto want = RunGraph(model.graph, &model, feed, {}, "serving_default");
+  // A plain graph runs its init_all_tables at load (loader.h).
+  auto got = RunGraph(*frozen, nullptr, feed, {"ids"}, "");
+  REQUIRE(want.size() == 1);
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].SummarizeValue() == "[ 2 -1  0]");
+  CHECK(got[0].SummarizeValue() == want[0].SummarizeValue());
+
+  // Without the init op nothing says what the table holds.
+  model.meta_graph.mutable_signature_def()->erase("__saved_model_init_op");
+  auto no_init = FreezeSavedModel(model, FreezeOptions());
+  REQUIRE_FALSE(no_init.ok());
+  CHECK_THAT(no_init.status().message(),
+             Catch::Matchers::Contains("node 'table' is a lookup table and the "
+                                       "SavedModel has no init op to fill it"));
+}
+
+TEST_CASE("freezing a mutable lookup table is an error",
+          "[savedmodel][freeze]") {
+  LoadedGraph model =
+      ReadModel(testing::SourceDir() + "/testdata/savedmodels/mutable_table");
+  auto frozen = FreezeSavedModel(model, FreezeOptions());
+  REQUIRE_FALSE(frozen.ok());
+  CHECK(frozen.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(
+      frozen.status().message(),
+      Catch::Matchers::Contains(
+          "node 'table' (MutableHashTableV2) is a mutable lookup table"));
+}
+
 }  // namespace
 }  // namespace dfg

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+
 namespace dfg {
 namespace {
 
@@ -150,9 +152,15 @@ StatusOr<std::vector<std::pair<std::string, std::string>>> AssetFeeds(
   }
   std::vector<std::pair<std::string, std::string>> feeds;
   for (const auto& asset : assets) {
-    feeds.emplace_back(
+    std::pair<std::string, std::string> feed(
         asset.tensor_info().name(),
         JoinPath(JoinPath(export_dir, "assets"), asset.filename()));
+    // A tensor listed twice (a TF1 graph that added its asset to
+    // ASSET_FILEPATHS once more) is fed once, as TensorFlow's Python loader
+    // keeps them in a dict.
+    if (std::find(feeds.begin(), feeds.end(), feed) == feeds.end()) {
+      feeds.push_back(std::move(feed));
+    }
   }
   return feeds;
 }
@@ -197,6 +205,10 @@ StatusOr<std::unique_ptr<Session>> LoadSavedModel(GraphDef graph,
   }
   DFG_ASSIGN_OR_RETURN(std::string init_op,
                        InitOpName(meta, options.export_dir));
+  if (init_op.empty() && options.export_dir.empty() &&
+      HasNode(graph, kTablesInitializerName)) {
+    init_op = kTablesInitializerName;
+  }
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                        Session::Create(std::move(graph), options.session));
   std::vector<Tensor> unused;

@@ -25,6 +25,9 @@ inline constexpr char kSavedModelInitOpSignatureKey[] = "__saved_model_init_op";
 inline constexpr char kSavedModelMainOpKey[] = "saved_model_main_op";
 inline constexpr char kSavedModelLegacyInitOpKey[] = "legacy_init_op";
 inline constexpr char kSavedModelAssetsKey[] = "saved_model_assets";
+// tf.compat.v1.tables_initializer()'s op, and what dfg freeze names the op
+// that fills a frozen graph's lookup tables.
+inline constexpr char kTablesInitializerName[] = "init_all_tables";
 
 struct LoadOptions {
   SessionOptions session;
@@ -51,7 +54,11 @@ StatusOr<std::string> InitOpName(const tensorflow::MetaGraphDef& meta,
                                  const std::string& export_dir);
 
 // Creates the session and runs the restore and the init op. `meta` is the
-// meta graph without its graph_def (LoadedGraph::meta_graph). Without a
+// meta graph without its graph_def (LoadedGraph::meta_graph). A graph that
+// is no SavedModel (no export_dir) and whose meta graph names no init op
+// runs its node `init_all_tables`, when it has one, as the init op: the
+// step a TensorFlow user takes (session.run("init_all_tables")) before using
+// the lookup tables of a frozen graph. Without a
 // variables index the restore is skipped, as TensorFlow does, unless the
 // graph has variables and a saver: then the error (kNotFound) names the
 // missing file. Errors: TensorFlow's checks of saved Const values

@@ -98,6 +98,14 @@ TEST_CASE("TF1 assets come from the saved_model_assets collection",
   REQUIRE(feeds->size() == 1);
   CHECK((*feeds)[0].first == "Const:0");
   CHECK((*feeds)[0].second == "/m/assets/foo.txt");
+  // The same asset listed twice is fed once (TensorFlow's loader: a dict).
+  (*meta.mutable_collection_def())[kSavedModelAssetsKey]
+      .mutable_any_list()
+      ->add_value()
+      ->PackFrom(asset);
+  feeds = AssetFeeds(meta, "/m");
+  REQUIRE(feeds.ok());
+  CHECK(feeds->size() == 1);
   (*meta.mutable_collection_def())[kSavedModelAssetsKey]
       .mutable_any_list()
       ->add_value()

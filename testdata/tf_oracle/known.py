@@ -85,11 +85,3 @@ KNOWN.update({
                                    "'init', which produces no output'",
 })
 
-# SavedModel checks: the frozen graph of a lookup-table model does not run in
-# TensorFlow (its table is never initialized: the frozen graph has no
-# initializer to run before the lookup).
-KNOWN.update({
-    "savedmodel/freeze/vocab_table/serving_default": "TensorFlow cannot run dfg "
-                                                     "freeze's graph of a lookup "
-                                                     "table: 'Table not initialized'",
-})

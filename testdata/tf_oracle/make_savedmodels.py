@@ -13,6 +13,11 @@ models into TensorFlow again. Models:
   keras_cnn      Keras 3 Conv2D/pool/dense CNN (model.export)
   tf1_variablev2 a TF1 graph with VariableV2 (ref) variables, SavedModelBuilder
   vocab_table    a StaticHashTable from a vocabulary asset file (assets/)
+  keys_table     a StaticHashTable from constant keys and values
+                 (KeyValueTensorInitializer)
+  tf1_table      a TF1 graph: a table from an asset file (ASSET_FILEPATHS),
+                 filled by legacy_init_op (tables_initializer); the original
+                 vocabulary file is deleted after saving
   tf_example     serialized tf.Example input parsed by ParseExampleV2
   multi_sig      several signatures: serving_default, double, concat_strings
   str_int64_vars string and int64 variables, read back by the signature
@@ -99,6 +104,53 @@ def vocab_table(path):
     module = VocabTable(vocab)
     tf.saved_model.save(module, path, signatures={"serving_default": module.lookup})
     return {"serving_default": {"words": np.array([b"cat", b"dog", b"mat", b"the"])}}
+
+
+class KeysTable(tf.Module):
+    def __init__(self):
+        super().__init__()
+        init = tf.lookup.KeyValueTensorInitializer(
+            tf.constant(["red", "green", "blue"]),
+            tf.constant([7, 8, 9], tf.int64))
+        self.table = tf.lookup.StaticHashTable(init, default_value=-1)
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="colors")])
+    def lookup(self, colors):
+        return {"codes": self.table.lookup(colors)}
+
+
+def keys_table(path):
+    module = KeysTable()
+    tf.saved_model.save(module, path, signatures={"serving_default": module.lookup})
+    return {"serving_default": {"colors": np.array([b"blue", b"pink", b"red"])}}
+
+
+def tf1_table(path):
+    vocab = os.path.join(os.path.dirname(path), "tf1_vocab.txt")
+    with open(vocab, "w") as f:
+        f.write("\n".join(["alpha", "beta", "gamma"]) + "\n")
+    graph = tf.Graph()
+    with graph.as_default():
+        filename = tf.constant(vocab, name="vocab_filename")
+        tf1.add_to_collection(tf1.GraphKeys.ASSET_FILEPATHS, filename)
+        table = tf1.lookup.StaticHashTable(
+            tf1.lookup.TextFileInitializer(
+                filename, tf.string, tf1.lookup.TextFileIndex.WHOLE_LINE,
+                tf.int64, tf1.lookup.TextFileIndex.LINE_NUMBER), -1)
+        words = tf1.placeholder(tf.string, [None], name="words")
+        ids = tf.identity(table.lookup(words), name="ids")
+        with tf1.Session(graph=graph) as sess:
+            builder = tf1.saved_model.Builder(path)
+            sig = tf1.saved_model.predict_signature_def({"words": words},
+                                                        {"ids": ids})
+            builder.add_meta_graph_and_variables(
+                sess, [tf1.saved_model.tag_constants.SERVING],
+                signature_def_map={"serving_default": sig},
+                assets_collection=tf1.get_collection(tf1.GraphKeys.ASSET_FILEPATHS),
+                legacy_init_op=tf1.tables_initializer())
+            builder.save()
+    os.remove(vocab)  # the frozen graph must read the copy under assets/
+    return {"serving_default": {"words": np.array([b"gamma", b"delta", b"alpha"])}}
 
 
 class ExampleParser(tf.Module):
@@ -228,11 +280,13 @@ SIGNATURES = {"keras_mlp": ["serving_default"], "keras_cnn": ["serving_default"]
               "tf_example": ["serving_default"],
               "multi_sig": ["serving_default", "double", "concat_strings"],
               "str_int64_vars": ["serving_default"], "sharded": ["serving_default"],
-              "sliced": ["serving_default"]}
+              "sliced": ["serving_default"], "keys_table": ["serving_default"],
+              "tf1_table": ["serving_default"]}
 MODELS = {"keras_mlp": keras_mlp, "keras_cnn": keras_cnn,
           "tf1_variablev2": tf1_variablev2, "vocab_table": vocab_table,
           "tf_example": tf_example, "multi_sig": multi_sig,
-          "str_int64_vars": str_int64_vars, "sharded": sharded, "sliced": sliced}
+          "str_int64_vars": str_int64_vars, "sharded": sharded, "sliced": sliced,
+          "keys_table": keys_table, "tf1_table": tf1_table}
 
 
 def run_signature(path, key, inputs):

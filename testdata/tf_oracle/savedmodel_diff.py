@@ -6,7 +6,8 @@ signature run by TensorFlow and
               (outputs named by the signature's output keys);
   freeze/...: `dfg freeze DIR --signature KEY -o frozen.pb`, then TensorFlow
               runs frozen.pb (inputs are Placeholders named by the input keys,
-              outputs nodes named by the output keys) and so does `dfg run`.
+              outputs nodes named by the output keys; its init_all_tables
+              first, when it has lookup tables) and so does `dfg run`.
 Each kind is checked only when the dfg binary has the feature (`dfg run
 --help` lists --signature; `dfg --help` lists freeze); until then every
 case is reported as skipped with that reason.
@@ -103,8 +104,12 @@ def check_freeze(ctx, case, d):
     if r.returncode != 0:
         return Result("fail", f"dfg freeze failed: {r.stderr.strip()[:400]}")
     feeds = {k: np.load(p) for k, p in case["inputs"].items()}
-    tf_run = tf_session.run_graph(tf_session.load_graph_def(path=frozen), feeds,
-                                  list(case["outputs"]))
+    graph_def = tf_session.load_graph_def(path=frozen)
+    # A frozen graph with lookup tables fills them in init_all_tables: a
+    # TensorFlow user runs it once before the lookups (dfg run does by itself).
+    init = [n.name for n in graph_def.node if n.name == "init_all_tables"]
+    tf_run = tf_session.run_graph(graph_def, feeds, list(case["outputs"]),
+                                  init_targets=init)
     if tf_run.error:
         return Result("fail", f"TensorFlow cannot run the frozen graph: {tf_run.message[:400]}")
     problems = []

@@ -93,12 +93,14 @@ class Run:
 
 
 def run_graph(graph_def, feeds, fetches, targets=(), cpus=1, threads=1,
-              plain=True, partitions=False, soft=True):
+              plain=True, partitions=False, soft=True, init_targets=()):
     """Imports graph_def (name scope "") into a new graph and runs one step
     through DirectSession::Run, as Session.run does but without the Python
     client's own checks and casts (a fed value's shape against the
     placeholder's, dtype conversion): feeds {tensor: ndarray}, fetches and
-    targets by name. A name Python cannot resolve (`input:1` of a one-output
+    targets by name; init_targets are run first, in their own step of the
+    same session (a frozen graph's init_all_tables, as a user runs it before
+    the lookups). A name Python cannot resolve (`input:1` of a one-output
     node) goes to run_callable, which lets TensorFlow itself say what is
     wrong. Errors come back in Run.error, never raised."""
     graph, failed = import_graph(graph_def)
@@ -120,6 +122,8 @@ def run_graph(graph_def, feeds, fetches, targets=(), cpus=1, threads=1,
     try:
         with tf1.Session(graph=graph, config=config) as sess:
             sess._extend_graph()  # pylint: disable=protected-access
+            if init_targets:
+                sess.run([graph.get_operation_by_name(t) for t in init_targets])
             out = sess._call_tf_sessionrun(  # pylint: disable=protected-access
                 options_buf, feed_list, fetch_list, target_list, metadata_buf)
         metadata = tf1.RunMetadata()
