@@ -31,6 +31,14 @@ void FinalizePlaceholderNames(Graph* graph, const std::vector<Node*>& feeds,
                               const std::vector<std::string>& fed_names,
                               const std::vector<int>& ports);
 
+// By node id: whether the node has an out edge to an op node (a consumer).
+std::vector<bool> HasConsumers(const Graph& graph);
+
+// Sets kConsumersPrunedAttr on each node with id < `original_ids` that had a
+// consumer (`had_consumers`) but has none among those nodes any more.
+void MarkPrunedConsumers(Graph* graph, int original_ids,
+                         const std::vector<bool>& had_consumers);
+
 // Drops `_class` entries `loc:@x` of live nodes whose x is no live node.
 void DropDanglingColocations(Graph* graph, PruneReport* report);
 
