@@ -55,7 +55,8 @@ Node* AddFeedPlaceholder(Graph* graph, const Node& fed, int port,
   NodeDef def;
   def.set_name(port == 0 ? fed.name() : fmt::format("{}_{}", fed.name(), port));
   def.set_op("Placeholder");
-  def.set_device(fed.requested_device());
+  // No device, as strip_unused writes it: the fed node's request is not the
+  // new input's.
   auto& attrs = *def.mutable_attr();
   attrs["dtype"].set_type(dtype);
   tensorflow::TensorShapeProto shape;

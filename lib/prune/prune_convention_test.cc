@@ -119,6 +119,18 @@ TEST_CASE("placeholder shapes come from _output_shapes and Const values",
   CHECK(ImportGraphDef(result.graph).ok());
 }
 
+TEST_CASE("placeholders get no device, as strip_unused writes them",
+          "[prune]") {
+  GraphDef graph =
+      Parse(Placeholder("p", "dim { size: 2 }", "device: '/device:GPU:0' ") +
+            Identity("i", "p"));
+  PruneOptions options = Options({"i"}, {"p"});
+  options.convention = Convention::kPlaceholder;
+  PruneResult result = PruneOk(graph, options);
+  CHECK(Render(result.graph) == "i=Identity(p)\np=Placeholder()\n");
+  CHECK(AttrOf(result.graph, "p", "shape") == "shape { dim { size: 2 } }");
+}
+
 TEST_CASE("a placeholder name taken by a kept node gets a numeric suffix",
           "[prune]") {
   GraphDef graph = Parse(

@@ -18,7 +18,7 @@ bool KnownShape(const Node& node, int port,
 
 // The Placeholder that stands for feed (`fed`, `port`) in the placeholder
 // convention: dtype, shape (unknown rank when not known), `_output_shapes`
-// when the fed node had them, the fed node's requested device. Named
+// when the fed node had them, and no device (as strip_unused_lib). Named
 // provisionally; FinalizePlaceholderNames names it.
 Node* AddFeedPlaceholder(Graph* graph, const Node& fed, int port,
                          DataType dtype);
