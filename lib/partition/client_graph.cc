@@ -4,6 +4,7 @@
 #include <functional>
 #include <queue>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -20,15 +21,22 @@ bool ClientTerminated(const NodeDef& node) {
   return it != node.attr().end() && it->second.b();
 }
 
-// The nodes RewriteGraphForExecution adds: _Arg/_Recv for a feed,
-// _Retval/_Send for a fetch.
+bool StartsWith(const std::string& s, std::string_view prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// The nodes RewriteGraphForExecution adds, by op and by TensorFlow's names
+// for them: _Arg "_arg_..." or client-terminated _Recv "_recv_..." for a
+// feed, _Retval "_retval_..." or _Send "_send_..." for a fetch.
 bool IsFeedNode(const NodeDef& node) {
-  return node.op() == "_Arg" ||
-         (node.op() == "_Recv" && ClientTerminated(node));
+  if (node.op() == "_Arg") return StartsWith(node.name(), "_arg_");
+  return node.op() == "_Recv" && StartsWith(node.name(), "_recv_") &&
+         ClientTerminated(node);
 }
 bool IsFetchNode(const NodeDef& node) {
-  return node.op() == "_Retval" ||
-         (node.op() == "_Send" && ClientTerminated(node));
+  if (node.op() == "_Retval") return StartsWith(node.name(), "_retval_");
+  return node.op() == "_Send" && StartsWith(node.name(), "_send_") &&
+         ClientTerminated(node);
 }
 
 // Removes kConsumersPrunedAttr; true if it was set.

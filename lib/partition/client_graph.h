@@ -36,14 +36,15 @@ namespace dfg {
 // it, in G1's node and edge order (the overview above).
 //
 // The feed and fetch nodes of a rewrite are the GraphDef's last nodes that
-// are _Arg, _Retval, or _Recv/_Send with client_terminated (what `dfg prune`
-// appends). Without them, the plain import is G1's order already. With them,
-// the other nodes are taken in the import's order of a graph without the feed
-// nodes (their file order, for `dfg prune`'s output), and the edges as G1 has
-// them: the import's edges between those nodes (back edges last), the
-// _SOURCE/_SINK edges of the import, then per feed node the _SOURCE edge and
-// its out edges in its consumers' order, per fetch node its in edge and the
-// _SINK edge, then the _SOURCE/_SINK edges pruning needs.
+// are _Arg "_arg_...", _Retval "_retval_...", or client-terminated _Recv
+// "_recv_..." / _Send "_send_..." (what `dfg prune` appends). Without them, the
+// plain import is G1's order already. With them, the other nodes are taken in
+// the import's order of a graph without the feed nodes (their file order, for
+// `dfg prune`'s output), and the edges as G1 has them: the import's edges
+// between those nodes (back edges last), the _SOURCE/_SINK edges of the import,
+// then per feed node the _SOURCE edge and its out edges in its consumers'
+// order, per fetch node its in edge and the _SINK edge, then the _SOURCE/_SINK
+// edges pruning needs.
 //
 // A node that reaches no other node but fetch nodes had no consumers in the
 // original graph (its _SINK edge comes before the rewrite's edges), unless
