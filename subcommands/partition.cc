@@ -10,6 +10,7 @@
 
 #include "lib/dot/dot.h"
 #include "lib/graph/graph_import.h"
+#include "lib/partition/client_graph.h"
 #include "lib/partition/replicate_constants.h"
 #include "lib/place/device_set.h"
 #include "lib/place/place.h"
@@ -82,7 +83,9 @@ int RunPartition(Context& ctx, const PartitionFlags& flags) {
   LoadedGraph loaded;
   if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
   const std::string where = InputName(flags.input);
-  auto graph = ImportGraphDef(std::move(loaded.graph));
+  // In the order and with the edge ids of TensorFlow's session (a graph
+  // from dfg prune: as TensorFlow pruned it).
+  auto graph = ImportClientGraph(std::move(loaded.graph));
   if (!graph.ok()) return ctx.Error(graph.status(), where);
   if (Status s = AssignDevices(devices, flags.soft_placement, graph->get());
       !s.ok()) {
@@ -97,6 +100,7 @@ int RunPartition(Context& ctx, const PartitionFlags& flags) {
       flags.by == "worker" ? PartitionBy::kWorker : PartitionBy::kDevice;
   options.incarnation = flags.incarnation;
   options.transfers = flags.json ? &transfers : nullptr;
+  options.graph_copies = 2;  // BuildGraph's two CopyGraph calls
   // The graph is not used afterwards: move attrs instead of copying them.
   options.can_make_destructive_changes = true;
   auto parts = Partition(graph->get(), options);

@@ -181,6 +181,9 @@ StatusOr<std::shared_ptr<MasterSession::Signature>> MasterSession::Build(
   PartitionOptions popts;
   popts.by = PartitionBy::kWorker;
   popts.name_counter = &name_counter_;
+  // MasterSession partitions the client graph of BuildGraph, copied twice
+  // since the import (lib/partition/client_graph.h).
+  popts.graph_copies = 2;
   popts.get_incarnation = [this](std::string_view device) {
     auto it = incarnations_.find(std::string(device));
     if (it != incarnations_.end()) return it->second;

@@ -239,6 +239,8 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
   PartitionOptions popts;
   popts.name_counter = &name_counter;
   popts.incarnation = 1;
+  // TensorFlow partitions a copy of a copy of this graph (client_graph.h).
+  popts.graph_copies = 2;
   DFG_ASSIGN_OR_RETURN(sig->partitions, Partition(g.get(), popts));
 
   std::vector<std::string> local_names;

@@ -66,6 +66,8 @@ StatusOr<std::map<std::string, GraphDef>> Partitioner::Run() {
     }
     has_control_flow = has_control_flow || node->IsControlFlow();
   }
+  // TensorFlow copies the graph before AddControlFlow runs on the copy.
+  NumberCopiedEdges();
   if (!options_.control_flow_added && has_control_flow) {
     std::vector<ControlFlowInfo> cf_info;
     DFG_RETURN_IF_ERROR(AddControlFlow(

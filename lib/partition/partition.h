@@ -76,6 +76,18 @@ struct PartitionOptions {
 
   // When set, receives every transfer created, in creation order.
   std::vector<Transfer>* transfers = nullptr;  // Not owned; may be null.
+
+  // How many times TensorFlow copies (Graph::Copy) the graph it partitions
+  // on the way from an import like this graph's: tensor_name's edge id is
+  // the edge's id in the last copy. A copy puts its own _SOURCE->_SINK edge
+  // first, then the live edges of its source in id order, so after k > 0
+  // copies an edge's id is k + its rank among this graph's live edges
+  // (_SOURCE->_SINK has rank 0), whether a copy came before edges were added
+  // or removed (RewriteGraphForExecution) or after; the edges the control
+  // loops add come next. DirectSession: 2 (GraphExecutionState::BuildGraph,
+  // TF-SEMANTICS §4.1; lib/partition/client_graph.h). With 0, tensor_name
+  // uses the ids of this graph (TensorFlow's Partition called directly).
+  int graph_copies = 0;
 };
 
 // Partitions a placed graph. Every op node must have an assigned device

@@ -30,6 +30,26 @@ void AddInput(NodeDef* def, const std::string& node, int slot) {
   }
 }
 
+// Graph::Copy adds its own _SOURCE->_SINK edge, then the source's live edges
+// in id order: each copy shifts every edge by one and closes the holes.
+void Partitioner::NumberCopiedEdges() {
+  const int copies = options_.graph_copies;
+  if (copies <= 0) return;
+  copied_ids_.assign(graph_->num_edge_ids(), -1);
+  int rank = 0;
+  for (int id = 0; id < graph_->num_edge_ids(); ++id) {
+    if (graph_->FindEdgeId(id) != nullptr) copied_ids_[id] = copies + rank++;
+  }
+  copied_end_ = copies + rank;
+}
+
+int Partitioner::TensorEdgeId(const Edge* edge) const {
+  if (options_.graph_copies <= 0) return edge->id;
+  const int before = static_cast<int>(copied_ids_.size());
+  return edge->id < before ? copied_ids_[edge->id]
+                           : copied_end_ + (edge->id - before);
+}
+
 uint64_t Partitioner::Incarnation(const std::string& device) const {
   return options_.get_incarnation ? options_.get_incarnation(device)
                                   : options_.incarnation;
@@ -236,7 +256,7 @@ void Partitioner::AddTransfer(const Edge* edge, int dst_partition,
     send_from = InputString(src->name(), edge->src_output);
   }
   std::string tensor_name =
-      "edge_" + std::to_string(edge->id) + "_" + src->name();
+      "edge_" + std::to_string(TensorEdgeId(edge)) + "_" + src->name();
   NodeDef* send = AddSend(edge, src_graph, send_from, tensor_name);
   *recv = AddRecv(edge, dst_graph, tensor_name, real_recv);
   if (src_graph == dst_graph) {

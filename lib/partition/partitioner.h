@@ -53,6 +53,10 @@ class Partitioner {
   std::string NewName(std::string_view prefix);
 
  private:
+  // The id tensor_name shows for an edge (PartitionOptions::graph_copies).
+  void NumberCopiedEdges();
+  int TensorEdgeId(const Edge* edge) const;
+
   // partitioner.cc
   uint64_t Incarnation(const std::string& device) const;
   Status AssignDevices();
@@ -89,6 +93,10 @@ class Partitioner {
   Graph* graph_;  // Not owned.
   const PartitionOptions& options_;
   int64_t local_counter_ = 0;
+  // With graph_copies: by edge id, the id in TensorFlow's last copy, for the
+  // edges there before the control loops; those after start at copied_end_.
+  std::vector<int> copied_ids_;
+  int copied_end_ = 0;
 
   std::vector<Node*> nodes_;  // the op nodes, in id order
   std::vector<DeviceInfo> devices_;

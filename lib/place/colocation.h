@@ -109,6 +109,8 @@ class ColocationGraph {
   int RequestedSpec(const std::string& device);  // -1 if malformed
   int Candidates(int spec, TypeMask types);
   int SoftCandidates(int root);
+  // TensorFlow's CPU build's note on a missing GPU (colocation_devices.cc).
+  std::string NoGpuNote(const ParsedDeviceName& specified) const;
   Status NoCandidatesError(const Node& node, int root);
 
   std::string DebugInfo(int root);

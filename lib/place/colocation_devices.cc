@@ -101,6 +101,21 @@ int ColocationGraph::SoftCandidates(int root) {
   return list;
 }
 
+// TensorFlow built without CUDA adds this to a request for a GPU that is not
+// there. dfg has no CUDA either, but its device list may declare GPUs (to
+// place and partition for them): it says so when the list has none, as
+// TensorFlow's CPU build always has none.
+std::string ColocationGraph::NoGpuNote(
+    const ParsedDeviceName& specified) const {
+  std::string type = specified.type;
+  for (char& c : type) c = static_cast<char>(std::tolower(c));
+  if (type != "gpu") return "";
+  for (const Device& d : devices_.devices()) {
+    if (d.type() == "GPU") return "";
+  }
+  return " The requested device appears to be a GPU, but CUDA is not enabled.";
+}
+
 Status ColocationGraph::NoCandidatesError(const Node& node, int root) {
   const Member& m = members_[root];
   std::string debug = DebugInfo(root);
@@ -115,8 +130,8 @@ Status ColocationGraph::NoCandidatesError(const Node& node, int root) {
       return InvalidArgument(
           "{{{{node {}}}}} was explicitly assigned to {} but available devices "
           "are [ {} ]. Make sure the device specification refers to a valid "
-          "device.",
-          node.name(), requested, fmt::join(names, ", "));
+          "device.{}",
+          node.name(), requested, fmt::join(names, ", "), NoGpuNote(specified));
     }
     if (specified.has_type) {
       return InvalidArgument(

@@ -52,6 +52,14 @@ TEST_CASE("a request for a device that does not exist is an error", "[place]") {
                       "sure the device specification refers to a valid "
                       "device."));
   CHECK_THAT(p.status.message(), Contains("[[{{node a}}]]"));
+  // As TensorFlow's build without CUDA says; not where GPUs are declared.
+  CHECK_THAT(p.status.message(),
+             Contains("device. The requested device appears to be a GPU, but "
+                      "CUDA is not enabled."));
+  Placed with_gpus = PlaceText(
+      Const("c") + Unary("a", "Identity", "c", "/device:GPU:11"), TenGpus());
+  REQUIRE_FALSE(with_gpus.status.ok());
+  CHECK_THAT(with_gpus.status.message(), !Contains("CUDA is not enabled"));
 }
 
 TEST_CASE("a request for an unknown job is an error", "[place]") {

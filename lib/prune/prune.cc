@@ -442,8 +442,19 @@ StatusOr<PruneResult> Prune(GraphDef graph, const PruneOptions& options) {
   import_options.warnings = &result.report.warnings;
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported,
                        ImportGraphDef(std::move(graph), import_options));
+  const int original_ids = imported->num_node_ids();
+  std::vector<bool> had_consumers;
+  if (options.convention != Convention::kPlaceholder) {
+    had_consumers = prune_internal::HasConsumers(*imported);
+  }
   DFG_RETURN_IF_ERROR(
       RewriteGraphForExecution(imported.get(), options, &result.report));
+  bool created = false;
+  for (const CreatedNode& c : result.report.created) created |= c.kept;
+  if (created && options.convention != Convention::kPlaceholder) {
+    prune_internal::MarkPrunedConsumers(imported.get(), original_ids,
+                                        had_consumers);
+  }
   result.graph = imported->ToGraphDef();
   return result;
 }

@@ -120,9 +120,12 @@ struct PruneResult {
 };
 
 // Imports `graph` (lib/graph's ImportGraphDef, unknown ops allowed), rewrites
-// it and converts it back. Import errors are returned as they are. Pass the
-// graph with std::move when it is not needed afterwards: its nodes move into
-// the imported graph instead of being copied.
+// it and converts it back. With feed or fetch nodes (function and rendezvous
+// conventions), kept nodes whose consumers were all pruned get
+// kConsumersPrunedAttr (lib/graph/pipeline_attrs.h), for `dfg partition`.
+// Import errors are returned as they are. Pass the graph with std::move when it
+// is not needed afterwards: its nodes move into the imported graph instead of
+// being copied.
 StatusOr<PruneResult> Prune(GraphDef graph, const PruneOptions& options);
 
 // The report as a JSON object (kept, removed, created, dropped_colocations,

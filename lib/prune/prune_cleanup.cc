@@ -1,12 +1,14 @@
 // What dfg's prune does beyond TensorFlow's: the placeholder convention's
 // feed nodes, dropping colocation entries that name removed nodes (the placer
-// would fail on them), and dropping library functions nothing uses.
+// would fail on them), dropping library functions nothing uses, and marking
+// nodes whose consumers were pruned (for `dfg partition`'s edge ids).
 #include <fmt/format.h>
 
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "lib/graph/pipeline_attrs.h"
 #include "lib/prune/prune_internal.h"
 
 namespace dfg::prune_internal {
@@ -53,7 +55,8 @@ Node* AddFeedPlaceholder(Graph* graph, const Node& fed, int port,
   NodeDef def;
   def.set_name(port == 0 ? fed.name() : fmt::format("{}_{}", fed.name(), port));
   def.set_op("Placeholder");
-  def.set_device(fed.requested_device());
+  // No device, as strip_unused writes it: the fed node's request is not the
+  // new input's.
   auto& attrs = *def.mutable_attr();
   attrs["dtype"].set_type(dtype);
   tensorflow::TensorShapeProto shape;
@@ -223,6 +226,36 @@ void PruneLibrary(Graph* graph, PruneReport* report) {
   }
   *kept.mutable_registered_gradients() = library.registered_gradients();
   *graph->mutable_library() = std::move(kept);
+}
+
+std::vector<bool> HasConsumers(const Graph& graph) {
+  std::vector<bool> has(graph.num_node_ids(), false);
+  for (const Node* node : graph.op_nodes()) {
+    for (const Edge* e : node->out_edges()) {
+      if (e->dst->IsOp()) {
+        has[node->id()] = true;
+        break;
+      }
+    }
+  }
+  return has;
+}
+
+void MarkPrunedConsumers(Graph* graph, int original_ids,
+                         const std::vector<bool>& had_consumers) {
+  for (Node* node : graph->op_nodes()) {
+    if (node->id() >= original_ids || !had_consumers[node->id()]) continue;
+    bool has_consumer = false;
+    for (const Edge* e : node->out_edges()) {
+      if (e->dst->IsOp() && e->dst->id() < original_ids) {
+        has_consumer = true;
+        break;
+      }
+    }
+    if (!has_consumer) {
+      (*node->mutable_def()->mutable_attr())[kConsumersPrunedAttr].set_b(true);
+    }
+  }
 }
 
 }  // namespace dfg::prune_internal

@@ -1,6 +1,7 @@
 // The rendezvous and placeholder conventions, colocation and library
 // clean-up, and the Graph-level entry point the session uses.
 #include "lib/graph/graph_import.h"
+#include "lib/graph/pipeline_attrs.h"
 #include "lib/prune/prune.h"
 #include "lib/prune/prune_test_util.h"
 #include "lib/testing/catch.h"
@@ -39,6 +40,26 @@ TEST_CASE("the rendezvous convention adds client-terminated _Recv and _Send",
     CHECK(AttrOf(result.graph, node, "send_device_incarnation") == "i: 77");
     CHECK(AttrOf(result.graph, node, "client_terminated") == "b: true");
   }
+}
+
+TEST_CASE("nodes whose consumers were pruned are marked for dfg partition",
+          "[prune]") {
+  // d's consumer e is pruned; c keeps its consumer d; a lost u.
+  PruneResult result = PruneOk(BaseGraph(), Options({"d:0"}, {"p"}, {"a"}));
+  CHECK(AttrOf(result.graph, "d", kConsumersPrunedAttr) == "b: true");
+  CHECK(AttrOf(result.graph, "a", kConsumersPrunedAttr) == "<none>");
+  CHECK(AttrOf(result.graph, "c", kConsumersPrunedAttr) == "<none>");
+  // e had no consumers: nothing to say.
+  result = PruneOk(BaseGraph(), Options({"e"}, {"p"}));
+  CHECK(AttrOf(result.graph, "e", kConsumersPrunedAttr) == "<none>");
+  // Without feed or fetch nodes, and in the placeholder convention, nothing
+  // is marked.
+  result = PruneOk(BaseGraph(), Options({}, {}, {"d"}));
+  CHECK(AttrOf(result.graph, "d", kConsumersPrunedAttr) == "<none>");
+  PruneOptions options = Options({"d:0"}, {"p"});
+  options.convention = Convention::kPlaceholder;
+  result = PruneOk(BaseGraph(), options);
+  CHECK(AttrOf(result.graph, "d", kConsumersPrunedAttr) == "<none>");
 }
 
 TEST_CASE("two rendezvous fetches of one tensor share a name; the later wins",
@@ -96,6 +117,18 @@ TEST_CASE("placeholder shapes come from _output_shapes and Const values",
   CHECK(AttrOf(result.graph, "v", "shape") == "shape { dim { size: 4 } }");
   CHECK(AttrOf(result.graph, "v", "_output_shapes") == "<none>");
   CHECK(ImportGraphDef(result.graph).ok());
+}
+
+TEST_CASE("placeholders get no device, as strip_unused writes them",
+          "[prune]") {
+  GraphDef graph =
+      Parse(Placeholder("p", "dim { size: 2 }", "device: '/device:GPU:0' ") +
+            Identity("i", "p"));
+  PruneOptions options = Options({"i"}, {"p"});
+  options.convention = Convention::kPlaceholder;
+  PruneResult result = PruneOk(graph, options);
+  CHECK(Render(result.graph) == "i=Identity(p)\np=Placeholder()\n");
+  CHECK(AttrOf(result.graph, "p", "shape") == "shape { dim { size: 2 } }");
 }
 
 TEST_CASE("a placeholder name taken by a kept node gets a numeric suffix",

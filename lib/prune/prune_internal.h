@@ -18,7 +18,7 @@ bool KnownShape(const Node& node, int port,
 
 // The Placeholder that stands for feed (`fed`, `port`) in the placeholder
 // convention: dtype, shape (unknown rank when not known), `_output_shapes`
-// when the fed node had them, the fed node's requested device. Named
+// when the fed node had them, and no device (as strip_unused_lib). Named
 // provisionally; FinalizePlaceholderNames names it.
 Node* AddFeedPlaceholder(Graph* graph, const Node& fed, int port,
                          DataType dtype);
@@ -30,6 +30,14 @@ Node* AddFeedPlaceholder(Graph* graph, const Node& fed, int port,
 void FinalizePlaceholderNames(Graph* graph, const std::vector<Node*>& feeds,
                               const std::vector<std::string>& fed_names,
                               const std::vector<int>& ports);
+
+// By node id: whether the node has an out edge to an op node (a consumer).
+std::vector<bool> HasConsumers(const Graph& graph);
+
+// Sets kConsumersPrunedAttr on each node with id < `original_ids` that had a
+// consumer (`had_consumers`) but has none among those nodes any more.
+void MarkPrunedConsumers(Graph* graph, int original_ids,
+                         const std::vector<bool>& had_consumers);
 
 // Drops `_class` entries `loc:@x` of live nodes whose x is no live node.
 void DropDanglingColocations(Graph* graph, PruneReport* report);

@@ -56,14 +56,19 @@ CASES = {
     "run/no_gpu_without_soft": (
         "golden", lambda ts, s: ts.run_callable(_mlp(ts, s), {"x:0": _x(s)}, ["probs:0"],
                                                 soft=False)),
-    "prune/err_not_found": (
+    # A Session checks feeds and fetches (GraphExecutionState) before it
+    # prunes: its texts are dfg run's. dfg prune's own golden cases
+    # (prune/err_not_found, prune/err_fetch_noop) keep the texts of
+    # RewriteGraphForExecution, which dfg prune is, and a Session no longer
+    # reaches.
+    "run/fetch_not_found": (
         "golden", lambda ts, s: ts.run_callable(
             ts.load_graph_def(os.path.join(s, PRUNE_MODEL)), {}, ["prob:0"])),
     "prune/err_fed_and_fetched": (
         "golden", lambda ts, s: ts.run_callable(
             ts.load_graph_def(os.path.join(s, PRUNE_MODEL)),
             {"probs:0": np.zeros((1, 3), np.float32)}, ["probs:0"])),
-    "prune/err_fetch_noop": (
+    "run/fetch_noop": (
         "golden", lambda ts, s: ts.run_callable(
             ts.load_graph_def(os.path.join(s, PRUNE_MODEL)), {}, ["init"])),
     "prune/err_no_fetch": (

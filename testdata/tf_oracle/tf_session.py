@@ -153,13 +153,23 @@ def run_session(graph_def, feeds, fetches):
 
 
 def import_graph(graph_def):
-    """(tf.Graph, None) or (None, Run with the import error)."""
+    """(tf.Graph, None) or (None, Run with the import error).
+
+    The nodes keep the devices the GraphDef gives them, as a C++ client's
+    Session::Create sees them: Python's import_graph_def
+    (importer._ProcessNewOps) gives a node with a `_class` colocation the
+    device of the first op of its group that has one (and clears it when none
+    has), a Python-client rewrite the runtime's placer never sees."""
     graph = tf.Graph()
     try:
         with graph.as_default():
             tf.graph_util.import_graph_def(graph_def, name="")
     except (ValueError, tf.errors.OpError, TypeError, KeyError) as e:
         return None, Run(error=("import", _text(e)))
+    for node in graph_def.node:
+        op = graph.get_operation_by_name(node.name)
+        if op.device != node.device:
+            op._set_device(node.device)  # pylint: disable=protected-access
     return graph, None
 
 
