@@ -42,6 +42,7 @@ StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
                          TaskAddress(w.cluster, TaskName(w.job, w.task)));
     listen = "127.0.0.1" + address.substr(address.rfind(':'));
   }
+  PrepareGrpcRuntime();
   auto impl = std::make_unique<Impl>();
   impl->worker = std::make_unique<Worker>(w);
   impl->master = std::make_unique<Master>(

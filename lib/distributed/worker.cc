@@ -286,6 +286,7 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     return;
   }
   ThreadPool* pool = inter_op_pool_.get();
+  const GraphItem::Unit* last = &item->units.back();
   for (const GraphItem::Unit& unit : item->units) {
     Executor::Args args;
     args.step_id = request->step_id();
@@ -298,8 +299,15 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
       pool->Schedule(std::move(fn));
     };
     Executor* exec = unit.executor.get();
-    pool->Schedule(
-        [exec, args, unit_done] { exec->RunAsync(args, unit_done); });
+    if (&unit == last) {
+      // The last unit starts on this thread (its root nodes run here; the
+      // executor hands expensive successors to the pool): one thread
+      // hand-off less per step.
+      exec->RunAsync(args, unit_done);
+    } else {
+      pool->Schedule(
+          [exec, args, unit_done] { exec->RunAsync(args, unit_done); });
+    }
   }
 }
 
