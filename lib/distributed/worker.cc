@@ -145,7 +145,10 @@ StatusOr<std::shared_ptr<Worker::GraphItem>> Worker::BuildGraphItem(
   }
   PartitionOptions popts;
   popts.by = PartitionBy::kDevice;
-  popts.name_counter = &name_counter_;
+  // TensorFlow's GraphMgr names the nodes it adds "<prefix>_G<k>".
+  popts.new_name = [this](std::string_view prefix) {
+    return fmt::format("{}_G{}", prefix, name_counter_.fetch_add(1));
+  };
   popts.get_incarnation = [this](std::string_view device) {
     auto it = incarnations_.find(std::string(device));
     return it == incarnations_.end() ? uint64_t{0} : it->second;
