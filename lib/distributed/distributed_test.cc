@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -133,6 +134,39 @@ TEST_CASE("a step that crosses two tasks computes through the master",
   REQUIRE(client->Close().ok());
   CHECK(c.servers[0]->worker()->num_registered_graphs() == 0);
   CHECK(c.servers[1]->worker()->num_registered_graphs() == 0);
+}
+
+TEST_CASE("the master names the nodes it adds as TensorFlow's does",
+          "[distributed]") {
+  TestCluster c(2);
+  // c feeds a node on each task: TensorFlow's ReplicateConstantsPass gives
+  // each task its own copy; sq crosses from task 1 to task 0 through a
+  // _Send/_Recv pair that MasterSession names "<src>_S<k>".
+  auto client = Connect(c, Parse(SquarePlusOne() + FloatConst("c", 2, 0) +
+                                 Op("a", "AddV2", {"x", "c"}, 1) +
+                                 Op("b", "Mul", {"y", "c"}, 0)));
+  std::vector<Tensor> out;
+  tensorflow::StepStats stats;
+  Status s = client->Run({{"x", Tensor::Scalar<float>(3)}}, {"a", "b"}, {},
+                         &out, 5000, nullptr, &stats);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(out[0].scalar<float>() == 5);
+  CHECK(out[1].scalar<float>() == 20);
+  std::vector<std::string> names;
+  for (const auto& dev : stats.dev_stats()) {
+    for (const auto& n : dev.node_stats()) names.push_back(n.node_name());
+  }
+  INFO(fmt::format("{}", fmt::join(names, " ")));
+  auto count = [&](const std::string& needle) {
+    return std::count_if(names.begin(), names.end(), [&](const auto& n) {
+      return n.find(needle) != std::string::npos;
+    });
+  };
+  CHECK(count("sq_S") == 2);           // the _Send on task 1, the _Recv on 0
+  CHECK(count("c/replicate/_") == 2);  // one copy per task
+  CHECK(count("c_S") == 0);            // so nothing is sent for c
+  CHECK(count("/_") == 2);             // only the replicas use Graph::NewName
 }
 
 TEST_CASE("errors of a step come back with TensorFlow's codes",

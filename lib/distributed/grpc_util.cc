@@ -1,6 +1,9 @@
 #include "lib/distributed/grpc_util.h"
 
+#include <absl/synchronization/mutex.h>
+
 #include <climits>
+#include <mutex>
 #include <sstream>
 
 #include "lib/base/strings.h"
@@ -30,8 +33,19 @@ StatusOr<std::string> ReadPem(const std::string& path) {
 
 }  // namespace
 
+void PrepareGrpcRuntime() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Debian's abseil checks every absl::Mutex acquisition against a global
+    // lock graph (deadlock detection, meant for debug builds); gRPC takes
+    // dozens of them per call.
+    absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  });
+}
+
 StatusOr<std::shared_ptr<grpc::Channel>> NewChannel(const std::string& address,
                                                     const TlsOptions& tls) {
+  PrepareGrpcRuntime();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(INT_MAX);
   args.SetMaxSendMessageSize(INT_MAX);

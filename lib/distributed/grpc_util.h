@@ -22,6 +22,10 @@ inline constexpr int kMaxFrameSize = (16 << 20) - 1;
 grpc::Status ToGrpcStatus(const Status& status);
 Status FromGrpcStatus(const grpc::Status& status);
 
+// Process-wide gRPC settings (once): turns off abseil's per-lock deadlock
+// detection. NewChannel and the server call it.
+void PrepareGrpcRuntime();
+
 // TLS material: PEM file paths. Empty: plaintext.
 struct TlsOptions {
   std::string cert_file;  // server certificate chain

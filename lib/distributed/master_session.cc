@@ -10,6 +10,7 @@
 #include "lib/graph/graph_import.h"
 #include "lib/kernels/rendezvous_interface.h"
 #include "lib/partition/partition.h"
+#include "lib/partition/replicate_constants.h"
 #include "lib/place/place.h"
 #include "lib/proto/worker.pb.h"
 #include "lib/prune/prune.h"
@@ -178,12 +179,18 @@ StatusOr<std::shared_ptr<MasterSession::Signature>> MasterSession::Build(
   prune.client_device = client_device_;
   prune.client_incarnation = static_cast<int64_t>(client_incarnation_);
   DFG_RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), prune, nullptr));
+  // TensorFlow's GraphExecutionState::BuildGraph runs the
+  // POST_REWRITE_FOR_EXEC passes for the master as for DirectSession.
+  DFG_RETURN_IF_ERROR(ReplicateSmallConstants(g.get()));
   PartitionOptions popts;
   popts.by = PartitionBy::kWorker;
-  popts.name_counter = &name_counter_;
   // MasterSession partitions the client graph of BuildGraph, copied twice
   // since the import (lib/partition/client_graph.h).
   popts.graph_copies = 2;
+  // TensorFlow's MasterSession names the nodes it adds "<prefix>_S<k>".
+  popts.new_name = [this](std::string_view prefix) {
+    return fmt::format("{}_S{}", prefix, name_counter_.fetch_add(1));
+  };
   popts.get_incarnation = [this](std::string_view device) {
     auto it = incarnations_.find(std::string(device));
     if (it != incarnations_.end()) return it->second;

@@ -18,6 +18,16 @@ using google::protobuf::io::CodedOutputStream;
 
 constexpr size_t kZeroCopyThreshold = 1024;
 
+// Types whose elements are plain bytes (TensorFlow's DataTypeCanUseMemcpy):
+// only these travel as raw tensor_content slices; strings, resources and
+// variants are encoded element by element.
+bool CanUseMemcpy(int dtype) {
+  return tensorflow::DataType_IsValid(dtype) &&
+         IsSupportedTensorType(static_cast<DataType>(dtype)) &&
+         dtype != tensorflow::DT_STRING && dtype != tensorflow::DT_RESOURCE &&
+         dtype != tensorflow::DT_VARIANT;
+}
+
 void AppendVarint(std::string* out, uint64_t v) {
   uint8_t buf[10];
   uint8_t* end = CodedOutputStream::WriteVarint64ToArray(v, buf);
@@ -69,23 +79,25 @@ bool ParseTensorFast(CodedInputStream* in, Tensor* value) {
   while (true) {
     uint32_t tag = in->ReadTag();
     if (tag == 0) break;
-    int field = WireFormatLite::GetTagFieldNumber(tag);
-    if (field == 1 && WireFormatLite::GetTagWireType(tag) ==
-                          WireFormatLite::WIRETYPE_VARINT) {
+    const int field = WireFormatLite::GetTagFieldNumber(tag);
+    const auto type = WireFormatLite::GetTagWireType(tag);
+    const bool varint = type == WireFormatLite::WIRETYPE_VARINT;
+    const bool bytes = type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+    // dtype and shape must come before the content they describe.
+    if (field == 1 && varint && !have_content) {
       uint32_t v = 0;
       if (!in->ReadVarint32(&v)) return false;
       dtype = static_cast<int>(v);
-    } else if (field == 2) {
+    } else if (field == 2 && bytes && !have_content) {
       uint32_t len = 0;
       if (!in->ReadVarint32(&len)) return false;
       auto limit = in->PushLimit(len);
       if (!shape_proto.MergeFromCodedStream(in)) return false;
       in->PopLimit(limit);
-    } else if (field == 3) {  // version_number
+    } else if (field == 3 && varint) {  // version_number
       uint32_t v = 0;
       if (!in->ReadVarint32(&v)) return false;
-    } else if (field == 4 && !have_content &&
-               tensorflow::DataType_IsValid(dtype)) {
+    } else if (field == 4 && bytes && !have_content && CanUseMemcpy(dtype)) {
       uint32_t len = 0;
       if (!in->ReadVarint32(&len)) return false;
       auto shape = TensorShape::FromProto(shape_proto);
@@ -109,7 +121,8 @@ void EncodeRecvTensorResponse(const Tensor& value, bool is_dead,
                               int64_t send_start_micros,
                               grpc::ByteBuffer* out) {
   const size_t bytes = is_dead ? 0 : value.TotalBytes();
-  if (is_dead || bytes <= kZeroCopyThreshold || value.data() == nullptr) {
+  if (is_dead || bytes <= kZeroCopyThreshold || value.data() == nullptr ||
+      !CanUseMemcpy(value.dtype())) {
     EncodeWhole(value, is_dead, send_start_micros, out);
     return;
   }
@@ -153,8 +166,10 @@ Status DecodeRecvTensorResponse(grpc::ByteBuffer* in, Tensor* value,
       uint32_t tag = coded.ReadTag();
       if (tag == 0) break;
       int field = WireFormatLite::GetTagFieldNumber(tag);
-      if (field == 1 && WireFormatLite::GetTagWireType(tag) ==
-                            WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      if (field == 1 && have_tensor) {
+        fast_ok = false;  // merged messages: the generic parser's job
+      } else if (field == 1 && WireFormatLite::GetTagWireType(tag) ==
+                                   WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
         uint32_t len = 0;
         if (!coded.ReadVarint32(&len)) {
           fast_ok = false;

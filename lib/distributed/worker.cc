@@ -145,7 +145,10 @@ StatusOr<std::shared_ptr<Worker::GraphItem>> Worker::BuildGraphItem(
   }
   PartitionOptions popts;
   popts.by = PartitionBy::kDevice;
-  popts.name_counter = &name_counter_;
+  // TensorFlow's GraphMgr names the nodes it adds "<prefix>_G<k>".
+  popts.new_name = [this](std::string_view prefix) {
+    return fmt::format("{}_G{}", prefix, name_counter_.fetch_add(1));
+  };
   popts.get_incarnation = [this](std::string_view device) {
     auto it = incarnations_.find(std::string(device));
     return it == incarnations_.end() ? uint64_t{0} : it->second;
@@ -286,6 +289,7 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     return;
   }
   ThreadPool* pool = inter_op_pool_.get();
+  const GraphItem::Unit* last = &item->units.back();
   for (const GraphItem::Unit& unit : item->units) {
     Executor::Args args;
     args.step_id = request->step_id();
@@ -298,8 +302,15 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
       pool->Schedule(std::move(fn));
     };
     Executor* exec = unit.executor.get();
-    pool->Schedule(
-        [exec, args, unit_done] { exec->RunAsync(args, unit_done); });
+    if (&unit == last) {
+      // The last unit starts on this thread (its root nodes run here; the
+      // executor hands expensive successors to the pool): one thread
+      // hand-off less per step.
+      exec->RunAsync(args, unit_done);
+    } else {
+      pool->Schedule(
+          [exec, args, unit_done] { exec->RunAsync(args, unit_done); });
+    }
   }
 }
 

@@ -3,21 +3,9 @@
 #include <algorithm>
 #include <atomic>
 
+#include "lib/base/hash.h"
+
 namespace dfg {
-namespace {
-
-// FNV-1a: a stable frame id, equal in every executor of the step for the
-// same frame instance, so that Send/Recv keys inside loops match.
-uint64_t FrameId(const std::string& name) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : name) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-}  // namespace
 
 IterationState::IterationState(const FrameTemplate& frame)
     : inputs(new Entry[frame.total_inputs]),
@@ -220,7 +208,13 @@ FrameState* Propagator::FindOrCreateChildFrame(FrameState* frame, int64_t iter,
   const FrameTemplate& tmpl = impl_.frames[enter.child_frame];
   child->tmpl = &tmpl;
   child->name = name;
-  child->frame_id = FrameId(name);
+  // TensorFlow's PropagatorState: the id of a child frame combines its
+  // parent's id, the parent iteration and the hash of the frame's name, so
+  // the rendezvous keys of a loop spanning processes (dfg or TensorFlow)
+  // agree.
+  child->frame_id = Hash64Combine(
+      frame->frame_id, Hash64Combine(static_cast<uint64_t>(iter),
+                                     Hash64(enter.child_frame_name)));
   child->parent = frame;
   child->parent_iter = iter;
   child->num_pending_inputs = tmpl.num_enters;

@@ -131,7 +131,7 @@ Status WriteLocked(ArrayState& a, int64_t index, const Tensor& value) {
   DFG_ASSIGN_OR_RETURN(Tensor sum, Tensor::TryAllocate(a.dtype, value.shape()));
   bool ok = Dispatch(NumberTypes(), a.dtype, [&](auto v) {
     using T = decltype(v);
-    auto x = e.value.flat<T>(), y = value.flat<T>();
+    std::span<const T> x = e.value.flat<T>(), y = value.flat<T>();
     auto z = sum.flat<T>();
     for (size_t i = 0; i < z.size(); ++i) {
       z[i] = Store<T>(Load(x[i]) + Load(y[i]));

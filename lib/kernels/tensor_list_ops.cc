@@ -8,7 +8,10 @@
 // so that is a copy of handles, not of data). Reserved elements that were
 // never set are uninitialized tensors; reading or stacking them gives zeros
 // of the element shape, which must then be known.
+#include <google/protobuf/io/coded_stream.h>
+
 #include <cstring>
+#include <limits>
 
 #include "lib/kernels/kernel_util.h"
 #include "lib/kernels/partial_shape.h"
@@ -51,12 +54,52 @@ class TensorList : public VariantValue {
  public:
   std::string TypeName() const override { return "tensorflow::TensorList"; }
   std::string DebugString() const override { return "TensorList"; }
+  void Encode(tensorflow::VariantTensorDataProto* out) const override;
 
   std::vector<Tensor> tensors;  // uninitialized: reserved, never set
   PartialShape element_shape;
   DataType element_dtype = tensorflow::DT_INVALID;
   int max_num_elements = -1;
 };
+
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::io::CodedOutputStream;
+
+void PutVarint64(std::string* out, uint64_t v) {
+  uint8_t buf[10];
+  uint8_t* end = CodedOutputStream::WriteVarint64ToArray(v, buf);
+  out->append(reinterpret_cast<char*>(buf), end - buf);
+}
+
+// As TensorFlow's TensorList::Encode: the set elements as tensors (typed
+// fields); metadata = varint64 count of unset elements, their indices, the
+// element dtype, max_num_elements (-1 as 2^64-1), then the element shape's
+// TensorShapeProto.
+void TensorList::Encode(tensorflow::VariantTensorDataProto* out) const {
+  out->set_type_name(TypeName());
+  std::vector<uint64_t> unset;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].IsInitialized()) {
+      tensors[i].ToProto(out->add_tensors(), false);
+    } else {
+      unset.push_back(i);
+    }
+  }
+  std::string metadata;
+  PutVarint64(&metadata, unset.size());
+  for (uint64_t i : unset) PutVarint64(&metadata, i);
+  PutVarint64(&metadata, static_cast<uint64_t>(element_dtype));
+  PutVarint64(&metadata,
+              static_cast<uint64_t>(static_cast<int64_t>(max_num_elements)));
+  TensorShapeProto shape;
+  if (element_shape.unknown_rank) {
+    shape.set_unknown_rank(true);
+  } else {
+    for (int64_t d : element_shape.dims) shape.add_dim()->set_size(d);
+  }
+  shape.AppendToString(&metadata);
+  out->set_metadata(metadata);
+}
 
 void SetList(OpKernelContext* ctx, int i, std::shared_ptr<TensorList> list) {
   Tensor t(tensorflow::DT_VARIANT, TensorShape());
@@ -417,6 +460,72 @@ class ElementShapeOp : public OpKernel {
 };
 
 }  // namespace
+
+StatusOr<std::shared_ptr<const VariantValue>> DecodeTensorList(
+    const tensorflow::VariantTensorDataProto& data) {
+  const auto bad = [] {
+    return InvalidArgument(
+        "Could not decode variant with type_name: \"tensorflow::TensorList\"");
+  };
+  const std::string& metadata = data.metadata();
+  CodedInputStream in(reinterpret_cast<const uint8_t*>(metadata.data()),
+                      static_cast<int>(metadata.size()));
+  uint64_t num_unset = 0;
+  if (!in.ReadVarint64(&num_unset) ||
+      num_unset > (uint64_t{1} << 31) - data.tensors_size()) {
+    return bad();
+  }
+  const uint64_t total = num_unset + data.tensors_size();
+  auto list = std::make_shared<TensorList>();
+  // Each unset index takes a byte of metadata at least.
+  list->tensors.reserve(
+      std::min<uint64_t>(total, metadata.size() + data.tensors_size()));
+  int next_tensor = 0;
+  for (uint64_t k = 0; k < num_unset; ++k) {
+    uint64_t index = 0;
+    if (!in.ReadVarint64(&index) || index >= total ||
+        index < list->tensors.size()) {
+      return bad();
+    }
+    while (list->tensors.size() < index) {
+      if (next_tensor >= data.tensors_size()) return bad();
+      DFG_ASSIGN_OR_RETURN(Tensor t,
+                           Tensor::FromProto(data.tensors(next_tensor++)));
+      list->tensors.push_back(std::move(t));
+    }
+    list->tensors.emplace_back();
+  }
+  while (next_tensor < data.tensors_size()) {
+    DFG_ASSIGN_OR_RETURN(Tensor t,
+                         Tensor::FromProto(data.tensors(next_tensor++)));
+    list->tensors.push_back(std::move(t));
+  }
+  uint64_t dtype = 0, max_elements = 0;
+  if (!in.ReadVarint64(&dtype) || !in.ReadVarint64(&max_elements) ||
+      dtype > static_cast<uint64_t>(std::numeric_limits<int>::max()) ||
+      !tensorflow::DataType_IsValid(static_cast<int>(dtype))) {
+    return bad();
+  }
+  if (max_elements == std::numeric_limits<uint64_t>::max()) {
+    list->max_num_elements = -1;
+  } else if (max_elements > std::numeric_limits<int>::max()) {
+    return bad();
+  } else {
+    list->max_num_elements = static_cast<int>(max_elements);
+  }
+  list->element_dtype = static_cast<DataType>(dtype);
+  std::string rest;
+  TensorShapeProto shape;
+  if (!in.ReadString(&rest, in.BytesUntilLimit()) ||
+      !shape.ParseFromString(rest)) {
+    return bad();
+  }
+  list->element_shape = PartialShapeFromProto(shape);
+  for (int64_t d : list->element_shape.dims) {
+    if (d < -1) return bad();
+  }
+  return std::shared_ptr<const VariantValue>(std::move(list));
+}
 
 void RegisterTensorListKernels(KernelRegistry* r) {
   r->Register<NewListOp>("EmptyTensorList");

@@ -79,6 +79,58 @@ TEST_CASE("TensorListReserve, SetItem, GetItem and Stack", "[train]") {
   CHECK_FALSE(not_list.status.ok());
 }
 
+TEST_CASE("A TensorList crosses a TensorProto as TensorFlow encodes it",
+          "[train]") {
+  const Tensor list =
+      Run1(Node("TensorListReserve", kShapeType),
+           {MakeTensor<int32_t>({2}, {2, -1}), Tensor::Scalar<int32_t>(3)});
+  const Tensor set = Run1(
+      Node("TensorListSetItem"),
+      {list, Tensor::Scalar<int32_t>(1), MakeTensor<float>({2, 1}, {5, 6})});
+  TensorProto typed;
+  set.ToProto(&typed, false);
+  REQUIRE(typed.variant_val_size() == 1);
+  const auto& data = typed.variant_val(0);
+  CHECK(data.type_name() == "tensorflow::TensorList");
+  REQUIRE(data.tensors_size() == 1);
+  CHECK(data.tensors(0).float_val_size() == 2);
+  // Unset count 2, indices 0 and 2, DT_FLOAT, max_num_elements -1 (ten
+  // bytes), then TensorShapeProto {dim {size: 2} dim {size: -1}}.
+  const std::string metadata(
+      "\x02\x00\x02\x01"
+      "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"
+      "\x12\x02\x08\x02\x12\x0b\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01",
+      31);
+  CHECK(data.metadata() == metadata);
+
+  TensorProto content;
+  set.ToProto(&content, true);
+  CHECK(content.variant_val_size() == 0);
+  CHECK_FALSE(content.tensor_content().empty());
+  for (const TensorProto* p : {&typed, &content}) {
+    StatusOr<Tensor> back = Tensor::FromProto(*p);
+    INFO(back.status().ToString());
+    REQUIRE(back.ok());
+    CHECK(Render(Run1(Node("TensorListStack",
+                           "attr { key: 'num_elements' value { i: -1 } }"),
+                      {*back, MakeTensor<int32_t>({2}, {2, 1})})) ==
+          "float [3,2,1] [[[0]\n  [0]]\n\n [[5]\n  [6]]\n\n [[0]\n  [0]]]");
+  }
+
+  TensorProto bad = typed;
+  bad.mutable_variant_val(0)->set_type_name("tensorflow::Other");
+  CHECK_THAT(
+      Tensor::FromProto(bad).status().message(),
+      Catch::Matchers::Contains("Could not decode variant with type_name: "
+                                "\"tensorflow::Other\""));
+  bad = typed;
+  bad.mutable_variant_val(0)->set_metadata("\x05");  // 5 unset, no indices
+  CHECK(Tensor::FromProto(bad).status().code() == Code::kInvalidArgument);
+  bad = content;
+  bad.set_tensor_content(content.tensor_content() + "x");
+  CHECK(Tensor::FromProto(bad).status().code() == Code::kInvalidArgument);
+}
+
 TEST_CASE("EmptyTensorList, PushBack, PopBack, Length, ElementShape",
           "[train]") {
   const Tensor empty =

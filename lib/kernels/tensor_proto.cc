@@ -1,9 +1,14 @@
 // Tensor <-> TensorProto (TF-SEMANTICS.md §6.4): tensor_content, or the typed
-// *_val field with the last value repeated to fill the shape.
+// *_val field with the last value repeated to fill the shape. Variants are
+// VariantTensorDataProtos: in variant_val, or serialized in tensor_content
+// after their varint32 sizes (TensorFlow's EncodeVariantList).
+#include <google/protobuf/io/coded_stream.h>
+
 #include <cstring>
 #include <string_view>
 
 #include "lib/kernels/tensor.h"
+#include "lib/kernels/variant.h"
 
 namespace dfg {
 namespace {
@@ -201,8 +206,129 @@ Status DecodeContent(const std::string& content, Tensor* t) {
 
 }  // namespace
 
+namespace {
+
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::io::CodedOutputStream;
+
+Status BadVariantList() {
+  return InvalidArgument(
+      "Unable to parse tensor proto: the variant list in tensor_content is "
+      "malformed");
+}
+
+// tensor_content of a variant tensor: n varint32 sizes, then n serialized
+// VariantTensorDataProtos.
+Status DecodeVariantList(const std::string& content, std::span<Variant> out) {
+  CodedInputStream in(reinterpret_cast<const uint8_t*>(content.data()),
+                      static_cast<int>(content.size()));
+  std::vector<uint32_t> sizes(out.size());
+  uint64_t total = 0;
+  for (uint32_t& size : sizes) {
+    if (!in.ReadVarint32(&size)) return BadVariantList();
+    total += size;
+  }
+  if (total != static_cast<uint64_t>(in.BytesUntilLimit())) {
+    return BadVariantList();
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    std::string bytes;
+    tensorflow::VariantTensorDataProto data;
+    if (!in.ReadString(&bytes, static_cast<int>(sizes[i])) ||
+        !data.ParseFromString(bytes)) {
+      return BadVariantList();
+    }
+    DFG_RETURN_IF_ERROR(DecodeVariant(data, &out[i]));
+  }
+  return Status::Ok();
+}
+
+std::string EncodeVariantList(std::span<const Variant> values) {
+  std::string sizes, rest;
+  for (const Variant& v : values) {
+    tensorflow::VariantTensorDataProto data;
+    EncodeVariant(v, &data);
+    std::string bytes = data.SerializeAsString();
+    uint8_t buf[5];
+    uint8_t* end = CodedOutputStream::WriteVarint32ToArray(
+        static_cast<uint32_t>(bytes.size()), buf);
+    sizes.append(reinterpret_cast<char*>(buf), end - buf);
+    rest += bytes;
+  }
+  return sizes + rest;
+}
+
+// Variants nest (a list of lists); each level is a separate parse, so the
+// depth is bounded here rather than by protobuf's recursion limit.
+constexpr int kMaxVariantDepth = 64;
+thread_local int variant_depth = 0;
+
+StatusOr<Tensor> VariantFromProtoAtDepth(const TensorProto& proto);
+
+StatusOr<Tensor> VariantFromProto(const TensorProto& proto) {
+  if (variant_depth >= kMaxVariantDepth) {
+    return InvalidArgument(
+        "Unable to parse tensor proto: variants nested more than {} deep",
+        kMaxVariantDepth);
+  }
+  ++variant_depth;
+  StatusOr<Tensor> t = VariantFromProtoAtDepth(proto);
+  --variant_depth;
+  return t;
+}
+
+StatusOr<Tensor> VariantFromProtoAtDepth(const TensorProto& proto) {
+  DFG_ASSIGN_OR_RETURN(TensorShape shape,
+                       TensorShape::FromProto(proto.tensor_shape()));
+  DFG_ASSIGN_OR_RETURN(Tensor t,
+                       Tensor::TryAllocate(tensorflow::DT_VARIANT, shape));
+  auto out = t.flat<Variant>();
+  if (!proto.tensor_content().empty()) {
+    DFG_RETURN_IF_ERROR(DecodeVariantList(proto.tensor_content(), out));
+    return t;
+  }
+  const size_t n = std::min<size_t>(out.size(), proto.variant_val_size());
+  for (size_t i = 0; i < n; ++i) {
+    DFG_RETURN_IF_ERROR(DecodeVariant(proto.variant_val(i), &out[i]));
+  }
+  return t;
+}
+
+}  // namespace
+
+void VariantValue::Encode(tensorflow::VariantTensorDataProto* out) const {
+  out->set_type_name(TypeName());
+}
+
+void EncodeVariant(const Variant& v, tensorflow::VariantTensorDataProto* out) {
+  out->Clear();
+  if (v.value != nullptr) v.value->Encode(out);
+}
+
+Status DecodeVariant(const tensorflow::VariantTensorDataProto& data,
+                     Variant* out) {
+  if (data.type_name().empty()) {
+    if (!data.metadata().empty() || data.tensors_size() > 0) {
+      return InvalidArgument(
+          "Could not decode variant with type_name: \"\": it has metadata or "
+          "tensors");
+    }
+    *out = Variant();
+    return Status::Ok();
+  }
+  if (data.type_name() == "tensorflow::TensorList") {
+    DFG_ASSIGN_OR_RETURN(out->value, DecodeTensorList(data));
+    return Status::Ok();
+  }
+  return InvalidArgument(
+      "Could not decode variant with type_name: \"{}\" (dfg decodes "
+      "tensorflow::TensorList only)",
+      data.type_name());
+}
+
 StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto) {
   const DataType dtype = proto.dtype();
+  if (dtype == tensorflow::DT_VARIANT) return VariantFromProto(proto);
   if (!IsSupportedTensorType(dtype)) {
     if (dtype == tensorflow::DT_VARIANT ||
         (dtype >= tensorflow::DT_FLOAT8_E5M2 && dtype <= 33)) {
@@ -307,6 +433,16 @@ void Tensor::ToProto(TensorProto* proto, bool use_tensor_content) const {
   proto->set_dtype(dtype_);
   shape_.AsProto(proto->mutable_tensor_shape());
   if (buf_ == nullptr) return;
+  if (dtype_ == tensorflow::DT_VARIANT) {
+    if (use_tensor_content) {
+      proto->set_tensor_content(EncodeVariantList(flat<Variant>()));
+    } else {
+      for (const Variant& v : flat<Variant>()) {
+        EncodeVariant(v, proto->add_variant_val());
+      }
+    }
+    return;
+  }
   const bool fixed_size =
       dtype_ != tensorflow::DT_STRING && dtype_ != tensorflow::DT_RESOURCE;
   if (use_tensor_content && fixed_size) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "lib/kernels/kernel_test_util.h"
+#include "lib/kernels/variant.h"
 #include "lib/testing/catch.h"
 
 namespace dfg {
@@ -148,8 +149,12 @@ TEST_CASE("FromProto reads tensor_content and checks its size", "[kernels]") {
             .code() == Code::kInvalidArgument);
   CHECK(Tensor::FromProto(Proto("dtype: DT_INVALID")).status().code() ==
         Code::kInvalidArgument);
-  CHECK(Tensor::FromProto(Proto("dtype: DT_VARIANT")).status().code() ==
+  CHECK(Tensor::FromProto(Proto("dtype: DT_FLOAT8_E5M2")).status().code() ==
         Code::kUnimplemented);
+  // A variant with no variant_val is an empty variant, as in TensorFlow.
+  StatusOr<Tensor> variant = Tensor::FromProto(Proto("dtype: DT_VARIANT"));
+  REQUIRE(variant.ok());
+  CHECK(variant->flat<Variant>()[0].value == nullptr);
 }
 
 TEST_CASE("ToProto round-trips through both encodings", "[kernels]") {

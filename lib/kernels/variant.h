@@ -5,16 +5,23 @@
 // A Variant points to an immutable VariantValue: kernels that "modify" a
 // value (TensorListSetItem...) build a new one, so that every tensor holding
 // the old value keeps seeing it, as TensorFlow's copy-on-write lists do.
-// Variant tensors cannot be serialized (TensorProto / .npy); they flow
-// between kernels, through Identity, control flow, While loops and the local
-// Send/Recv.
+// Variant tensors flow between kernels, through Identity, control flow,
+// While loops and Send/Recv; in a TensorProto (RecvTensor, RunGraph) each
+// element is a VariantTensorDataProto {type_name, metadata, tensors}, as
+// TensorFlow's Variant::Encode writes it (tensor_proto.cc). They have no
+// .npy form.
 #ifndef DFG_LIB_KERNELS_VARIANT_H_
 #define DFG_LIB_KERNELS_VARIANT_H_
 
 #include <memory>
 #include <string>
 
+#include "lib/base/status.h"
 #include "lib/kernels/element_types.h"
+
+namespace tensorflow {
+class VariantTensorDataProto;
+}  // namespace tensorflow
 
 namespace dfg {
 
@@ -25,6 +32,9 @@ class VariantValue {
   virtual std::string TypeName() const = 0;
   // A short description for error messages and printing.
   virtual std::string DebugString() const = 0;
+  // TensorFlow's Encode: type_name, metadata and tensors. The default
+  // writes the type name only (values that never leave their process).
+  virtual void Encode(tensorflow::VariantTensorDataProto* out) const;
 };
 
 struct Variant {
@@ -44,6 +54,20 @@ template <>
 struct DataTypeToEnum<Variant> {
   static constexpr DataType value = tensorflow::DT_VARIANT;
 };
+
+// A variant as TensorFlow encodes it; an empty variant is an empty proto.
+void EncodeVariant(const Variant& v, tensorflow::VariantTensorDataProto* out);
+
+// TensorFlow's DecodeUnaryVariant over the types dfg has (TensorList).
+// Errors (kInvalidArgument): an unknown type_name ("Could not decode variant
+// with type_name: ..."), data its decoder refuses.
+Status DecodeVariant(const tensorflow::VariantTensorDataProto& data,
+                     Variant* out);
+
+// TensorList::Decode (tensor_list_ops.cc). Errors (kInvalidArgument):
+// malformed metadata or tensors.
+StatusOr<std::shared_ptr<const VariantValue>> DecodeTensorList(
+    const tensorflow::VariantTensorDataProto& data);
 
 }  // namespace dfg
 

@@ -297,6 +297,7 @@ FunctionDefLibrary ReachableFunctions(const FunctionDefLibrary& library,
 }
 
 std::string Partitioner::NewName(std::string_view prefix) {
+  if (options_.new_name) return options_.new_name(prefix);
   int64_t k = options_.name_counter != nullptr
                   ? options_.name_counter->fetch_add(1)
                   : local_counter_++;

@@ -63,6 +63,11 @@ struct PartitionOptions {
   // across calls (DirectSession's session-wide counter).
   std::atomic<int64_t>* name_counter = nullptr;  // Not owned; may be null.
 
+  // When set, makes every new name instead (TensorFlow's
+  // PartitionOptions::new_name): the distributed master's "<prefix>_S<k>",
+  // a worker's "<prefix>_G<k>".
+  std::function<std::string(std::string_view prefix)> new_name;
+
   // The functions to copy into each partition (only those reachable from its
   // nodes); null means the graph's own library.
   const FunctionDefLibrary* library = nullptr;  // Not owned; may be null.

@@ -67,11 +67,7 @@ def same(a, b):
 
 # Models that run in one process but not yet through --master, and why. A
 # listed model that starts agreeing fails the test until it is taken out.
-KNOWN = {
-    "tfmlir__tensor-list.pbtxt":
-        "DT_VARIANT (TensorList) tensors cannot cross RecvTensor: dfg has no "
-        "TensorProto encoding of variants yet",
-}
+KNOWN = {}
 
 
 def main():

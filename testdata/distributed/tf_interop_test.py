@@ -6,11 +6,15 @@ run with the TF venv's python, e.g. /root/.cache/dfg/tf-venv/bin/python):
      loop across tasks, variables;
   2. a dfg master drives a tf.distribute.Server worker: `dfg run --master`
      on a cluster whose task 1 is TensorFlow, tensors pulled both ways with
-     RecvTensor.
+     RecvTensor; a while loop whose frame spans the dfg and the TensorFlow
+     task (the rendezvous keys' frame ids must agree) and a TensorList made
+     on the TensorFlow task and stacked on the dfg task (TensorFlow's
+     variant encoding).
 Exit 77 (skip) when TensorFlow is not importable.
 
     PY testdata/distributed/tf_interop_test.py --dfg build/dfg
 """
+import json
 import os
 import sys
 import tempfile
@@ -74,6 +78,34 @@ def tf_client_on_dfg(dfg):
             check(any("task:1" in d for d in devices), "list_devices", devices)
 
 
+def graph_across_tasks(path):
+    """A v1 while loop (loop on task 0, its body's multiply on task 1) and a
+    TensorList set on task 1 and stacked on task 0."""
+    tf1 = tf.compat.v1
+    tf1.disable_control_flow_v2()
+    g = tf.Graph()
+    with g.as_default():
+        def body(i, a):
+            with tf.device("/job:worker/task:1"):
+                a2 = a * 2.0
+            return i + 1, a2
+        _, out = tf1.while_loop(lambda i, a: i < 5, body,
+                                [tf.constant(0), tf.constant(1.0)])
+        tf.identity(out, name="loop_out")
+        with tf.device("/job:worker/task:1"):
+            lst = tf.raw_ops.TensorListReserve(
+                element_shape=tf.constant([2]), num_elements=3,
+                element_dtype=tf.float32)
+            lst = tf.raw_ops.TensorListSetItem(
+                input_handle=lst, index=1, item=tf.constant([5.0, 6.0]))
+        st = tf.raw_ops.TensorListStack(
+            input_handle=lst, element_shape=tf.constant([2]),
+            element_dtype=tf.float32)
+        tf.identity(st, name="stacked")
+    tf.io.write_graph(g.as_graph_def(), os.path.dirname(path),
+                      os.path.basename(path))
+
+
 def dfg_master_drives_tf_worker(dfg):
     ports = pick_ports(2)
     spec = {"worker": [f"127.0.0.1:{p}" for p in ports]}
@@ -96,6 +128,17 @@ def dfg_master_drives_tf_worker(dfg):
                      "y,sq", "--json", "--timeout-ms", "30000"], timeout=90)
             check(r.returncode == 0 and '"value": 10.0' in r.stdout and '"value": 9.0' in r.stdout,
                   "a dfg master runs a step whose square runs on a TensorFlow worker",
+                  r.stdout + r.stderr)
+            across = os.path.join(tmp, "across.pbtxt")
+            graph_across_tasks(across)
+            r = run([dfg, "run", across, "--master", f"grpc://127.0.0.1:{ports[0]}",
+                     "--fetch", "loop_out,stacked", "--json", "--timeout-ms", "30000"],
+                    timeout=90)
+            got = json.loads(r.stdout) if r.returncode == 0 else {}
+            check(got.get("loop_out", {}).get("value") == 32.0,
+                  "a while loop spans the dfg and the TensorFlow task", r.stdout + r.stderr)
+            check(got.get("stacked", {}).get("value") == [[0, 0], [5, 6], [0, 0]],
+                  "a TensorList crosses from the TensorFlow task to the dfg task",
                   r.stdout + r.stderr)
         finally:
             p.terminate()
