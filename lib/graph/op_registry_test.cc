@@ -349,6 +349,18 @@ TEST_CASE("SummarizeNodeDef sorts attrs, puts _device last and prints values",
       &bf16));
   CHECK(SummarizeAttrValue(bf16) ==
         "Tensor<type: bfloat16 shape: [] values: 1.5>");
+  // A string tensor's elements are Utf8SafeCEscape'd (Tensor::SummarizeValue)
+  // and a string attr is CEscape'd (SummarizeString).
+  tensorflow::AttrValue strings;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(
+      "tensor { dtype: DT_STRING tensor_shape { dim { size: 2 } } "
+      "string_val: '\\303\\251' string_val: '\\001' }",
+      &strings));
+  CHECK(SummarizeAttrValue(strings) ==
+        "Tensor<type: string shape: [2] values: \xc3\xa9 \\001>");
+  tensorflow::AttrValue s;
+  s.set_s("\xc3\xa9");
+  CHECK(SummarizeAttrValue(s) == "\"\\303\\251\"");
 }
 
 std::vector<MemoryType> Memory(std::string_view device,
