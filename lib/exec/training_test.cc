@@ -14,6 +14,7 @@
 #include "lib/tensor_io/tensor_io.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
+#include "lib/testing/text_proto.h"
 
 namespace dfg {
 namespace {
@@ -95,69 +96,14 @@ TEST_CASE("a train step before init names the uninitialized variable",
 
 // square(x) = x * x with a GradientDef naming square_grad(x, dy) = 2 x dy,
 // and cube(x) without one.
-const char kGradientGraph[] = R"pb(
-  node {
-    name: "x"
-    op: "Placeholder"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-  }
-  node {
-    name: "dy"
-    op: "Const"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "value"
-      value {
-        tensor {
-          dtype: DT_FLOAT
-          tensor_shape {}
-          float_val: 3
-        }
-      }
-    }
-  }
-  node {
-    name: "grad"
-    op: "SymbolicGradient"
-    input: "x"
-    input: "dy"
-    attr {
-      key: "Tin"
-      value { list { type: DT_FLOAT type: DT_FLOAT } }
-    }
-    attr {
-      key: "Tout"
-      value { list { type: DT_FLOAT } }
-    }
-    attr {
-      key: "f"
-      value { func { name: "square" } }
-    }
-  }
-  node {
-    name: "no_grad"
-    op: "SymbolicGradient"
-    input: "x"
-    input: "dy"
-    attr {
-      key: "Tin"
-      value { list { type: DT_FLOAT type: DT_FLOAT } }
-    }
-    attr {
-      key: "Tout"
-      value { list { type: DT_FLOAT } }
-    }
-    attr {
-      key: "f"
-      value { func { name: "cube" } }
-    }
-  }
+const std::string kGradientGraph =
+    testing::PlaceholderText("x", "DT_FLOAT") +
+    testing::ScalarConstText("dy", "DT_FLOAT", "float_val: 3") +
+    testing::CallNodeText("grad", "SymbolicGradient", {"x", "dy"},
+                          {"DT_FLOAT", "DT_FLOAT"}, {"DT_FLOAT"}, "square") +
+    testing::CallNodeText("no_grad", "SymbolicGradient", {"x", "dy"},
+                          {"DT_FLOAT", "DT_FLOAT"}, {"DT_FLOAT"}, "cube") +
+    R"pb(
   library {
     function {
       signature {

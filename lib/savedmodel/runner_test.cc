@@ -13,54 +13,20 @@ using Catch::Matchers::Contains;
 // c = a + b with a = 2, b = 3: a graph with no variables and no SavedModel.
 LoadedGraph AddGraph() {
   LoadedGraph model;
-  model.graph = testing::ParseTextProto<tensorflow::GraphDef>(R"pb(
-    node {
-      name: "a"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_FLOAT
-            tensor_shape {}
-            float_val: 2
+  model.graph = testing::ParseTextProto<tensorflow::GraphDef>(
+      testing::ScalarConstText("a", "DT_FLOAT", "float_val: 2") +
+      testing::ScalarConstText("b", "DT_FLOAT", "float_val: 3") + R"pb(
+        node {
+          name: "c"
+          op: "AddV2"
+          input: "a"
+          input: "b"
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
           }
         }
-      }
-    }
-    node {
-      name: "b"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_FLOAT
-            tensor_shape {}
-            float_val: 3
-          }
-        }
-      }
-    }
-    node {
-      name: "c"
-      op: "AddV2"
-      input: "a"
-      input: "b"
-      attr {
-        key: "T"
-        value { type: DT_FLOAT }
-      }
-    }
-  )pb");
+      )pb");
   return model;
 }
 
