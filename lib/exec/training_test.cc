@@ -2,7 +2,6 @@
 // once, then the train target repeatedly with variables persisting across
 // steps. The graphs check themselves: TensorFlow Rust's regression example
 // expects w near 0.1 and b near 0.3; MNIST-style graphs lower their loss.
-#include <google/protobuf/text_format.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -162,12 +161,11 @@ const std::string kGradientGraph =
     }
     gradient { function_name: "square" gradient_func: "square_grad" }
   }
-)pb";
+    )pb";
 
 TEST_CASE("SymbolicGradient calls the function's GradientDef",
           "[exec][train]") {
-  GraphDef def;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(kGradientGraph, &def));
+  GraphDef def = testing::ParseTextProto<GraphDef>(kGradientGraph);
   auto session = MakeSession(def);
   std::vector<Tensor> out;
   Status s =

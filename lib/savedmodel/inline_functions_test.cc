@@ -1,7 +1,5 @@
 #include "lib/savedmodel/inline_functions.h"
 
-#include <google/protobuf/text_format.h>
-
 #include <set>
 
 #include "lib/exec/session.h"
@@ -63,12 +61,10 @@ const std::string kGraph =
       ret { key: "z" value: "add:z:0" }
     }
   }
-)pb";
+    )pb";
 
 tensorflow::GraphDef Parse() {
-  tensorflow::GraphDef graph;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(kGraph, &graph));
-  return graph;
+  return testing::ParseTextProto<tensorflow::GraphDef>(kGraph);
 }
 
 float Run(const tensorflow::GraphDef& graph, const std::string& fetch) {

@@ -1,7 +1,5 @@
 #include "lib/savedmodel/loader.h"
 
-#include <google/protobuf/text_format.h>
-
 #include <filesystem>
 #include <sstream>
 
@@ -10,6 +8,7 @@
 #include "lib/savedmodel/step.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
+#include "lib/testing/text_proto.h"
 
 namespace dfg {
 namespace {
@@ -78,9 +77,7 @@ TEST_CASE("variables keep their values across the steps of one session",
 }
 
 tensorflow::MetaGraphDef ParseMeta(const std::string& text) {
-  tensorflow::MetaGraphDef meta;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &meta));
-  return meta;
+  return testing::ParseTextProto<tensorflow::MetaGraphDef>(text);
 }
 
 TEST_CASE("TF1 assets come from the saved_model_assets collection",
