@@ -169,25 +169,9 @@ TEST_CASE("long edges over budget end at a link beside their consumer",
 
 TEST_CASE("tensor labels give dtype and shape from what the graph says",
           "[dot]") {
-  GraphDef g = Parse(
-      testing::PlaceholderText("p", "DT_INT32", "unknown_rank: true") + R"pb(
-        node {
-          name: "c"
-          op: "Const"
-          attr {
-            key: "dtype"
-            value { type: DT_FLOAT }
-          }
-          attr {
-            key: "value"
-            value {
-              tensor {
-                dtype: DT_FLOAT
-                tensor_shape {}
-              }
-            }
-          }
-        }
+  GraphDef g =
+      Parse(testing::PlaceholderText("p", "DT_INT32", "unknown_rank: true") +
+            testing::ScalarConstText("c", "DT_FLOAT", "") + R"pb(
         node {
           name: "u"
           op: "Switch"
