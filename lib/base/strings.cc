@@ -103,8 +103,10 @@ std::string SanitizeFileName(std::string_view name) {
 namespace {
 
 // \n \r \t \\ \" (and \' with `escape_single_quote`); other bytes outside
-// printable ASCII as \ooo, or \xhh with `hex`.
-std::string Escape(std::string_view text, bool hex, bool escape_single_quote) {
+// printable ASCII as \ooo, or \xhh with `hex`; with `utf8_safe`, bytes
+// >= 0x80 stay as they are.
+std::string Escape(std::string_view text, bool hex, bool escape_single_quote,
+                   bool utf8_safe = false) {
   std::string out;
   out.reserve(text.size());
   for (unsigned char c : text) {
@@ -127,7 +129,7 @@ std::string Escape(std::string_view text, bool hex, bool escape_single_quote) {
       default:
         if (c == '\'' && escape_single_quote) {
           out += "\\'";
-        } else if (c < 0x20 || c >= 0x7f) {
+        } else if (c < 0x20 || c == 0x7f || (c > 0x7f && !utf8_safe)) {
           out += hex ? fmt::format("\\x{:02x}", c) : fmt::format("\\{:03o}", c);
         } else {
           out += static_cast<char>(c);
@@ -141,6 +143,11 @@ std::string Escape(std::string_view text, bool hex, bool escape_single_quote) {
 
 std::string CEscape(std::string_view text) {
   return Escape(text, /*hex=*/false, /*escape_single_quote=*/true);
+}
+
+std::string Utf8SafeCEscape(std::string_view text) {
+  return Escape(text, /*hex=*/false, /*escape_single_quote=*/true,
+                /*utf8_safe=*/true);
 }
 
 std::string QuoteHexEscaped(std::string_view text) {

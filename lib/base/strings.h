@@ -41,6 +41,10 @@ std::string SanitizeFileName(std::string_view name);
 // C-style escaping for messages (non-printable bytes as \ooo).
 std::string CEscape(std::string_view text);
 
+// CEscape that keeps bytes >= 0x80 as they are (absl::Utf8SafeCEscape: how
+// TensorFlow's Tensor::SummarizeValue prints string elements).
+std::string Utf8SafeCEscape(std::string_view text);
+
 // `text` in double quotes, escaped as CEscape does except that other bytes
 // are \xhh and a single quote stays as it is (tensor string elements as
 // `dfg run` prints them).

@@ -37,6 +37,8 @@ TEST_CASE("QuoteHexEscaped quotes and escapes bytes as \\xhh", "[base]") {
   CHECK(QuoteHexEscaped("it's\n\"a\"\\") == "\"it's\\n\\\"a\\\"\\\\\"");
   CHECK(QuoteHexEscaped(std::string("\x01\xff", 2)) == "\"\\x01\\xff\"");
   CHECK(CEscape(std::string("'\x01\xff", 3)) == "\\'\\001\\377");
+  CHECK(Utf8SafeCEscape(std::string("'\x01\x7f\xc3\xa9\n", 6)) ==
+        std::string("\\'\\001\\177\xc3\xa9\\n", 14));
 }
 
 }  // namespace

@@ -32,15 +32,7 @@ std::string Render(const DotModel& model, const DotView& view) {
   return out;
 }
 
-constexpr const char* kGraph = R"pb(
-  node {
-    name: "in"
-    op: "Placeholder"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-  }
+const std::string kGraph = testing::PlaceholderText("in", "DT_FLOAT") + R"pb(
   node {
     name: "s/a"
     op: "Neg"
@@ -177,65 +169,38 @@ TEST_CASE("long edges over budget end at a link beside their consumer",
 
 TEST_CASE("tensor labels give dtype and shape from what the graph says",
           "[dot]") {
-  GraphDef g = Parse(R"pb(
-    node {
-      name: "p"
-      op: "Placeholder"
-      attr {
-        key: "dtype"
-        value { type: DT_INT32 }
-      }
-      attr {
-        key: "shape"
-        value { shape { unknown_rank: true } }
-      }
-    }
-    node {
-      name: "c"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_FLOAT
-            tensor_shape {}
+  GraphDef g =
+      Parse(testing::PlaceholderText("p", "DT_INT32", "unknown_rank: true") +
+            testing::ScalarConstText("c", "DT_FLOAT", "") + R"pb(
+        node {
+          name: "u"
+          op: "Switch"
+          input: "p"
+          input: "c"
+          attr {
+            key: "T"
+            value { type: DT_INT32 }
+          }
+          attr {
+            key: "_output_shapes"
+            value {
+              list {
+                shape { dim { size: -1 } }
+                shape { dim { size: 4 } }
+              }
+            }
           }
         }
-      }
-    }
-    node {
-      name: "u"
-      op: "Switch"
-      input: "p"
-      input: "c"
-      attr {
-        key: "T"
-        value { type: DT_INT32 }
-      }
-      attr {
-        key: "_output_shapes"
-        value {
-          list {
-            shape { dim { size: -1 } }
-            shape { dim { size: 4 } }
+        node {
+          name: "custom"
+          op: "NotAnOp"
+          attr {
+            key: "T"
+            value { type: DT_DOUBLE }
           }
         }
-      }
-    }
-    node {
-      name: "custom"
-      op: "NotAnOp"
-      attr {
-        key: "T"
-        value { type: DT_DOUBLE }
-      }
-    }
-    node { name: "bare" op: "NotAnOpEither" }
-  )pb");
+        node { name: "bare" op: "NotAnOpEither" }
+      )pb");
   DotModel model = BuildModel({&g});
   CHECK(TensorLabel(model, 0, 0) == "int32");
   CHECK(TensorLabel(model, 1, 0) == "float[]");

@@ -157,16 +157,7 @@ const char kLibrary[] = R"pb(
 
 std::string WithLibrary(const std::string& nodes) { return nodes + kLibrary; }
 
-const char kPlaceholderX[] = R"pb(
-  node {
-    name: "x"
-    op: "Placeholder"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-  }
-)pb";
+const std::string kPlaceholderX = testing::PlaceholderText("x", "DT_FLOAT");
 
 TEST_CASE("a function body is instantiated with _Arg and _Retval nodes",
           "[exec][function]") {
@@ -336,44 +327,28 @@ TEST_CASE("If runs the branch its condition picks", "[exec][function]") {
 
 TEST_CASE("While iterates its body until the condition is false",
           "[exec][function]") {
-  std::string g = WithLibrary(std::string(kPlaceholderX) + R"pb(
-    node {
-      name: "zero"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_INT32 }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_INT32
-            tensor_shape {}
-            int_val: 90
+  std::string g = WithLibrary(
+      std::string(kPlaceholderX) +
+      testing::ScalarConstText("zero", "DT_INT32", "int_val: 90") + R"pb(
+        node {
+          name: "loop"
+          op: "While"
+          input: "zero"
+          input: "x"
+          attr {
+            key: "T"
+            value { list { type: DT_INT32 type: DT_FLOAT } }
+          }
+          attr {
+            key: "cond"
+            value { func { name: "less_than_100" } }
+          }
+          attr {
+            key: "body"
+            value { func { name: "step" } }
           }
         }
-      }
-    }
-    node {
-      name: "loop"
-      op: "While"
-      input: "zero"
-      input: "x"
-      attr {
-        key: "T"
-        value { list { type: DT_INT32 type: DT_FLOAT } }
-      }
-      attr {
-        key: "cond"
-        value { func { name: "less_than_100" } }
-      }
-      attr {
-        key: "body"
-        value { func { name: "step" } }
-      }
-    }
-  )pb");
+      )pb");
   std::vector<Tensor> out;
   Status s = RunGraph(g, {{"x", Tensor::Scalar<float>(1)}},
                       {"loop:0", "loop:1"}, &out);
@@ -384,25 +359,10 @@ TEST_CASE("While iterates its body until the condition is false",
 }
 
 TEST_CASE("calling a function the library lacks names it", "[exec][function]") {
-  std::string g = WithLibrary(std::string(kPlaceholderX) + R"pb(
-    node {
-      name: "call"
-      op: "PartitionedCall"
-      input: "x"
-      attr {
-        key: "Tin"
-        value { list { type: DT_FLOAT } }
-      }
-      attr {
-        key: "Tout"
-        value { list { type: DT_FLOAT } }
-      }
-      attr {
-        key: "f"
-        value { func { name: "no_such_function" } }
-      }
-    }
-  )pb");
+  std::string g = WithLibrary(
+      std::string(kPlaceholderX) +
+      testing::CallNodeText("call", "PartitionedCall", {"x"}, {"DT_FLOAT"},
+                            {"DT_FLOAT"}, "no_such_function"));
   std::vector<Tensor> out;
   Status s = RunGraph(g, {{"x", Tensor::Scalar<float>(1)}}, {"call"}, &out);
   REQUIRE_FALSE(s.ok());

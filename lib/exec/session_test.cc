@@ -25,37 +25,9 @@ std::unique_ptr<Session> MakeSession(const GraphDef& def,
   return std::move(s).value();
 }
 
-const char kAxpy[] = R"pb(
-  node {
-    name: "x"
-    op: "Placeholder"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "shape"
-      value { shape { dim { size: -1 } } }
-    }
-  }
-  node {
-    name: "a"
-    op: "Const"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "value"
-      value {
-        tensor {
-          dtype: DT_FLOAT
-          tensor_shape {}
-          float_val: 2
-        }
-      }
-    }
-  }
+const std::string kAxpy =
+    testing::PlaceholderText("x", "DT_FLOAT", "dim { size: -1 }") +
+    testing::ScalarConstText("a", "DT_FLOAT", "float_val: 2") + R"pb(
   node {
     name: "ax"
     op: "Mul"
@@ -114,36 +86,19 @@ TEST_CASE("session fetches one tensor twice and feeds any tensor", "[exec]") {
 
 TEST_CASE("running an op dfg does not know is TF's 'not registered' error",
           "[exec]") {
-  auto session = MakeSession(Parse(R"pb(
-    node {
-      name: "c"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_FLOAT
-            tensor_shape {}
-            float_val: 2
+  auto session = MakeSession(
+      Parse(testing::ScalarConstText("c", "DT_FLOAT", "float_val: 2") + R"pb(
+        node { name: "mystery" op: "Frobnicate" input: "c" }
+        node {
+          name: "user"
+          op: "Identity"
+          input: "mystery"
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
           }
         }
-      }
-    }
-    node { name: "mystery" op: "Frobnicate" input: "c" }
-    node {
-      name: "user"
-      op: "Identity"
-      input: "mystery"
-      attr {
-        key: "T"
-        value { type: DT_FLOAT }
-      }
-    }
-  )pb"));
+      )pb"));
   std::vector<Tensor> out;
   // Unneeded, the unknown op is no obstacle (the graph imports).
   REQUIRE(session->Run({}, {"c"}, {}, &out).ok());
@@ -201,55 +156,23 @@ TEST_CASE("session errors come in DirectSession's order and wording",
                  "Must specify at least one target to fetch or execute."));
 }
 
-const char kCounter[] = R"pb(
-  node {
-    name: "v"
-    op: "VariableV2"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "shape"
-      value { shape {} }
-    }
-  }
-  node {
-    name: "zero"
-    op: "Const"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "value"
-      value {
-        tensor {
-          dtype: DT_FLOAT
-          tensor_shape {}
-          float_val: 0
+const std::string kCounter =
+    R"pb(
+      node {
+        name: "v"
+        op: "VariableV2"
+        attr {
+          key: "dtype"
+          value { type: DT_FLOAT }
+        }
+        attr {
+          key: "shape"
+          value { shape {} }
         }
       }
-    }
-  }
-  node {
-    name: "one"
-    op: "Const"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "value"
-      value {
-        tensor {
-          dtype: DT_FLOAT
-          tensor_shape {}
-          float_val: 1
-        }
-      }
-    }
-  }
+    )pb" +
+    testing::ScalarConstText("zero", "DT_FLOAT", "float_val: 0") +
+    testing::ScalarConstText("one", "DT_FLOAT", "float_val: 1") + R"pb(
   node {
     name: "init"
     op: "Assign"
@@ -307,25 +230,8 @@ TEST_CASE("session keeps variables across steps", "[exec]") {
 TEST_CASE("session times out a step that waits forever", "[exec]") {
   // A while loop whose condition never turns false.
   GraphDef def;
-  std::string text = R"pb(
-    node {
-      name: "i0"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_INT32 }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_INT32
-            tensor_shape {}
-            int_val: 0
-          }
-        }
-      }
-    }
+  std::string text =
+      testing::ScalarConstText("i0", "DT_INT32", "int_val: 0") + R"pb(
     node {
       name: "e"
       op: "Enter"

@@ -2,7 +2,6 @@
 // once, then the train target repeatedly with variables persisting across
 // steps. The graphs check themselves: TensorFlow Rust's regression example
 // expects w near 0.1 and b near 0.3; MNIST-style graphs lower their loss.
-#include <google/protobuf/text_format.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -14,6 +13,7 @@
 #include "lib/tensor_io/tensor_io.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
+#include "lib/testing/text_proto.h"
 
 namespace dfg {
 namespace {
@@ -95,69 +95,14 @@ TEST_CASE("a train step before init names the uninitialized variable",
 
 // square(x) = x * x with a GradientDef naming square_grad(x, dy) = 2 x dy,
 // and cube(x) without one.
-const char kGradientGraph[] = R"pb(
-  node {
-    name: "x"
-    op: "Placeholder"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-  }
-  node {
-    name: "dy"
-    op: "Const"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "value"
-      value {
-        tensor {
-          dtype: DT_FLOAT
-          tensor_shape {}
-          float_val: 3
-        }
-      }
-    }
-  }
-  node {
-    name: "grad"
-    op: "SymbolicGradient"
-    input: "x"
-    input: "dy"
-    attr {
-      key: "Tin"
-      value { list { type: DT_FLOAT type: DT_FLOAT } }
-    }
-    attr {
-      key: "Tout"
-      value { list { type: DT_FLOAT } }
-    }
-    attr {
-      key: "f"
-      value { func { name: "square" } }
-    }
-  }
-  node {
-    name: "no_grad"
-    op: "SymbolicGradient"
-    input: "x"
-    input: "dy"
-    attr {
-      key: "Tin"
-      value { list { type: DT_FLOAT type: DT_FLOAT } }
-    }
-    attr {
-      key: "Tout"
-      value { list { type: DT_FLOAT } }
-    }
-    attr {
-      key: "f"
-      value { func { name: "cube" } }
-    }
-  }
+const std::string kGradientGraph =
+    testing::PlaceholderText("x", "DT_FLOAT") +
+    testing::ScalarConstText("dy", "DT_FLOAT", "float_val: 3") +
+    testing::CallNodeText("grad", "SymbolicGradient", {"x", "dy"},
+                          {"DT_FLOAT", "DT_FLOAT"}, {"DT_FLOAT"}, "square") +
+    testing::CallNodeText("no_grad", "SymbolicGradient", {"x", "dy"},
+                          {"DT_FLOAT", "DT_FLOAT"}, {"DT_FLOAT"}, "cube") +
+    R"pb(
   library {
     function {
       signature {
@@ -216,12 +161,11 @@ const char kGradientGraph[] = R"pb(
     }
     gradient { function_name: "square" gradient_func: "square_grad" }
   }
-)pb";
+    )pb";
 
 TEST_CASE("SymbolicGradient calls the function's GradientDef",
           "[exec][train]") {
-  GraphDef def;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(kGradientGraph, &def));
+  GraphDef def = testing::ParseTextProto<GraphDef>(kGradientGraph);
   auto session = MakeSession(def);
   std::vector<Tensor> out;
   Status s =

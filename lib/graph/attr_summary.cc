@@ -4,17 +4,15 @@
 #include "lib/graph/attr_summary.h"
 
 #include <fmt/format.h>
-#include <fmt/printf.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cfloat>
-#include <cmath>
 #include <cstring>
 #include <functional>
 
 #include "lib/base/float16.h"
 #include "lib/base/strings.h"
+#include "lib/base/summarize.h"
 #include "lib/graph/types.h"
 
 namespace dfg {
@@ -23,24 +21,6 @@ namespace {
 using tensorflow::AttrValue;
 using tensorflow::TensorProto;
 using tensorflow::TensorShapeProto;
-
-// TensorFlow's FloatToBuffer / DoubleToBuffer: the shorter of %.6g / %.15g
-// when it round-trips, else %.9g / %.17g.
-std::string FormatFloat(float f) {
-  if (std::isnan(f)) return std::signbit(f) ? "-nan" : "nan";
-  std::string s = fmt::sprintf("%.*g", FLT_DIG, f);
-  if (std::strtof(s.c_str(), nullptr) != f)
-    s = fmt::sprintf("%.*g", FLT_DIG + 3, f);
-  return s;
-}
-
-std::string FormatDouble(double d) {
-  if (std::isnan(d)) return std::signbit(d) ? "-nan" : "nan";
-  std::string s = fmt::sprintf("%.*g", DBL_DIG, d);
-  if (std::strtod(s.c_str(), nullptr) != d)
-    s = fmt::sprintf("%.*g", DBL_DIG + 2, d);
-  return s;
-}
 
 std::string SummarizeString(const std::string& str) {
   std::string escaped = CEscape(str);
@@ -107,14 +87,15 @@ std::function<std::string(int64_t)> ElementPrinter(const TensorProto& proto,
     case DT_FLOAT:
       return [tp, content](int64_t i) {
         const TensorProto& t = *tp;
-        return FormatFloat(content ? FromContent<float>(t.tensor_content(), i)
-                                   : Fill(t.float_val(), i, 0.0f));
+        return FloatToString(content ? FromContent<float>(t.tensor_content(), i)
+                                     : Fill(t.float_val(), i, 0.0f));
       };
     case DT_DOUBLE:
       return [tp, content](int64_t i) {
         const TensorProto& t = *tp;
-        return FormatDouble(content ? FromContent<double>(t.tensor_content(), i)
-                                    : Fill(t.double_val(), i, 0.0));
+        return DoubleToString(content
+                                  ? FromContent<double>(t.tensor_content(), i)
+                                  : Fill(t.double_val(), i, 0.0));
       };
     case DT_HALF:
     case DT_BFLOAT16:
@@ -123,8 +104,8 @@ std::function<std::string(int64_t)> ElementPrinter(const TensorProto& proto,
         uint16_t bits = content
                             ? FromContent<uint16_t>(t.tensor_content(), i)
                             : static_cast<uint16_t>(Fill(t.half_val(), i, 0));
-        return FormatFloat(t.dtype() == DT_HALF ? HalfBitsToFloat(bits)
-                                                : BFloat16BitsToFloat(bits));
+        return FloatToString(t.dtype() == DT_HALF ? HalfBitsToFloat(bits)
+                                                  : BFloat16BitsToFloat(bits));
       };
     case DT_INT32:
     case DT_QINT32:
@@ -174,7 +155,7 @@ std::function<std::string(int64_t)> ElementPrinter(const TensorProto& proto,
       return [tp](int64_t i) {
         const TensorProto& t = *tp;
         if (t.string_val().empty()) return std::string();
-        return CEscape(t.string_val(
+        return Utf8SafeCEscape(t.string_val(
             static_cast<int>(std::min<int64_t>(i, t.string_val_size() - 1))));
       };
     case DT_COMPLEX64:
@@ -187,44 +168,16 @@ std::function<std::string(int64_t)> ElementPrinter(const TensorProto& proto,
                        : Fill(t.scomplex_val(), 2 * i, 0.0f);
           im = content ? FromContent<float>(t.tensor_content(), 2 * i + 1)
                        : Fill(t.scomplex_val(), 2 * i + 1, 0.0f);
-          return fmt::format("({},{})", FormatFloat(re), FormatFloat(im));
+          return fmt::format("({},{})", FloatToString(re), FloatToString(im));
         }
         re = content ? FromContent<double>(t.tensor_content(), 2 * i)
                      : Fill(t.dcomplex_val(), 2 * i, 0.0);
         im = content ? FromContent<double>(t.tensor_content(), 2 * i + 1)
                      : Fill(t.dcomplex_val(), 2 * i + 1, 0.0);
-        return fmt::format("({},{})", FormatDouble(re), FormatDouble(im));
+        return fmt::format("({},{})", DoubleToString(re), DoubleToString(im));
       };
     default:
       return [](int64_t) { return std::string("?"); };
-  }
-}
-
-// Tensor::SummarizeValue's nested printing (PrintOneDim).
-void PrintOneDim(int dim, const std::vector<int64_t>& shape, int64_t limit,
-                 const std::function<std::string(int64_t)>& element,
-                 int64_t* index, std::string* out) {
-  if (*index >= limit) return;
-  int64_t count = shape[dim];
-  if (dim == static_cast<int>(shape.size()) - 1) {
-    for (int64_t i = 0; i < count; ++i) {
-      if (*index >= limit) {
-        if (dim != 0) *out += "...";
-        return;
-      }
-      if (i > 0) *out += " ";
-      *out += element((*index)++);
-    }
-    return;
-  }
-  for (int64_t i = 0; i < count; ++i) {
-    bool open = false;
-    if (*index < limit) {
-      *out += "[";
-      open = true;
-    }
-    PrintOneDim(dim + 1, shape, limit, element, index, out);
-    if (*index < limit || open) *out += "]";
   }
 }
 
@@ -248,14 +201,7 @@ std::string SummarizeTensor(const TensorProto& t) {
     return fmt::format("<Invalid TensorProto: {}>", t.ShortDebugString());
 
   int64_t limit = std::min<int64_t>(3, n);
-  std::string values;
-  if (shape.empty()) {
-    for (int64_t i = 0; i < limit; ++i)
-      values += (i > 0 ? " " : "") + element(i);
-  } else {
-    int64_t index = 0;
-    PrintOneDim(0, shape, limit, element, &index, &values);
-  }
+  std::string values = SummarizeElements(shape, limit, element);
   if (n > limit) values += "...";
   std::string shape_text = "[";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -279,7 +225,7 @@ std::string SummarizeList(const AttrValue::ListValue& list) {
   } else if (list.i_size() > 0) {
     for (int64_t i : list.i()) pieces.push_back(std::to_string(i));
   } else if (list.f_size() > 0) {
-    for (float f : list.f()) pieces.push_back(FormatFloat(f));
+    for (float f : list.f()) pieces.push_back(FloatToString(f));
   } else if (list.b_size() > 0) {
     for (bool b : list.b()) pieces.push_back(b ? "true" : "false");
   } else if (list.type_size() > 0) {
@@ -310,7 +256,7 @@ std::string SummarizeAttrValue(const AttrValue& value) {
     case AttrValue::kI:
       return std::to_string(value.i());
     case AttrValue::kF:
-      return FormatFloat(value.f());
+      return FloatToString(value.f());
     case AttrValue::kB:
       return value.b() ? "true" : "false";
     case AttrValue::kType:

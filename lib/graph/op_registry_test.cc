@@ -12,6 +12,7 @@
 #include "lib/proto/graph.pb.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
+#include "lib/testing/text_proto.h"
 
 namespace dfg {
 namespace {
@@ -20,9 +21,7 @@ using tensorflow::GraphDef;
 using tensorflow::NodeDef;
 
 NodeDef ParseNode(const std::string& text) {
-  NodeDef node;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &node));
-  return node;
+  return testing::ParseTextProto<NodeDef>(text);
 }
 
 const OpDef& Def(const std::string& op) {
@@ -325,9 +324,8 @@ TEST_CASE("SummarizeNodeDef sorts attrs, puts _device last and prints values",
         "shape=[2,?], value=Tensor<type: float shape: [2,3] values: [1 2.5 "
         "2.5]...>, "
         "_device=\"/device:CPU:0\"](a, b:1, ^c)");
-  tensorflow::AttrValue scalar;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(
-      "tensor { dtype: DT_INT32 tensor_shape {} int_val: 7 }", &scalar));
+  tensorflow::AttrValue scalar = testing::ParseTextProto<tensorflow::AttrValue>(
+      "tensor { dtype: DT_INT32 tensor_shape {} int_val: 7 }");
   CHECK(SummarizeAttrValue(scalar) ==
         "Tensor<type: int32 shape: [] values: 7>");
   tensorflow::AttrValue empty_list;
@@ -335,20 +333,27 @@ TEST_CASE("SummarizeNodeDef sorts attrs, puts _device last and prints values",
   CHECK(SummarizeAttrValue(empty_list) == "[]");
   // 16-bit floats decode through lib/base/float16 (1, -2, inf; 1.5 as
   // bfloat16 in tensor_content).
-  tensorflow::AttrValue half;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(
+  tensorflow::AttrValue half = testing::ParseTextProto<tensorflow::AttrValue>(
       "tensor { dtype: DT_HALF tensor_shape { dim { size: 3 } } "
-      "half_val: 15360 half_val: 49152 half_val: 31744 }",
-      &half));
+      "half_val: 15360 half_val: 49152 half_val: 31744 }");
   CHECK(SummarizeAttrValue(half) ==
         "Tensor<type: half shape: [3] values: 1 -2 inf>");
-  tensorflow::AttrValue bf16;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(
+  tensorflow::AttrValue bf16 = testing::ParseTextProto<tensorflow::AttrValue>(
       "tensor { dtype: DT_BFLOAT16 tensor_shape {} "
-      "tensor_content: '\\300\\077' }",
-      &bf16));
+      "tensor_content: '\\300\\077' }");
   CHECK(SummarizeAttrValue(bf16) ==
         "Tensor<type: bfloat16 shape: [] values: 1.5>");
+  // A string tensor's elements are Utf8SafeCEscape'd (Tensor::SummarizeValue)
+  // and a string attr is CEscape'd (SummarizeString).
+  tensorflow::AttrValue strings =
+      testing::ParseTextProto<tensorflow::AttrValue>(
+          "tensor { dtype: DT_STRING tensor_shape { dim { size: 2 } } "
+          "string_val: '\\303\\251' string_val: '\\001' }");
+  CHECK(SummarizeAttrValue(strings) ==
+        "Tensor<type: string shape: [2] values: \xc3\xa9 \\001>");
+  tensorflow::AttrValue s;
+  s.set_s("\xc3\xa9");
+  CHECK(SummarizeAttrValue(s) == "\"\\303\\251\"");
 }
 
 std::vector<MemoryType> Memory(std::string_view device,
@@ -446,12 +451,11 @@ TEST_CASE("SlotArgNames and KernelSupports read the node's attrs",
 
 TEST_CASE("OpLookup falls back to library functions and marks them",
           "[registry]") {
-  tensorflow::FunctionDefLibrary library;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(
-      "function { signature { name: 'MyAdd' input_arg { name: 'x' type: "
-      "DT_FLOAT } "
-      "output_arg { name: 'y' type: DT_FLOAT } } }",
-      &library));
+  tensorflow::FunctionDefLibrary library =
+      testing::ParseTextProto<tensorflow::FunctionDefLibrary>(
+          "function { signature { name: 'MyAdd' input_arg { name: 'x' type: "
+          "DT_FLOAT } "
+          "output_arg { name: 'y' type: DT_FLOAT } } }");
   OpLookup ops(&library);
   REQUIRE(ops.LookUpOpDef("MyAdd") != nullptr);
   CHECK(ops.LookUpOpInfo("MyAdd") == nullptr);

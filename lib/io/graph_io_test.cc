@@ -9,6 +9,7 @@
 
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
+#include "lib/testing/text_proto.h"
 
 namespace dfg {
 namespace {
@@ -69,9 +70,7 @@ constexpr const char* kGraph = R"pb(
 )pb";
 
 GraphDef TextGraph(const std::string& text = kGraph) {
-  GraphDef graph;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &graph));
-  return graph;
+  return testing::ParseTextProto<GraphDef>(text);
 }
 
 LoadedGraph MustParse(std::string_view bytes, const ReadOptions& options = {}) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/testing/catch.h"
+#include "lib/testing/text_proto.h"
 
 namespace dfg {
 namespace {
@@ -127,7 +128,7 @@ constexpr const char* kGraph = R"pb(
 
 GraphSummary Summarize(const char* text = kGraph) {
   LoadedGraph loaded;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &loaded.graph));
+  loaded.graph = testing::ParseTextProto<tensorflow::GraphDef>(text);
   loaded.format = GraphFormat::kPbtxt;
   return SummarizeGraph(loaded, "g.pbtxt");
 }
@@ -245,8 +246,8 @@ TEST_CASE("info from bytes, with the graph in an arena, says the same",
   tensorflow::SavedModel model;
   auto* meta = model.add_meta_graphs();
   meta->mutable_meta_info_def()->add_tags("serve");
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(
-      kGraph, meta->mutable_graph_def()));
+  *meta->mutable_graph_def() =
+      testing::ParseTextProto<tensorflow::GraphDef>(kGraph);
   // `dfg info` refuses kGraph's input naming no node (the structure check).
   for (auto& node : *meta->mutable_graph_def()->mutable_node()) {
     if (node.name() == "z") node.mutable_input()->RemoveLast();
@@ -287,13 +288,11 @@ TEST_CASE("dfg info's summary of bytes checks the structure and names the file",
   CHECK(from_text.status().message() == "dup.pbtxt: Node 'a' is not unique");
 
   // The binary fast path makes the same check.
-  tensorflow::GraphDef cycle;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(
-      R"pb(
+  tensorflow::GraphDef cycle =
+      testing::ParseTextProto<tensorflow::GraphDef>(R"pb(
         node { name: "a" op: "Identity" input: "b" }
         node { name: "b" op: "Identity" input: "a" }
-      )pb",
-      &cycle));
+      )pb");
   std::string binary = cycle.SerializeAsString();
   auto from_binary = SummarizeGraphBytes(binary, "cycle.pb");
   REQUIRE_FALSE(from_binary.ok());

@@ -156,6 +156,8 @@ TEST_CASE("Fill, ZerosLike, OnesLike and Range make tensors", "[kernels]") {
       "name: 'f' op: 'Fill' attr { key: 'T' value { type: DT_FLOAT } }",
       {MakeTensor<int32_t>({1}, {-1}), Tensor::Scalar<float>(7)});
   CHECK(neg.status.code() == Code::kInvalidArgument);
+  CHECK_THAT(neg.status.message(),
+             Catch::Matchers::Contains("Dimension -1 must be >= 0"));
   auto zeros = RunKernel(
       "name: 'z' op: 'ZerosLike' attr { key: 'T' value { type: DT_INT32 } }",
       {MakeTensor<int32_t>({3}, {5, 6, 7})});

@@ -42,8 +42,11 @@ TEST_CASE("Assert escapes strings and wants a scalar condition", "[kernels]") {
   auto run =
       testing::RunKernel(AssertNode("type: DT_STRING"),
                          {Tensor::Scalar<bool>(false),
-                          MakeTensor<std::string>({2}, {"a\nb", "it's"})});
-  CHECK(run.status.message() == "assertion failed: [a\\nb it\\'s]");
+                          MakeTensor<std::string>(
+                              {3}, {"a\nb", "it's", "\xc3\xa9\x01"})});
+  // absl::Utf8SafeCEscape: UTF-8 stays, control bytes are octal.
+  CHECK(run.status.message() ==
+        "assertion failed: [a\\nb it\\'s \xc3\xa9\\001]");
   auto cond =
       testing::RunKernel(AssertNode(""), {MakeTensor<bool>({2}, {true, true})});
   CHECK_THAT(cond.status.message(), Contains("In[0] should be a scalar: [2]"));

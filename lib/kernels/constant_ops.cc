@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "lib/kernels/cwise_ops.h"
+#include "lib/kernels/shape_args.h"
 
 namespace dfg {
 namespace {
@@ -73,15 +74,7 @@ Status ShapeFromDims(const Tensor& dims, TensorShape* shape) {
     return InvalidArgument("dims must be a vector, got shape {}",
                            dims.shape().DebugString());
   }
-  std::vector<int64_t> d = IntValues(dims);
-  for (int64_t v : d) {
-    if (v < 0) return InvalidArgument("Dimension {} must be >= 0", v);
-  }
-  if (!TensorShape::IsValid(d)) {
-    return InvalidArgument("Shape {} is too large", VectorString(d));
-  }
-  *shape = TensorShape(std::span<const int64_t>(d));
-  return Status::Ok();
+  return MakeShape(IntValues(dims), shape);
 }
 
 class FillOp : public OpKernel {

@@ -7,16 +7,10 @@
 namespace dfg {
 namespace {
 
+using testing::Flat;
 using testing::KernelRun;
 using testing::MakeTensor;
 using testing::RunKernel;
-
-template <typename T>
-std::string Flat(const Tensor& t) {
-  std::string s = t.shape().DebugString();
-  for (const T& v : t.flat<T>()) s += fmt::format(" {}", v);
-  return s;
-}
 
 KernelRun Einsum(const std::string& equation, std::initializer_list<Tensor> in,
                  const std::string& dtype = "DT_FLOAT") {

@@ -6,6 +6,7 @@
 #include <complex>
 
 #include "lib/kernels/cwise_ops.h"
+#include "lib/kernels/shape_args.h"
 
 namespace dfg {
 namespace {
@@ -106,13 +107,7 @@ using FloatComplexTypes = decltype(FloatTypes() + ComplexTypes());
 class BiasAddGradOp : public OpKernel {
  public:
   explicit BiasAddGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::string format = "NHWC";
-    if (ctx->HasAttr("data_format")) {
-      DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
-    }
-    DFG_OP_REQUIRES(ctx, format == "NHWC" || format == "NCHW",
-                    InvalidArgument("Invalid data format"));
-    nchw_ = format == "NCHW";
+    DFG_OP_REQUIRES_OK(ctx, ReadBiasDataFormat(ctx, &nchw_));
     Dispatch(NumberTypes(), ctx->input_type(0),
              [&](auto t) { fn_ = &BiasAddGradOp::Run<decltype(t)>; });
     DFG_OP_REQUIRES(ctx, fn_ != nullptr,

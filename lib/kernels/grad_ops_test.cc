@@ -128,6 +128,15 @@ TEST_CASE("BiasAddGrad is the gradient of BiasAdd's bias", "[train]") {
       RunKernel(Node("BiasAddGrad"), {MakeTensor<double>({2}, {1, 2})});
   CHECK_THAT(bad.status.message(),
              Catch::Matchers::Contains("Input tensor must be at least 2D"));
+  const std::string ncdhw = "attr { key: 'data_format' value { s: 'NCDHW' } }";
+  const Tensor x = MakeTensor<double>({1, 2}, {1, 2});
+  for (const KernelRun& r : {RunKernel(Node("BiasAddGrad", ncdhw), {x}),
+                             RunKernel(Node("BiasAdd", ncdhw),
+                                       {x, MakeTensor<double>({2}, {1, 2})})}) {
+    CHECK(r.status.code() == Code::kInvalidArgument);
+    CHECK_THAT(r.status.message(),
+               Catch::Matchers::Contains("Invalid data format"));
+  }
 }
 
 TEST_CASE("MatMul with transposes gives the gradients of MatMul", "[train]") {

@@ -10,15 +10,9 @@
 namespace dfg {
 namespace {
 
+using testing::Flat;
 using testing::MakeTensor;
 using testing::RunKernel;
-
-template <typename T>
-std::string Flat(const Tensor& t) {
-  std::string s = t.shape().DebugString();
-  for (const T& v : t.flat<T>()) s += fmt::format(" {}", v);
-  return s;
-}
 
 std::string Bicubic(bool half_pixel) {
   return fmt::format(

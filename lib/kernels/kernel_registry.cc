@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "lib/graph/attr_summary.h"
 #include "lib/graph/op_registry.h"
 
 namespace dfg {
@@ -171,52 +172,15 @@ bool Matches(const KernelRegistration& reg, const NodeDef& node) {
 
 std::string TypeEnumName(DataType t) { return tensorflow::DataType_Name(t); }
 
-std::string SummarizeValue(const AttrValue& v) {
-  switch (v.value_case()) {
-    case AttrValue::kS:
-      return fmt::format("\"{}\"", v.s());
-    case AttrValue::kI:
-      return std::to_string(v.i());
-    case AttrValue::kF:
-      return fmt::format("{}", v.f());
-    case AttrValue::kB:
-      return v.b() ? "true" : "false";
-    case AttrValue::kType:
-      return TypeEnumName(v.type());
-    case AttrValue::kShape:
-      return PartialShapeDebugString(v.shape());
-    case AttrValue::kTensor:
-      return "<tensor>";
-    case AttrValue::kFunc:
-      return v.func().name();
-    case AttrValue::kPlaceholder:
-      return "$" + v.placeholder();
-    case AttrValue::kList: {
-      std::vector<std::string> items;
-      const auto& l = v.list();
-      for (const auto& s : l.s()) items.push_back(fmt::format("\"{}\"", s));
-      for (int64_t i : l.i()) items.push_back(std::to_string(i));
-      for (float f : l.f()) items.push_back(fmt::format("{}", f));
-      for (bool b : l.b()) items.push_back(b ? "true" : "false");
-      for (int t : l.type()) {
-        items.push_back(TypeEnumName(static_cast<DataType>(t)));
-      }
-      for (const auto& s : l.shape()) {
-        items.push_back(PartialShapeDebugString(s));
-      }
-      return fmt::format("[{}]", fmt::join(items, ", "));
-    }
-    default:
-      return "";
-  }
-}
-
+// AttrSlice::DebugString, as TensorFlow's "No OpKernel was registered"
+// prints the attrs: name=SummarizeAttrValue, sorted by name (TensorFlow's
+// order is its map's), without _device.
 std::string SummarizeNodeAttrs(const NodeDef& node) {
   std::map<std::string, const AttrValue*> sorted;
   for (const auto& [k, v] : node.attr()) sorted[k] = &v;
   std::vector<std::string> parts;
   for (const auto& [k, v] : sorted) {
-    parts.push_back(k + "=" + SummarizeValue(*v));
+    parts.push_back(k + "=" + SummarizeAttrValue(*v));
   }
   return fmt::format("{}", fmt::join(parts, ", "));
 }

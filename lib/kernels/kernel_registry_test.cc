@@ -1,10 +1,9 @@
 #include "lib/kernels/kernel_registry.h"
 
-#include <google/protobuf/text_format.h>
-
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/kernels/rendezvous_interface.h"
 #include "lib/testing/catch.h"
+#include "lib/testing/text_proto.h"
 
 namespace dfg {
 namespace {
@@ -12,9 +11,7 @@ namespace {
 using Catch::Matchers::Contains;
 
 NodeDef Node(const std::string& text) {
-  NodeDef n;
-  DFG_CHECK(google::protobuf::TextFormat::ParseFromString(text, &n));
-  return n;
+  return testing::ParseTextProto<NodeDef>(text);
 }
 
 TEST_CASE("the registry finds kernels by op and dtype", "[kernels]") {

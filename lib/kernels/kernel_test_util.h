@@ -4,6 +4,8 @@
 #ifndef DFG_LIB_KERNELS_KERNEL_TEST_UTIL_H_
 #define DFG_LIB_KERNELS_KERNEL_TEST_UTIL_H_
 
+#include <fmt/format.h>
+
 #include <deque>
 #include <map>
 #include <memory>
@@ -32,6 +34,15 @@ Tensor MakeTensor(std::vector<int64_t> dims, const std::vector<T>& values) {
 
 // "float [2,3] [[1 2 3]\n [4 5 6]]": dtype, shape and every value.
 std::string Render(const Tensor& t);
+
+// "[2,3] 1 2 3 4 5 6": the shape and the row-major values of a T tensor,
+// each as fmt prints it (every digit a float needs to read back).
+template <typename T>
+std::string Flat(const Tensor& t) {
+  std::string s = t.shape().DebugString();
+  for (const T& v : t.flat<T>()) s += fmt::format(" {}", v);
+  return s;
+}
 
 // Call frame over plain vectors.
 class FakeCallFrame : public CallFrameInterface {

@@ -1,22 +1,14 @@
 // NonMaxSuppressionV3/V4/V5 and CombinedNonMaxSuppression. Expected values
 // are hand-computed.
-#include <fmt/format.h>
-
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/testing/catch.h"
 
 namespace dfg {
 namespace {
 
+using testing::Flat;
 using testing::MakeTensor;
 using testing::RunKernel;
-
-template <typename T>
-std::string Flat(const Tensor& t) {
-  std::string s = t.shape().DebugString();
-  for (const T& v : t.flat<T>()) s += fmt::format(" {}", v);
-  return s;
-}
 
 std::string Nms(const std::string& op, const std::string& attrs = "") {
   return "name: 'n' op: '" + op + "' " + attrs;

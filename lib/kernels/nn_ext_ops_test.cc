@@ -1,24 +1,15 @@
 // Split, OneHot, Where, TopKV2, Cumsum, LeakyRelu, resize, BatchMatMulV2 and
 // the fused kernels. Expected values are hand-computed.
-#include <fmt/format.h>
-
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/testing/catch.h"
 
 namespace dfg {
 namespace {
 
+using testing::Flat;
 using testing::KernelRun;
 using testing::MakeTensor;
 using testing::RunKernel;
-
-// "<shape> v0 v1 ...": the shape and the row-major values.
-template <typename T>
-std::string Flat(const Tensor& t) {
-  std::string s = t.shape().DebugString();
-  for (const T& v : t.flat<T>()) s += fmt::format(" {}", v);
-  return s;
-}
 
 std::string Node(const std::string& op, const std::string& attrs) {
   return "name: 'n' op: '" + op + "' " + attrs;

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "lib/kernels/cwise_ops.h"
+#include "lib/kernels/shape_args.h"
 
 namespace dfg {
 namespace {
@@ -9,13 +10,7 @@ namespace {
 class BiasAddOp : public OpKernel {
  public:
   explicit BiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::string format = "NHWC";
-    if (ctx->HasAttr("data_format")) {
-      DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
-    }
-    DFG_OP_REQUIRES(ctx, format == "NHWC" || format == "NCHW",
-                    InvalidArgument("Invalid data format"));
-    nchw_ = format == "NCHW";
+    DFG_OP_REQUIRES_OK(ctx, ReadBiasDataFormat(ctx, &nchw_));
   }
 
   void Compute(OpKernelContext* ctx) override {

@@ -21,6 +21,7 @@
 
 #include "lib/kernels/kernel_util.h"
 #include "lib/kernels/philox.h"
+#include "lib/kernels/shape_args.h"
 
 namespace dfg {
 namespace {
@@ -35,15 +36,7 @@ Status ShapeFromShapeTensor(const Tensor& dims, TensorShape* shape) {
         "shape must be a vector of int32 or int64, got shape {}",
         dims.shape().DebugString());
   }
-  std::vector<int64_t> d = IntValues(dims);
-  for (int64_t v : d) {
-    if (v < 0) return InvalidArgument("Dimension {} must be >= 0", v);
-  }
-  if (!TensorShape::IsValid(d)) {
-    return InvalidArgument("Shape {} is too large", VectorString(d));
-  }
-  *shape = TensorShape(std::span<const int64_t>(d));
-  return Status::Ok();
+  return MakeShape(IntValues(dims), shape);
 }
 
 template <typename T>

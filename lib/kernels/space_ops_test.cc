@@ -8,16 +8,10 @@
 namespace dfg {
 namespace {
 
+using testing::Flat;
 using testing::KernelRun;
 using testing::MakeTensor;
 using testing::RunKernel;
-
-template <typename T>
-std::string Flat(const Tensor& t) {
-  std::string s = t.shape().DebugString();
-  for (const T& v : t.flat<T>()) s += fmt::format(" {}", v);
-  return s;
-}
 
 std::string Node(const std::string& op, const std::string& attrs) {
   return "name: 'n' op: '" + op +

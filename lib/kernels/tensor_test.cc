@@ -1,12 +1,11 @@
 #include "lib/kernels/tensor.h"
 
-#include <google/protobuf/text_format.h>
-
 #include <cmath>
 
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/kernels/variant.h"
 #include "lib/testing/catch.h"
+#include "lib/testing/text_proto.h"
 
 namespace dfg {
 namespace {
@@ -15,9 +14,7 @@ using testing::MakeTensor;
 using testing::Render;
 
 TensorProto Proto(const std::string& text) {
-  TensorProto p;
-  DFG_CHECK_MSG(google::protobuf::TextFormat::ParseFromString(text, &p), text);
-  return p;
+  return testing::ParseTextProto<TensorProto>(text);
 }
 
 std::string Decode(const std::string& text) {

@@ -6,6 +6,7 @@
 
 #include "lib/io/graph_io.h"
 #include "lib/savedmodel/loader.h"
+#include "lib/savedmodel/savedmodel_test_util.h"
 #include "lib/savedmodel/step.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
@@ -23,27 +24,14 @@ struct Result {
 Result RunExamples(const std::string& signature, const std::string& examples) {
   auto shared = testing::SharedDir("savedmodels");
   REQUIRE(shared.has_value());
-  std::istringstream no_stdin;
-  auto model = ReadGraph(
-      *shared + "/tfserving__saved_model_half_plus_two_cpu/00000123", no_stdin);
-  REQUIRE(model.ok());
+  LoadedGraph model = testing::ReadModel(
+      *shared + "/tfserving__saved_model_half_plus_two_cpu/00000123");
   StepRequest request;
   request.signature = signature;
   request.examples = {examples};
-  auto step = PrepareStep(*model, request);
-  INFO(step.status().ToString());
-  REQUIRE(step.ok());
-  LoadOptions options;
-  options.session.inter_op_threads = 1;
-  options.export_dir = model->export_dir;
-  auto session =
-      LoadSavedModel(std::move(model->graph), model->meta_graph, options);
-  INFO(session.status().ToString());
-  REQUIRE(session.ok());
-  Result r;
-  r.status =
-      (*session)->Run(step->feeds, step->fetches, step->targets, &r.outputs);
-  return r;
+  auto outputs = testing::TryRunModel(std::move(model), request);
+  if (!outputs.ok()) return {outputs.status(), {}};
+  return {Status::Ok(), std::move(outputs).value()};
 }
 
 std::vector<float> Floats(const Tensor& t) {

@@ -3,6 +3,7 @@
 #include <set>
 #include <sstream>
 
+#include "lib/savedmodel/savedmodel_test_util.h"
 #include "lib/savedmodel/step.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
@@ -10,13 +11,7 @@
 namespace dfg {
 namespace {
 
-LoadedGraph ReadModel(const std::string& path) {
-  std::istringstream no_stdin;
-  auto loaded = ReadGraph(path, no_stdin);
-  INFO(path << ": " << loaded.status().ToString());
-  REQUIRE(loaded.ok());
-  return std::move(loaded).value();
-}
+using testing::ReadModel;
 
 std::string Affine() {
   return testing::SourceDir() + "/testdata/savedmodels/affine";
@@ -36,21 +31,7 @@ std::vector<Tensor> RunGraph(tensorflow::GraphDef graph,
   request.feeds = feeds;
   request.fetches = fetches;
   if (model != nullptr) request.signature = signature;
-  auto step = PrepareStep(loaded, request);
-  INFO(step.status().ToString());
-  REQUIRE(step.ok());
-  LoadOptions options;
-  options.session.inter_op_threads = 1;
-  options.export_dir = loaded.export_dir;
-  auto session =
-      LoadSavedModel(std::move(loaded.graph), loaded.meta_graph, options);
-  INFO(session.status().ToString());
-  REQUIRE(session.ok());
-  std::vector<Tensor> out;
-  Status s = (*session)->Run(step->feeds, step->fetches, {}, &out);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  return out;
+  return testing::RunModel(std::move(loaded), request);
 }
 
 std::set<std::string> Ops(const tensorflow::GraphDef& graph) {

@@ -1,74 +1,24 @@
 #include "lib/savedmodel/inline_functions.h"
 
-#include <google/protobuf/text_format.h>
-
 #include <set>
 
 #include "lib/exec/session.h"
 #include "lib/testing/catch.h"
+#include "lib/testing/text_proto.h"
 
 namespace dfg {
 namespace {
 
 // f(x, y) = x * y + x, called through PartitionedCall and by op name, with
 // a control input on the first call and a node depending on it.
-constexpr char kGraph[] = R"pb(
-  node {
-    name: "a"
-    op: "Const"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "value"
-      value {
-        tensor {
-          dtype: DT_FLOAT
-          tensor_shape {}
-          float_val: 3
-        }
-      }
-    }
-  }
-  node {
-    name: "b"
-    op: "Const"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "value"
-      value {
-        tensor {
-          dtype: DT_FLOAT
-          tensor_shape {}
-          float_val: 4
-        }
-      }
-    }
-  }
-  node { name: "start" op: "NoOp" }
-  node {
-    name: "call"
-    op: "PartitionedCall"
-    input: "a"
-    input: "b"
-    input: "^start"
-    attr {
-      key: "Tin"
-      value { list { type: DT_FLOAT type: DT_FLOAT } }
-    }
-    attr {
-      key: "Tout"
-      value { list { type: DT_FLOAT } }
-    }
-    attr {
-      key: "f"
-      value { func { name: "f" } }
-    }
-  }
+const std::string kGraph =
+    testing::ScalarConstText("a", "DT_FLOAT", "float_val: 3") +
+    testing::ScalarConstText("b", "DT_FLOAT", "float_val: 4") + R"pb(
+      node { name: "start" op: "NoOp" }
+    )pb" +
+    testing::CallNodeText("call", "PartitionedCall", {"a", "b", "^start"},
+                          {"DT_FLOAT", "DT_FLOAT"}, {"DT_FLOAT"}, "f") +
+    R"pb(
   node { name: "after" op: "NoOp" input: "^call" }
   node { name: "direct" op: "f" input: "call" input: "b" }
   node {
@@ -111,12 +61,10 @@ constexpr char kGraph[] = R"pb(
       ret { key: "z" value: "add:z:0" }
     }
   }
-)pb";
+    )pb";
 
 tensorflow::GraphDef Parse() {
-  tensorflow::GraphDef graph;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(kGraph, &graph));
-  return graph;
+  return testing::ParseTextProto<tensorflow::GraphDef>(kGraph);
 }
 
 float Run(const tensorflow::GraphDef& graph, const std::string& fetch) {

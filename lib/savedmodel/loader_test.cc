@@ -1,55 +1,31 @@
 #include "lib/savedmodel/loader.h"
 
-#include <google/protobuf/text_format.h>
-
 #include <filesystem>
 #include <sstream>
 
 #include "lib/io/graph_io.h"
 #include "lib/kernels/kernel_registry.h"
+#include "lib/savedmodel/savedmodel_test_util.h"
 #include "lib/savedmodel/step.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
+#include "lib/testing/text_proto.h"
 
 namespace dfg {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ReadModel;
 
-LoadedGraph Read(const std::string& path) {
-  std::istringstream no_stdin;
-  auto loaded = ReadGraph(path, no_stdin);
-  INFO(path << ": " << loaded.status().ToString());
-  REQUIRE(loaded.ok());
-  return std::move(loaded).value();
-}
-
-// Loads `model` and runs `signature` with `feeds` (NAME=VALUE) once per
-// entry of `runs`, returning the last outputs.
+// Loads `model` and runs signature `sig` with `feeds` (NAME=VALUE) `runs`
+// times, returning the last outputs.
 std::vector<Tensor> RunSignature(LoadedGraph model, const std::string& sig,
                                  const std::vector<std::string>& feeds,
                                  int runs = 1) {
   StepRequest request;
   request.signature = sig;
   request.feeds = feeds;
-  auto step = PrepareStep(model, request);
-  INFO(step.status().ToString());
-  REQUIRE(step.ok());
-  LoadOptions options;
-  options.session.inter_op_threads = 1;
-  options.export_dir = model.export_dir;
-  auto session =
-      LoadSavedModel(std::move(model.graph), model.meta_graph, options);
-  INFO(session.status().ToString());
-  REQUIRE(session.ok());
-  std::vector<Tensor> outputs;
-  for (int i = 0; i < runs; ++i) {
-    Status s =
-        (*session)->Run(step->feeds, step->fetches, step->targets, &outputs);
-    INFO(s.ToString());
-    REQUIRE(s.ok());
-  }
-  return outputs;
+  return testing::RunModel(std::move(model), request, runs);
 }
 
 std::string AffineDir() {
@@ -57,7 +33,7 @@ std::string AffineDir() {
 }
 
 TEST_CASE("a SavedModel without variables runs as it is", "[savedmodel]") {
-  auto out = RunSignature(Read(AffineDir()), "", {"x=[1, 2.5]"});
+  auto out = RunSignature(ReadModel(AffineDir()), "", {"x=[1, 2.5]"});
   REQUIRE(out.size() == 1);
   CHECK(out[0].flat<float>()[0] == 3.0f);
   CHECK(out[0].flat<float>()[1] == 6.0f);
@@ -65,22 +41,20 @@ TEST_CASE("a SavedModel without variables runs as it is", "[savedmodel]") {
 
 TEST_CASE("the init op runs with each asset tensor fed the asset's path",
           "[savedmodel]") {
-  auto out = RunSignature(Read(AffineDir()), "asset", {});
+  auto out = RunSignature(ReadModel(AffineDir()), "asset", {});
   REQUIRE(out.size() == 1);
   CHECK(out[0].scalar<std::string>() == AffineDir() + "/assets/vocab.txt");
 }
 
 TEST_CASE("variables keep their values across the steps of one session",
           "[savedmodel]") {
-  auto out = RunSignature(Read(AffineDir()), "count", {}, 3);
+  auto out = RunSignature(ReadModel(AffineDir()), "count", {}, 3);
   REQUIRE(out.size() == 1);
   CHECK(out[0].scalar<int32_t>() == 3);
 }
 
 tensorflow::MetaGraphDef ParseMeta(const std::string& text) {
-  tensorflow::MetaGraphDef meta;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &meta));
-  return meta;
+  return testing::ParseTextProto<tensorflow::MetaGraphDef>(text);
 }
 
 TEST_CASE("TF1 assets come from the saved_model_assets collection",
@@ -145,7 +119,7 @@ TEST_CASE("a SavedModel whose variables are missing names the missing file",
           "[savedmodel]") {
   fs::path dir = fs::temp_directory_path() / "dfg_savedmodel_novars";
   fs::create_directories(dir);
-  LoadedGraph model = Read(AffineDir());
+  LoadedGraph model = ReadModel(AffineDir());
   model.meta_graph.mutable_saver_def()->set_restore_op_name("main_op");
   model.meta_graph.mutable_saver_def()->set_filename_tensor_name("x:0");
   LoadOptions options;
@@ -163,7 +137,7 @@ TEST_CASE("a SavedModel whose variables are missing names the missing file",
 }
 
 TEST_CASE("saved Consts must have a fully defined value", "[savedmodel]") {
-  LoadedGraph model = Read(AffineDir());
+  LoadedGraph model = ReadModel(AffineDir());
   auto* value =
       (*model.graph.mutable_node(1)->mutable_attr())["value"].mutable_tensor();
   value->mutable_tensor_shape()->set_unknown_rank(true);

@@ -7,6 +7,7 @@
 
 #include "lib/savedmodel/freeze.h"
 #include "lib/savedmodel/loader.h"
+#include "lib/savedmodel/savedmodel_test_util.h"
 #include "lib/savedmodel/step.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
@@ -53,33 +54,6 @@ const std::vector<Case>& Cases() {
   return *cases;
 }
 
-LoadedGraph Read(const std::string& path) {
-  std::istringstream no_stdin;
-  auto loaded = ReadGraph(path, no_stdin);
-  INFO(path << ": " << loaded.status().ToString());
-  REQUIRE(loaded.ok());
-  return std::move(loaded).value();
-}
-
-// Runs `request` on `model` loaded as TensorFlow's LoadSavedModel does.
-std::vector<Tensor> Run(LoadedGraph model, const StepRequest& request) {
-  auto step = PrepareStep(model, request);
-  INFO(step.status().ToString());
-  REQUIRE(step.ok());
-  LoadOptions options;
-  options.session.inter_op_threads = 1;
-  options.export_dir = model.export_dir;
-  auto session =
-      LoadSavedModel(std::move(model.graph), model.meta_graph, options);
-  INFO(session.status().ToString());
-  REQUIRE(session.ok());
-  std::vector<Tensor> out;
-  Status s = (*session)->Run(step->feeds, step->fetches, step->targets, &out);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  return out;
-}
-
 void CheckValues(const Tensor& t, const std::vector<float>& expected) {
   REQUIRE(t.dtype() == tensorflow::DT_FLOAT);
   REQUIRE(t.NumElements() == static_cast<int64_t>(expected.size()));
@@ -99,12 +73,12 @@ TEST_CASE(
   }
   for (const Case& c : Cases()) {
     INFO(c.model << " " << c.signature);
-    LoadedGraph model = Read(*dir + "/" + c.model);
+    LoadedGraph model = testing::ReadModel(*dir + "/" + c.model);
     StepRequest request;
     request.signature = c.signature;
     request.feeds = c.feeds;
     request.examples = c.examples;
-    auto out = Run(model, request);
+    auto out = testing::RunModel(model, request);
     REQUIRE(out.size() == 1);
     CheckValues(out[0], c.expected);
 
@@ -129,7 +103,7 @@ TEST_CASE(
     for (const auto& [key, info] : model.signatures.at(c.signature).outputs()) {
       by_key.fetches.push_back(key);
     }
-    auto frozen_out = Run(std::move(standalone), by_key);
+    auto frozen_out = testing::RunModel(std::move(standalone), by_key);
     REQUIRE(frozen_out.size() == 1);
     CheckValues(frozen_out[0], c.expected);
   }

@@ -1,4 +1,4 @@
-// The step loop and the file outputs of `dfg run`.
+// The step loop, its session, and the outputs of `dfg run`.
 #include "lib/savedmodel/runner.h"
 
 #include <fmt/format.h>
@@ -48,6 +48,55 @@ StatusOr<StepResults> RunRepeated(const StepFn& run_step, const Step& step,
         run_step(step.feeds, {}, options.final_targets, &unused, run));
   }
   return results;
+}
+
+StatusOr<RunOutcome> RunSteps(LoadedGraph model, const Step& step,
+                              const RunStepsOptions& options) {
+  RunOutcome outcome;
+  StepFn run_step;
+  if (options.remote) {
+    DFG_ASSIGN_OR_RETURN(
+        run_step, options.remote(std::move(model.graph), &outcome.stats));
+  } else {
+    DFG_ASSIGN_OR_RETURN(
+        outcome.session,
+        LoadSavedModel(std::move(model.graph), model.meta_graph, options.load));
+    run_step = SessionStepFn(*outcome.session);
+  }
+  StepStatsCollector collector;
+  RepeatOptions repeat = options.repeat;
+  repeat.run = options.load.run;
+  repeat.last_step_observer = options.collect_stats ? &collector : nullptr;
+  DFG_ASSIGN_OR_RETURN(outcome.results, RunRepeated(run_step, step, repeat));
+  // A remote step function has left its tasks' statistics in outcome.stats.
+  if (outcome.session) outcome.stats = collector.Take();
+  return outcome;
+}
+
+Status WriteRunOutputs(const RunOutcome& outcome, const Step& step,
+                       const RunOutputOptions& options, std::ostream& out,
+                       std::ostream& err) {
+  if (!options.trace.empty()) {
+    std::vector<std::string> devices;  // remote: as the tasks report them
+    if (outcome.session) devices = outcome.session->devices();
+    DFG_RETURN_IF_ERROR(WriteFileAtomically(
+        options.trace, ChromeTraceJson(outcome.stats, devices)));
+  }
+  if (options.stats) err << StatsTable(outcome.stats);
+  if (options.latencies) err << LatencyLine(outcome.results.latencies_us);
+  if (!options.output_dir.empty()) {
+    return WriteTensorsToDir(options.output_dir, step.fetch_names,
+                             outcome.results.outputs);
+  }
+  out << FormatOutputs(step.fetch_names, outcome.results.outputs, options.json);
+  return Status::Ok();
+}
+
+std::function<void(int, int)> StepProgress(std::ostream& err) {
+  return [&err](int i, int steps) {
+    if (steps > 100 && i % (steps / 20) == 0)
+      err << fmt::format("\rstep {}/{}", i + 1, steps) << std::flush;
+  };
 }
 
 std::string LatencyLine(std::vector<double> us) {

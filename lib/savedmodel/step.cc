@@ -153,6 +153,15 @@ StatusOr<Tensor> FeedValue(const std::string& name, const std::string& value,
 
 }  // namespace
 
+Status CheckStepSyntax(const StepRequest& request) {
+  std::string name, value;
+  for (const std::string& spec : request.feeds)
+    DFG_RETURN_IF_ERROR(SplitSpec(spec, "--feed", &name, &value));
+  for (const std::string& spec : request.examples)
+    DFG_RETURN_IF_ERROR(SplitSpec(spec, "--examples", &name, &value));
+  return Status::Ok();
+}
+
 StatusOr<Step> PrepareStep(const LoadedGraph& model,
                            const StepRequest& request) {
   Step step;

@@ -52,6 +52,11 @@ struct Step {
 StatusOr<Step> PrepareStep(const LoadedGraph& model,
                            const StepRequest& request);
 
+// The NAME=VALUE form of every feed, then every example, checked before
+// anything is read: PrepareStep's first error (kInvalidArgument, "--feed
+// takes TENSOR=FILE, got 'x'"), which `dfg run` reports as a usage error.
+Status CheckStepSyntax(const StepRequest& request);
+
 }  // namespace dfg
 
 #endif  // DFG_LIB_SAVEDMODEL_STEP_H_

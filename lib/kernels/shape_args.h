@@ -1,0 +1,27 @@
+// Internal: kernel inputs and attrs turned into shapes and layouts with
+// TensorFlow's checks and wording, for the kernels that share them (Fill and
+// the random ops' shape inputs, BiasAdd and BiasAddGrad's data_format).
+#ifndef DFG_LIB_KERNELS_SHAPE_ARGS_H_
+#define DFG_LIB_KERNELS_SHAPE_ARGS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "lib/base/status.h"
+#include "lib/kernels/op_kernel.h"
+#include "lib/kernels/tensor.h"
+
+namespace dfg {
+
+// TensorShapeUtils::MakeShape's checks of a shape given as dims: errors
+// (kInvalidArgument) "Dimension -1 must be >= 0" and "Shape [..] is too
+// large".
+Status MakeShape(const std::vector<int64_t>& dims, TensorShape* shape);
+
+// The data_format attr of BiasAdd and BiasAddGrad (NHWC when absent): sets
+// *nchw; "Invalid data format" for anything but NHWC and NCHW.
+Status ReadBiasDataFormat(OpKernelConstruction* ctx, bool* nchw);
+
+}  // namespace dfg
+
+#endif  // DFG_LIB_KERNELS_SHAPE_ARGS_H_
