@@ -39,6 +39,10 @@ NodeDef PseudoNodeDef(const char* name) {
 
 }  // namespace
 
+Node::~Node() {
+  if (owns_def_) delete def_;
+}
+
 const Edge* Node::input_edge(int idx) const {
   for (const Edge* e : in_edges_) {
     if (e->dst_input == idx) return e;
@@ -68,7 +72,7 @@ bool Node::IsControlFlow() const {
          IsNextIteration() || IsLoopCond();
 }
 
-Graph::Graph() {
+Graph::Graph(google::protobuf::Arena* arena) : arena_(arena) {
   AddNode(PseudoNodeDef("_SOURCE"), {}, {});
   AddNode(PseudoNodeDef("_SINK"), {}, {});
   AddEdge(source_node(), kControlSlot, sink_node(), kControlSlot);
@@ -76,9 +80,19 @@ Graph::Graph() {
 
 Node* Graph::AddNode(NodeDef def, std::vector<DataType> input_types,
                      std::vector<DataType> output_types, bool op_known) {
+  NodeDef* own = google::protobuf::Arena::CreateMessage<NodeDef>(arena_);
+  *own = std::move(def);  // a swap on the heap, a copy onto an arena
+  return AdoptNode(own, std::move(input_types), std::move(output_types),
+                   op_known);
+}
+
+Node* Graph::AdoptNode(NodeDef* def, std::vector<DataType> input_types,
+                       std::vector<DataType> output_types, bool op_known) {
+  DFG_CHECK(def != nullptr && def->GetArena() == arena_);
   auto node = std::make_unique<Node>();
   node->id_ = static_cast<int>(nodes_.size());
-  node->def_ = std::move(def);
+  node->def_ = def;
+  node->owns_def_ = arena_ == nullptr;
   node->input_types_ = std::move(input_types);
   node->output_types_ = std::move(output_types);
   node->op_known_ = op_known;
@@ -236,10 +250,10 @@ std::string Graph::NewName(std::string_view prefix) {
 
 namespace {
 
-// Rebuilds the input list of `node` from its in-edges (§0.5). `slots` is
-// scratch space reused across nodes.
-void WriteInputs(const Node& node, std::vector<const Edge*>* slots,
-                 NodeDef* out) {
+// The input list of `node` rebuilt from its in-edges (§0.5), into `inputs`.
+// `slots` is scratch space reused across nodes.
+void RebuildInputs(const Node& node, std::vector<const Edge*>* slots,
+                   std::vector<std::string>* inputs) {
   int num_slots = node.num_inputs();
   for (const Edge* e : node.in_edges()) {
     if (!e->IsControlEdge()) num_slots = std::max(num_slots, e->dst_input + 1);
@@ -258,18 +272,28 @@ void WriteInputs(const Node& node, std::vector<const Edge*>* slots,
                      return a->src->name() < b->src->name();
                    });
   const NodeDef& def = node.def();
-  out->clear_input();
-  out->mutable_input()->Reserve(static_cast<int>(slots->size()));
+  inputs->clear();
   for (size_t i = 0; i < slots->size(); ++i) {
     const Edge* e = (*slots)[i];
     if (e == nullptr) {
       // A data slot without an edge keeps the input the NodeDef asked for.
       int slot = static_cast<int>(i);
-      out->add_input(slot < def.input_size() ? def.input(slot) : "");
+      inputs->push_back(slot < def.input_size() ? def.input(slot) : "");
     } else if (e->src->IsOp()) {
-      out->add_input(InputString(e->src->name(), e->src_output));
+      inputs->push_back(InputString(e->src->name(), e->src_output));
     }
   }
+}
+
+// Replaces out's inputs with `inputs` (untouched when they are the same).
+void SetInputs(std::vector<std::string>* inputs, NodeDef* out) {
+  if (std::equal(inputs->begin(), inputs->end(), out->input().begin(),
+                 out->input().end())) {
+    return;
+  }
+  out->clear_input();
+  out->mutable_input()->Reserve(static_cast<int>(inputs->size()));
+  for (std::string& input : *inputs) out->add_input(std::move(input));
 }
 
 }  // namespace
@@ -280,6 +304,7 @@ GraphDef Graph::ToGraphDef() const {
   *out.mutable_library() = library_;
   out.mutable_node()->Reserve(num_op_nodes());
   std::vector<const Edge*> slots;
+  std::vector<std::string> inputs;
   for (size_t i = 2; i < nodes_.size(); ++i) {
     const Node* node = nodes_[i].get();
     if (node == nullptr) continue;
@@ -288,9 +313,44 @@ GraphDef Graph::ToGraphDef() const {
     if (!node->assigned_device_name().empty()) {
       def->set_device(node->assigned_device_name());
     }
-    WriteInputs(*node, &slots, def);
+    RebuildInputs(*node, &slots, &inputs);
+    SetInputs(&inputs, def);
   }
   return out;
+}
+
+void Graph::MoveToGraphDef(GraphDef* out) {
+  *out->mutable_versions() = versions_;
+  *out->mutable_library() = std::move(library_);
+  std::vector<const Edge*> slots;
+  std::vector<std::string> inputs;
+  std::vector<Node*> nodes = op_nodes();
+  // Inputs name their sources, so every node is rewritten before any of
+  // them is given away.
+  for (Node* node : nodes) {
+    if (!node->assigned_device_name().empty()) {
+      node->def_->set_device(node->assigned_device_name());
+    }
+    RebuildInputs(*node, &slots, &inputs);
+    SetInputs(&inputs, node->def_);
+  }
+  ReleaseNodeDefs(nodes, out);
+}
+
+void Graph::ReleaseNodeDefs(const std::vector<Node*>& nodes, GraphDef* out) {
+  auto* field = out->mutable_node();
+  field->Reserve(field->size() + static_cast<int>(nodes.size()));
+  const bool same_arena = out->GetArena() == arena_;
+  for (Node* node : nodes) {
+    DFG_CHECK(node->IsOp() && FindNodeId(node->id()) == node);
+    if (same_arena) {
+      DFG_CHECK(node->owns_def_ || arena_ != nullptr);
+      field->AddAllocated(node->def_);
+      node->owns_def_ = false;
+    } else {
+      *field->Add() = *node->def_;
+    }
+  }
 }
 
 std::unordered_map<std::string, Node*> Graph::BuildNameIndex() const {

@@ -6,6 +6,10 @@
 // edge ids observable. Each node's in/out edge lists are kept in ascending
 // edge-id order: dfg iterates edges in that order wherever TensorFlow iterates
 // an EdgeSet, which makes every stage deterministic.
+//
+// A Graph may keep its nodes' NodeDefs in a protobuf Arena (the one a big
+// GraphDef was parsed into): ImportGraphDef then takes the parsed NodeDefs
+// over without copying them, and freeing them costs nothing.
 #ifndef DFG_LIB_GRAPH_GRAPH_H_
 #define DFG_LIB_GRAPH_GRAPH_H_
 
@@ -41,11 +45,16 @@ struct Edge {
 
 class Node {
  public:
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  ~Node();
+
   int id() const { return id_; }
-  const std::string& name() const { return def_.name(); }
-  const std::string& op() const { return def_.op(); }
-  const NodeDef& def() const { return def_; }
-  NodeDef* mutable_def() { return &def_; }
+  const std::string& name() const { return def_->name(); }
+  const std::string& op() const { return def_->op(); }
+  const NodeDef& def() const { return *def_; }
+  NodeDef* mutable_def() { return def_; }
 
   // Signature, from the op registry, the library or (unknown ops) the graph.
   int num_inputs() const { return static_cast<int>(input_types_.size()); }
@@ -57,7 +66,7 @@ class Node {
   // False for ops neither the registry nor the library knows.
   bool op_known() const { return op_known_; }
 
-  const std::string& requested_device() const { return def_.device(); }
+  const std::string& requested_device() const { return def_->device(); }
   const std::string& assigned_device_name() const { return assigned_device_; }
   void set_assigned_device_name(std::string d) {
     assigned_device_ = std::move(d);
@@ -93,7 +102,10 @@ class Node {
  private:
   friend class Graph;
   int id_ = -1;
-  NodeDef def_;
+  // On the graph's arena, or on the heap and owned unless owns_def_ is false
+  // (given away by Graph::ReleaseNodeDefs).
+  NodeDef* def_ = nullptr;
+  bool owns_def_ = false;
   std::vector<DataType> input_types_;
   std::vector<DataType> output_types_;
   bool op_known_ = true;
@@ -105,7 +117,10 @@ class Node {
 class Graph {
  public:
   // Creates _SOURCE (id 0), _SINK (id 1) and the control edge 0 between them.
-  Graph();
+  // With an arena (not owned; it must outlive the Graph), every NodeDef of
+  // the graph is allocated there.
+  Graph() : Graph(nullptr) {}
+  explicit Graph(google::protobuf::Arena* arena);
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
@@ -113,6 +128,10 @@ class Graph {
   // for uniqueness (TensorFlow's Graph does not check either).
   Node* AddNode(NodeDef def, std::vector<DataType> input_types,
                 std::vector<DataType> output_types, bool op_known = true);
+  // As AddNode, but takes `def` itself over: it must live on the graph's
+  // arena (with no arena: a heap object, which the graph now owns).
+  Node* AdoptNode(NodeDef* def, std::vector<DataType> input_types,
+                  std::vector<DataType> output_types, bool op_known = true);
   // Adds a node whose signature comes from the op registry or the library.
   // Errors: kNotFound for an unknown op; kInvalidArgument for missing attrs.
   StatusOr<Node*> AddNode(NodeDef def);
@@ -162,11 +181,24 @@ class Graph {
   // set, else the requested one; inputs rebuilt from edges (data in slot
   // order, control sorted by source name, edges from _SOURCE omitted).
   GraphDef ToGraphDef() const;
+  // The same graph in `*out` (which must be empty), without copying: the
+  // node definitions are rewritten in place (device, inputs) and handed to
+  // `out` (copied instead if `out` is on another arena). The graph must not
+  // be used afterwards, except to be destroyed before `out`.
+  void MoveToGraphDef(GraphDef* out);
+  // Appends the definitions of `nodes` (op nodes of this graph, each at most
+  // once) to out's nodes as they are, giving them to `out` when it is on the
+  // graph's arena (copying them otherwise). The nodes keep pointing at them:
+  // the graph must be destroyed before `out`.
+  void ReleaseNodeDefs(const std::vector<Node*>& nodes, GraphDef* out);
+
+  google::protobuf::Arena* arena() const { return arena_; }
 
   // Map from node name to node for the live op nodes (first one wins).
   std::unordered_map<std::string, Node*> BuildNameIndex() const;
 
  private:
+  google::protobuf::Arena* arena_;               // Not owned; may be null.
   std::vector<std::unique_ptr<Node>> nodes_;     // by id; null = removed
   std::vector<std::unique_ptr<Node>> released_;  // by RemoveNodes
   std::deque<Edge> edge_storage_;

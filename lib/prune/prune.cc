@@ -436,15 +436,30 @@ Status RewriteGraphForExecution(Graph* graph, const PruneOptions& options,
   return Rewriter(graph, options, report ? report : &ignored).Run();
 }
 
+Status PruneInPlace(GraphDef* graph, const PruneOptions& options,
+                    PruneReport* report) {
+  ImportOptions import_options;
+  import_options.warnings = &report->warnings;
+  DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported,
+                       ImportGraphDef(graph, import_options));
+  DFG_RETURN_IF_ERROR(
+      RewriteGraphForExecution(imported.get(), options, report));
+  // A fresh GraphDef (only versions, library and nodes, as ToGraphDef) on
+  // the same arena takes the nodes over, then takes the input's place.
+  google::protobuf::Arena* arena = graph->GetArena();
+  std::unique_ptr<GraphDef> owned;
+  GraphDef* result = google::protobuf::Arena::CreateMessage<GraphDef>(arena);
+  if (arena == nullptr) owned.reset(result);
+  imported->MoveToGraphDef(result);
+  imported.reset();
+  graph->Swap(result);
+  return Status::Ok();
+}
+
 StatusOr<PruneResult> Prune(GraphDef graph, const PruneOptions& options) {
   PruneResult result;
-  ImportOptions import_options;
-  import_options.warnings = &result.report.warnings;
-  DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported,
-                       ImportGraphDef(std::move(graph), import_options));
-  DFG_RETURN_IF_ERROR(
-      RewriteGraphForExecution(imported.get(), options, &result.report));
-  result.graph = imported->ToGraphDef();
+  DFG_RETURN_IF_ERROR(PruneInPlace(&graph, options, &result.report));
+  result.graph = std::move(graph);
   return result;
 }
 
