@@ -43,6 +43,13 @@ Node::~Node() {
   if (owns_def_) delete def_;
 }
 
+void Node::set_assigned_device_name(std::string_view device) {
+  auto it = interned_->devices.find(device);
+  if (it == interned_->devices.end())
+    it = interned_->devices.emplace(device).first;
+  assigned_device_ = &*it;
+}
+
 const Edge* Node::input_edge(int idx) const {
   for (const Edge* e : in_edges_) {
     if (e->dst_input == idx) return e;
@@ -72,7 +79,8 @@ bool Node::IsControlFlow() const {
          IsNextIteration() || IsLoopCond();
 }
 
-Graph::Graph(google::protobuf::Arena* arena) : arena_(arena) {
+Graph::Graph(google::protobuf::Arena* arena)
+    : arena_(arena), interned_(std::make_unique<graph_internal::Interned>()) {
   AddNode(PseudoNodeDef("_SOURCE"), {}, {});
   AddNode(PseudoNodeDef("_SINK"), {}, {});
   AddEdge(source_node(), kControlSlot, sink_node(), kControlSlot);
@@ -89,17 +97,20 @@ Node* Graph::AddNode(NodeDef def, std::vector<DataType> input_types,
 Node* Graph::AdoptNode(NodeDef* def, std::vector<DataType> input_types,
                        std::vector<DataType> output_types, bool op_known) {
   DFG_CHECK(def != nullptr && def->GetArena() == arena_);
-  auto node = std::make_unique<Node>();
+  Node* node = &node_storage_.emplace_back();
   node->id_ = static_cast<int>(nodes_.size());
   node->def_ = def;
   node->owns_def_ = arena_ == nullptr;
-  node->input_types_ = std::move(input_types);
-  node->output_types_ = std::move(output_types);
+  node->interned_ = interned_.get();
+  node->input_types_ =
+      &*interned_->signatures.insert(std::move(input_types)).first;
+  node->output_types_ =
+      &*interned_->signatures.insert(std::move(output_types)).first;
+  node->set_assigned_device_name("");
   node->op_known_ = op_known;
-  Node* raw = node.get();
-  nodes_.push_back(std::move(node));
+  nodes_.push_back(node);
   ++num_nodes_;
-  return raw;
+  return node;
 }
 
 StatusOr<Node*> Graph::AddNode(NodeDef def) {
@@ -131,6 +142,11 @@ const Edge* Graph::AddEdge(Node* src, int src_output, Node* dst,
   dst->in_edges_.push_back(&e);
   ++num_edges_;
   return &e;
+}
+
+void Graph::ReserveEdges(Node* node, size_t in, size_t out) {
+  node->in_edges_.reserve(in);
+  node->out_edges_.reserve(out);
 }
 
 // As TensorFlow's AddControlEdge (allow_duplicates = false): an existing
@@ -165,7 +181,10 @@ void Graph::RemoveNode(Node* node) {
     --num_edges_;
   }
   --num_nodes_;
-  nodes_[node->id()].reset();
+  nodes_[node->id()] = nullptr;
+  // Its memory stays with the graph; what it holds goes now.
+  std::vector<const Edge*>().swap(node->in_edges_);
+  std::vector<const Edge*>().swap(node->out_edges_);
 }
 
 void Graph::RemoveNodes(const std::vector<bool>& keep) {
@@ -183,7 +202,7 @@ void Graph::RemoveNodes(const std::vector<bool>& keep) {
   // Every edge of a removed node is one of its in-edges or an out-edge to a
   // kept node (an out-edge to a removed node is that node's in-edge).
   for (size_t id = 2; id < limit; ++id) {
-    Node* n = nodes_[id].get();
+    Node* n = nodes_[id];
     if (n == nullptr || keep[id]) continue;
     for (const Edge* e : n->in_edges_) {
       if (!removed(e->src->id())) touch(e->src);
@@ -211,14 +230,14 @@ void Graph::RemoveNodes(const std::vector<bool>& keep) {
   }
   for (size_t id = 2; id < limit; ++id) {
     if (nodes_[id] == nullptr || keep[id]) continue;
-    released_.push_back(std::move(nodes_[id]));
+    nodes_[id] = nullptr;
     --num_nodes_;
   }
 }
 
 Node* Graph::FindNodeId(int id) const {
   if (id < 0 || id >= static_cast<int>(nodes_.size())) return nullptr;
-  return nodes_[id].get();
+  return nodes_[id];
 }
 
 const Edge* Graph::FindEdgeId(int id) const {
@@ -230,7 +249,7 @@ std::vector<Node*> Graph::op_nodes() const {
   std::vector<Node*> out;
   out.reserve(num_op_nodes());
   for (size_t i = 2; i < nodes_.size(); ++i) {
-    if (nodes_[i]) out.push_back(nodes_[i].get());
+    if (nodes_[i]) out.push_back(nodes_[i]);
   }
   return out;
 }
@@ -238,8 +257,8 @@ std::vector<Node*> Graph::op_nodes() const {
 std::vector<Node*> Graph::nodes() const {
   std::vector<Node*> out;
   out.reserve(num_nodes_);
-  for (const auto& n : nodes_) {
-    if (n) out.push_back(n.get());
+  for (Node* n : nodes_) {
+    if (n) out.push_back(n);
   }
   return out;
 }
@@ -306,7 +325,7 @@ GraphDef Graph::ToGraphDef() const {
   std::vector<const Edge*> slots;
   std::vector<std::string> inputs;
   for (size_t i = 2; i < nodes_.size(); ++i) {
-    const Node* node = nodes_[i].get();
+    const Node* node = nodes_[i];
     if (node == nullptr) continue;
     NodeDef* def = out.add_node();
     *def = node->def();
@@ -357,7 +376,7 @@ std::unordered_map<std::string, Node*> Graph::BuildNameIndex() const {
   std::unordered_map<std::string, Node*> index;
   index.reserve(num_op_nodes());
   for (size_t i = 2; i < nodes_.size(); ++i) {
-    if (nodes_[i]) index.emplace(nodes_[i]->name(), nodes_[i].get());
+    if (nodes_[i]) index.emplace(nodes_[i]->name(), nodes_[i]);
   }
   return index;
 }

@@ -14,7 +14,9 @@
 #define DFG_LIB_GRAPH_GRAPH_H_
 
 #include <deque>
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -33,6 +35,15 @@ using tensorflow::NodeDef;
 using tensorflow::VersionDef;
 
 class Node;
+
+namespace graph_internal {
+// What many nodes of a graph share, kept once per graph: signatures and
+// device names (a million-node graph has a handful of each).
+struct Interned {
+  std::set<std::vector<DataType>> signatures;
+  std::set<std::string, std::less<>> devices;
+};
+}  // namespace graph_internal
 
 struct Edge {
   int id = -1;
@@ -57,20 +68,18 @@ class Node {
   NodeDef* mutable_def() { return def_; }
 
   // Signature, from the op registry, the library or (unknown ops) the graph.
-  int num_inputs() const { return static_cast<int>(input_types_.size()); }
-  int num_outputs() const { return static_cast<int>(output_types_.size()); }
-  DataType input_type(int i) const { return input_types_[i]; }
-  DataType output_type(int i) const { return output_types_[i]; }
-  const std::vector<DataType>& input_types() const { return input_types_; }
-  const std::vector<DataType>& output_types() const { return output_types_; }
+  int num_inputs() const { return static_cast<int>(input_types_->size()); }
+  int num_outputs() const { return static_cast<int>(output_types_->size()); }
+  DataType input_type(int i) const { return (*input_types_)[i]; }
+  DataType output_type(int i) const { return (*output_types_)[i]; }
+  const std::vector<DataType>& input_types() const { return *input_types_; }
+  const std::vector<DataType>& output_types() const { return *output_types_; }
   // False for ops neither the registry nor the library knows.
   bool op_known() const { return op_known_; }
 
   const std::string& requested_device() const { return def_->device(); }
-  const std::string& assigned_device_name() const { return assigned_device_; }
-  void set_assigned_device_name(std::string d) {
-    assigned_device_ = std::move(d);
-  }
+  const std::string& assigned_device_name() const { return *assigned_device_; }
+  void set_assigned_device_name(std::string_view device);
 
   // In ascending edge-id order.
   const std::vector<const Edge*>& in_edges() const { return in_edges_; }
@@ -106,10 +115,12 @@ class Node {
   // (given away by Graph::ReleaseNodeDefs).
   NodeDef* def_ = nullptr;
   bool owns_def_ = false;
-  std::vector<DataType> input_types_;
-  std::vector<DataType> output_types_;
   bool op_known_ = true;
-  std::string assigned_device_;
+  // In the graph's Interned, as is assigned_device_ (never null).
+  const std::vector<DataType>* input_types_ = nullptr;
+  const std::vector<DataType>* output_types_ = nullptr;
+  const std::string* assigned_device_ = nullptr;
+  graph_internal::Interned* interned_ = nullptr;  // Not owned.
   std::vector<const Edge*> in_edges_;
   std::vector<const Edge*> out_edges_;
 };
@@ -137,6 +148,9 @@ class Graph {
   StatusOr<Node*> AddNode(NodeDef def);
 
   const Edge* AddEdge(Node* src, int src_output, Node* dst, int dst_input);
+  // Room for `in` in-edges and `out` out-edges of `node` (a hint for bulk
+  // building: the import knows each node's edge counts).
+  void ReserveEdges(Node* node, size_t in, size_t out);
   const Edge* AddControlEdge(Node* src, Node* dst);
   void RemoveEdge(const Edge* edge);
   // Removes the node and all its edges.
@@ -151,8 +165,8 @@ class Graph {
   // removed.
   void RemoveNodes(const std::vector<bool>& keep);
 
-  Node* source_node() const { return nodes_[0].get(); }
-  Node* sink_node() const { return nodes_[1].get(); }
+  Node* source_node() const { return nodes_[0]; }
+  Node* sink_node() const { return nodes_[1]; }
   Node* FindNodeId(int id) const;
   const Edge* FindEdgeId(int id) const;
 
@@ -198,9 +212,12 @@ class Graph {
   std::unordered_map<std::string, Node*> BuildNameIndex() const;
 
  private:
-  google::protobuf::Arena* arena_;               // Not owned; may be null.
-  std::vector<std::unique_ptr<Node>> nodes_;     // by id; null = removed
-  std::vector<std::unique_ptr<Node>> released_;  // by RemoveNodes
+  google::protobuf::Arena* arena_;  // Not owned; may be null.
+  // Every node ever added, removed ones too (TensorFlow keeps them on a free
+  // list): a million nodes cost a few hundred allocations.
+  std::deque<Node> node_storage_;
+  std::vector<Node*> nodes_;  // by id; null = removed
+  std::unique_ptr<graph_internal::Interned> interned_;
   std::deque<Edge> edge_storage_;
   std::vector<Edge*> edges_;  // by id; null = removed
   int num_nodes_ = 0;

@@ -124,7 +124,11 @@ class Importer {
   };
 
   void TakeNodeDefs();
+  using NameWindowItem = graph_check::LookupWindow<NameIndex>::Item;
   Status BuildNodeIndex();
+  Status CheckNode(const NameWindowItem& item);
+  Status ResolveInput(const NameWindowItem& item,
+                      std::vector<int>* num_consumers);
   Status InitFromEdges();
   Status Convert();
   Status ConvertNode(int o);
@@ -192,25 +196,55 @@ void Importer::TakeNodeDefs() {
   }
 }
 
+// Names go through a LookupWindow (graph_check.h): each node is checked when
+// it leaves the window, in node order, so the first error is TensorFlow's.
 Status Importer::BuildNodeIndex() {
   index_ = std::make_unique<NameIndex>(num_nodes(), DefNodeName{&defs_});
   is_merge_.assign(num_nodes(), 0);
+  graph_check::LookupWindow<NameIndex> window(*index_);
+  NameWindowItem item;
   for (int n = 0; n < num_nodes(); ++n) {
-    const NodeDef& node = *defs_[n];
-    if (!IsValidNodeName(node.name(), options_.allow_internal_ops)) {
-      return InvalidArgument("Node '{}': Node name contains invalid characters",
-                             node.name());
+    if (window.Push(defs_[n]->name(), n, 0, &item)) {
+      DFG_RETURN_IF_ERROR(CheckNode(item));
     }
-    if (!index_->Insert(n)) return graph_check::NotUniqueError(node.name());
-    if (node.op().empty()) {
-      return InvalidArgument("Node '{}' does not specify an operation",
-                             node.name());
-    }
-    is_merge_[n] = IsMergeOp(node.op());
-    DFG_RETURN_IF_ERROR(graph_check::CheckControlInputsLast(
-        node.name(), node.input_size(),
-        [&](int k) -> std::string_view { return node.input(k); }));
   }
+  while (window.Pop(&item)) DFG_RETURN_IF_ERROR(CheckNode(item));
+  return Status::Ok();
+}
+
+Status Importer::CheckNode(const NameWindowItem& item) {
+  const int n = item.a;
+  const NodeDef& node = *defs_[n];
+  if (!IsValidNodeName(node.name(), options_.allow_internal_ops)) {
+    return InvalidArgument("Node '{}': Node name contains invalid characters",
+                           node.name());
+  }
+  if (!index_->InsertHashed(n, item.name, item.hash)) {
+    return graph_check::NotUniqueError(node.name());
+  }
+  if (node.op().empty()) {
+    return InvalidArgument("Node '{}' does not specify an operation",
+                           node.name());
+  }
+  is_merge_[n] = IsMergeOp(node.op());
+  return graph_check::CheckControlInputsLast(
+      node.name(), node.input_size(),
+      [&](int k) -> std::string_view { return node.input(k); });
+}
+
+// Input `item.b` of node `item.a`, looked up.
+Status Importer::ResolveInput(const NameWindowItem& item,
+                              std::vector<int>* num_consumers) {
+  const std::string& input = defs_[item.a]->input(item.b);
+  int src = index_->FindHashed(item.name, item.hash);
+  if (src < 0) {
+    return graph_check::UnknownInputError(defs_[item.a]->name(), input);
+  }
+  int index = ParseTensorNameView(input).index;
+  inputs_.push_back(Input{src, index});
+  ++(*num_consumers)[src];
+  int& used = max_output_used_[src];
+  used = std::max(used, index);
   return Status::Ok();
 }
 
@@ -223,23 +257,28 @@ Status Importer::InitFromEdges() {
   pending_.resize(n_nodes);
   max_output_used_.assign(n_nodes, -1);
   std::vector<int> num_consumers(n_nodes, 0);
+  graph_check::LookupWindow<NameIndex> window(*index_);
+  NameWindowItem item;
+  int begin = 0;
   for (int n = 0; n < n_nodes; ++n) {
     const NodeDef& node = *defs_[n];
-    input_begin_.push_back(static_cast<int>(inputs_.size()));
-    for (const std::string& input : node.input()) {
-      TensorIdView id = ParseTensorNameView(input);
-      int src = index_->Find(id.node);
-      if (src < 0) return graph_check::UnknownInputError(node.name(), input);
-      inputs_.push_back(Input{src, id.index});
-      ++num_consumers[src];
-      int& used = max_output_used_[src];
-      used = std::max(used, id.index);
+    input_begin_.push_back(begin);
+    begin += node.input_size();
+    for (int k = 0; k < node.input_size(); ++k) {
+      if (window.Push(ParseTensorNameView(node.input(k)).node, n, k, &item)) {
+        DFG_RETURN_IF_ERROR(ResolveInput(item, &num_consumers));
+      }
     }
+  }
+  while (window.Pop(&item)) {
+    DFG_RETURN_IF_ERROR(ResolveInput(item, &num_consumers));
+  }
+  for (int n = 0; n < n_nodes; ++n) {
     // A while loop's Merge waits for one data input (the loop's Enter), not
     // for its NextIteration back edge.
-    const Input* in = inputs_.data() + input_begin_[n];
+    const Input* in = inputs_.data() + InputBegin(n);
     int pending = graph_check::PendingInputCount(
-        is_merge_[n], node.input_size(),
+        is_merge_[n], defs_[n]->input_size(),
         [&](int k) { return in[k].index == kControlSlot; },
         [&](int k) { return IsNextIterationOp(defs_[in[k].src]->op()); });
     pending_[n] = pending;
@@ -324,6 +363,10 @@ Status Importer::ConvertNode(int o) {
   Node* node = graph_->AdoptNode(def, std::move(input_types),
                                  std::move(output_types), known);
   nodes_[o] = node;
+  // Every node gets an edge from _SOURCE or to _SINK if it has none.
+  graph_->ReserveEdges(
+      node, std::max(InputEnd(o) - InputBegin(o), 1),
+      std::max(consumer_begin_[o + 1] - consumer_begin_[o], 1));
   DFG_RETURN_IF_ERROR(AddInputEdges(o, node));
   UpdatePendingCountAndReady(o, node->IsNextIteration());
   return Status::Ok();

@@ -154,6 +154,24 @@ TEST_CASE("import from an arena GraphDef takes its NodeDefs over in place",
   CHECK(added.empty());
 }
 
+TEST_CASE("import reports the first bad input in node order", "[graph]") {
+  for (int gap : {1, 15, 16, 17, 40}) {
+    GraphDef graph;
+    for (int i = 0; i < 60; ++i) {
+      NodeDef* node = graph.add_node();
+      node->set_name("n" + std::to_string(i));
+      node->set_op("NoOp");
+      if (i > 0) node->add_input("^n" + std::to_string(i - 1));
+    }
+    graph.mutable_node(10)->set_input(0, "^missing_a");
+    graph.mutable_node(10 + gap)->set_input(0, "^missing_b");
+    auto g = ImportGraphDef(graph);
+    REQUIRE_FALSE(g.ok());
+    CHECK(g.status().message() ==
+          "Node 'n10': Unknown input node '^missing_a'");
+  }
+}
+
 TEST_CASE("import reports the attrs it fills in from OpDef defaults",
           "[graph]") {
   // Placeholder's shape has a default; Const's attrs do not.
