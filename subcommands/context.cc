@@ -76,22 +76,49 @@ std::string InputName(const InputFlags& flags) {
   return flags.input;
 }
 
-bool LoadInput(Context& ctx, const InputFlags& flags, LoadedGraph* loaded) {
-  bool from_stdin = flags.input.empty() || flags.input == "-";
+namespace {
+
+// The input path for ReadGraph ("-" for stdin), or null after printing
+// usage when stdin is a terminal and no input was given.
+const std::string* InputPath(Context& ctx, const InputFlags& flags) {
+  static const std::string kStdin = "-";
   if (flags.input.empty() && ctx.io.stdin_is_terminal) {
     ctx.Usage("no INPUT given and stdin is a terminal");
-    return false;
+    return nullptr;
   }
+  return flags.input.empty() ? &kStdin : &flags.input;
+}
+
+}  // namespace
+
+bool LoadInput(Context& ctx, const InputFlags& flags, LoadedGraph* loaded) {
+  const std::string* path = InputPath(ctx, flags);
+  if (path == nullptr) return false;
   ReadOptions options;
   options.meta_graph_tag = flags.meta_graph_tag;
-  StatusOr<LoadedGraph> result =
-      ReadGraph(from_stdin ? "-" : flags.input, *ctx.io.in, options);
+  StatusOr<LoadedGraph> result = ReadGraph(*path, *ctx.io.in, options);
   if (!result.ok()) {
     ctx.Error(result.status());
     return false;
   }
   *loaded = std::move(result).value();
   return true;
+}
+
+tensorflow::GraphDef* LoadInput(Context& ctx, const InputFlags& flags,
+                                google::protobuf::Arena* arena,
+                                LoadedGraph* loaded) {
+  const std::string* path = InputPath(ctx, flags);
+  if (path == nullptr) return nullptr;
+  ReadOptions options;
+  options.meta_graph_tag = flags.meta_graph_tag;
+  StatusOr<tensorflow::GraphDef*> graph =
+      ReadGraphOnArena(*path, *ctx.io.in, options, arena, loaded);
+  if (!graph.ok()) {
+    ctx.Error(graph.status());
+    return nullptr;
+  }
+  return *graph;
 }
 
 StatusOr<GraphFormat> ResolveOutputFormat(const OutputFlags& flags,
@@ -133,6 +160,9 @@ Status WriteGraphOutput(Context& ctx, const OutputFlags& flags,
   if (format == GraphFormat::kDot) {
     return InvalidArgument("-f dot is not available here; use 'dfg dot'");
   }
+  if (!flags.output.empty() && flags.output != "-") {
+    return WriteGraphFile(flags.output, graph, format);
+  }
   DFG_ASSIGN_OR_RETURN(std::string data, SerializeGraph(graph, format));
   return WriteOutput(ctx, flags, data, format == GraphFormat::kPb);
 }
@@ -146,17 +176,16 @@ Status WritePartitionFiles(
     return InvalidArgument("{}: cannot create the output directory", dir);
   }
   for (const auto& [key, graph] : partitions) {
-    std::string data;
-    if (format == GraphFormat::kDot) {
-      DFG_ASSIGN_OR_RETURN(data, GraphToDot(graph, DotOptions()));
-    } else {
-      DFG_ASSIGN_OR_RETURN(data, SerializeGraph(graph, format));
-    }
     std::string path =
         (std::filesystem::path(dir) /
          (PartitionFileName(key) + "." + GraphFormatName(format)))
             .string();
-    DFG_RETURN_IF_ERROR(WriteFileAtomically(path, data));
+    if (format == GraphFormat::kDot) {
+      DFG_ASSIGN_OR_RETURN(std::string data, GraphToDot(graph, DotOptions()));
+      DFG_RETURN_IF_ERROR(WriteFileAtomically(path, data));
+    } else {
+      DFG_RETURN_IF_ERROR(WriteGraphFile(path, graph, format));
+    }
   }
   return Status::Ok();
 }

@@ -79,6 +79,12 @@ std::string InputName(const InputFlags& flags);
 // prints usage and returns kExitUsage through `*exit_code` (never waits).
 // On a read error prints it and sets kExitError. Returns true on success.
 bool LoadInput(Context& ctx, const InputFlags& flags, LoadedGraph* loaded);
+// The same for graphs that may be big: the GraphDef is parsed into `arena`
+// (which must outlive it and everything made of it) and returned; `loaded`
+// gets the rest. Returns null after printing the error.
+tensorflow::GraphDef* LoadInput(Context& ctx, const InputFlags& flags,
+                                google::protobuf::Arena* arena,
+                                LoadedGraph* loaded);
 
 // The output form: -f, else the -o extension, else `default_format`.
 StatusOr<GraphFormat> ResolveOutputFormat(const OutputFlags& flags,

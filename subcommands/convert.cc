@@ -23,11 +23,13 @@ int RunConvert(Context& ctx, const ConvertFlags& flags) {
   if (*format == GraphFormat::kDot) {
     return ctx.Usage("DOT is a picture, not a GraphDef form; use 'dfg dot'");
   }
+  google::protobuf::Arena arena(BigGraphArenaOptions());
   LoadedGraph loaded;
-  if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
-  Status structure = CheckGraphStructure(loaded.graph);
+  tensorflow::GraphDef* graph = LoadInput(ctx, flags.input, &arena, &loaded);
+  if (graph == nullptr) return ctx.exit_code;
+  Status structure = CheckGraphStructure(*graph);
   if (!structure.ok()) return ctx.Error(structure, InputName(flags.input));
-  if (*format != GraphFormat::kPb && HasUnknownFields(loaded.graph)) {
+  if (*format != GraphFormat::kPb && HasUnknownFields(*graph)) {
     ctx.Warn(fmt::format(
         "{}: the graph has fields dfg does not model; {} cannot hold them, "
         "so they are left out (-f pb keeps them)",
@@ -35,7 +37,7 @@ int RunConvert(Context& ctx, const ConvertFlags& flags) {
   }
   OutputFlags output = flags.output;
   output.format = GraphFormatName(*format);
-  Status written = WriteGraphOutput(ctx, output, loaded.graph);
+  Status written = WriteGraphOutput(ctx, output, *graph);
   if (!written.ok()) return ctx.Error(written);
   return kExitOk;
 }

@@ -25,21 +25,22 @@ struct PlaceFlags {
 int RunPlace(Context& ctx, const PlaceFlags& flags) {
   StatusOr<DeviceSet> devices = DeviceSetFromFlags(SplitList(flags.devices));
   if (!devices.ok()) return ctx.Error(devices.status());
+  google::protobuf::Arena arena(BigGraphArenaOptions());
   LoadedGraph loaded;
-  if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
+  tensorflow::GraphDef* graph = LoadInput(ctx, flags.input, &arena, &loaded);
+  if (graph == nullptr) return ctx.exit_code;
   PlaceOptions options;
   options.allow_soft_placement = flags.soft_placement;
   options.keep_assigned = flags.keep_assigned;
   options.explain = flags.explain || flags.json;
   PlacementReport report;
-  StatusOr<GraphDef> placed =
-      PlaceGraphDef(std::move(loaded.graph), *devices, options, &report);
+  Status placed = PlaceGraphDefInPlace(graph, *devices, options, &report);
   for (const std::string& warning : report.warnings) ctx.Warn(warning);
-  if (!placed.ok()) return ctx.Error(placed.status(), InputName(flags.input));
+  if (!placed.ok()) return ctx.Error(placed, InputName(flags.input));
   for (const NodePlacement& node : report.nodes) {
     *ctx.io.err << (flags.json ? ExplainJson(node) : ExplainLine(node)) << "\n";
   }
-  if (Status status = WriteGraphOutput(ctx, flags.output, *placed);
+  if (Status status = WriteGraphOutput(ctx, flags.output, *graph);
       !status.ok()) {
     return ctx.Error(status);
   }

@@ -54,19 +54,20 @@ int RunPrune(Context& ctx, const PruneFlags& flags) {
   StatusOr<std::string> client_device = ClientDevice(flags.client_device);
   if (!client_device.ok()) return ctx.Error(client_device.status());
   options.client_device = *client_device;
+  google::protobuf::Arena arena(BigGraphArenaOptions());
   LoadedGraph loaded;
-  if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
-  StatusOr<PruneResult> result = Prune(std::move(loaded.graph), options);
-  if (!result.ok()) return ctx.Error(result.status(), InputName(flags.input));
-  for (const std::string& warning : result->report.warnings) {
-    ctx.Warn(warning);
-  }
-  if (Status status = WriteGraphOutput(ctx, flags.output, result->graph);
+  tensorflow::GraphDef* graph = LoadInput(ctx, flags.input, &arena, &loaded);
+  if (graph == nullptr) return ctx.exit_code;
+  PruneReport report;
+  Status pruned = PruneInPlace(graph, options, &report);
+  if (!pruned.ok()) return ctx.Error(pruned, InputName(flags.input));
+  for (const std::string& warning : report.warnings) ctx.Warn(warning);
+  if (Status status = WriteGraphOutput(ctx, flags.output, *graph);
       !status.ok()) {
     return ctx.Error(status);
   }
   if (!options.explain) return kExitOk;
-  std::string json = PruneReportToJson(result->report);
+  std::string json = PruneReportToJson(report);
   if (flags.report.empty()) {
     *ctx.io.err << json;
   } else if (Status status = WriteFileAtomically(flags.report, json);

@@ -39,6 +39,17 @@ NodeDef PseudoNodeDef(const char* name) {
 
 }  // namespace
 
+Node::~Node() {
+  if (owns_def_) delete def_;
+}
+
+void Node::set_assigned_device_name(std::string_view device) {
+  auto it = interned_->devices.find(device);
+  if (it == interned_->devices.end())
+    it = interned_->devices.emplace(device).first;
+  assigned_device_ = &*it;
+}
+
 const Edge* Node::input_edge(int idx) const {
   for (const Edge* e : in_edges_) {
     if (e->dst_input == idx) return e;
@@ -68,7 +79,8 @@ bool Node::IsControlFlow() const {
          IsNextIteration() || IsLoopCond();
 }
 
-Graph::Graph() {
+Graph::Graph(google::protobuf::Arena* arena)
+    : arena_(arena), interned_(std::make_unique<graph_internal::Interned>()) {
   AddNode(PseudoNodeDef("_SOURCE"), {}, {});
   AddNode(PseudoNodeDef("_SINK"), {}, {});
   AddEdge(source_node(), kControlSlot, sink_node(), kControlSlot);
@@ -76,16 +88,29 @@ Graph::Graph() {
 
 Node* Graph::AddNode(NodeDef def, std::vector<DataType> input_types,
                      std::vector<DataType> output_types, bool op_known) {
-  auto node = std::make_unique<Node>();
+  NodeDef* own = google::protobuf::Arena::CreateMessage<NodeDef>(arena_);
+  *own = std::move(def);  // a swap on the heap, a copy onto an arena
+  return AdoptNode(own, std::move(input_types), std::move(output_types),
+                   op_known);
+}
+
+Node* Graph::AdoptNode(NodeDef* def, std::vector<DataType> input_types,
+                       std::vector<DataType> output_types, bool op_known) {
+  DFG_CHECK(def != nullptr && def->GetArena() == arena_);
+  Node* node = &node_storage_.emplace_back();
   node->id_ = static_cast<int>(nodes_.size());
-  node->def_ = std::move(def);
-  node->input_types_ = std::move(input_types);
-  node->output_types_ = std::move(output_types);
+  node->def_ = def;
+  node->owns_def_ = arena_ == nullptr;
+  node->interned_ = interned_.get();
+  node->input_types_ =
+      &*interned_->signatures.insert(std::move(input_types)).first;
+  node->output_types_ =
+      &*interned_->signatures.insert(std::move(output_types)).first;
+  node->set_assigned_device_name("");
   node->op_known_ = op_known;
-  Node* raw = node.get();
-  nodes_.push_back(std::move(node));
+  nodes_.push_back(node);
   ++num_nodes_;
-  return raw;
+  return node;
 }
 
 StatusOr<Node*> Graph::AddNode(NodeDef def) {
@@ -117,6 +142,11 @@ const Edge* Graph::AddEdge(Node* src, int src_output, Node* dst,
   dst->in_edges_.push_back(&e);
   ++num_edges_;
   return &e;
+}
+
+void Graph::ReserveEdges(Node* node, size_t in, size_t out) {
+  node->in_edges_.reserve(in);
+  node->out_edges_.reserve(out);
 }
 
 // As TensorFlow's AddControlEdge (allow_duplicates = false): an existing
@@ -151,7 +181,10 @@ void Graph::RemoveNode(Node* node) {
     --num_edges_;
   }
   --num_nodes_;
-  nodes_[node->id()].reset();
+  nodes_[node->id()] = nullptr;
+  // Its memory stays with the graph; what it holds goes now.
+  std::vector<const Edge*>().swap(node->in_edges_);
+  std::vector<const Edge*>().swap(node->out_edges_);
 }
 
 void Graph::RemoveNodes(const std::vector<bool>& keep) {
@@ -169,7 +202,7 @@ void Graph::RemoveNodes(const std::vector<bool>& keep) {
   // Every edge of a removed node is one of its in-edges or an out-edge to a
   // kept node (an out-edge to a removed node is that node's in-edge).
   for (size_t id = 2; id < limit; ++id) {
-    Node* n = nodes_[id].get();
+    Node* n = nodes_[id];
     if (n == nullptr || keep[id]) continue;
     for (const Edge* e : n->in_edges_) {
       if (!removed(e->src->id())) touch(e->src);
@@ -197,14 +230,14 @@ void Graph::RemoveNodes(const std::vector<bool>& keep) {
   }
   for (size_t id = 2; id < limit; ++id) {
     if (nodes_[id] == nullptr || keep[id]) continue;
-    released_.push_back(std::move(nodes_[id]));
+    nodes_[id] = nullptr;
     --num_nodes_;
   }
 }
 
 Node* Graph::FindNodeId(int id) const {
   if (id < 0 || id >= static_cast<int>(nodes_.size())) return nullptr;
-  return nodes_[id].get();
+  return nodes_[id];
 }
 
 const Edge* Graph::FindEdgeId(int id) const {
@@ -216,7 +249,7 @@ std::vector<Node*> Graph::op_nodes() const {
   std::vector<Node*> out;
   out.reserve(num_op_nodes());
   for (size_t i = 2; i < nodes_.size(); ++i) {
-    if (nodes_[i]) out.push_back(nodes_[i].get());
+    if (nodes_[i]) out.push_back(nodes_[i]);
   }
   return out;
 }
@@ -224,8 +257,8 @@ std::vector<Node*> Graph::op_nodes() const {
 std::vector<Node*> Graph::nodes() const {
   std::vector<Node*> out;
   out.reserve(num_nodes_);
-  for (const auto& n : nodes_) {
-    if (n) out.push_back(n.get());
+  for (Node* n : nodes_) {
+    if (n) out.push_back(n);
   }
   return out;
 }
@@ -236,10 +269,10 @@ std::string Graph::NewName(std::string_view prefix) {
 
 namespace {
 
-// Rebuilds the input list of `node` from its in-edges (§0.5). `slots` is
-// scratch space reused across nodes.
-void WriteInputs(const Node& node, std::vector<const Edge*>* slots,
-                 NodeDef* out) {
+// The input list of `node` rebuilt from its in-edges (§0.5), into `inputs`.
+// `slots` is scratch space reused across nodes.
+void RebuildInputs(const Node& node, std::vector<const Edge*>* slots,
+                   std::vector<std::string>* inputs) {
   int num_slots = node.num_inputs();
   for (const Edge* e : node.in_edges()) {
     if (!e->IsControlEdge()) num_slots = std::max(num_slots, e->dst_input + 1);
@@ -258,18 +291,28 @@ void WriteInputs(const Node& node, std::vector<const Edge*>* slots,
                      return a->src->name() < b->src->name();
                    });
   const NodeDef& def = node.def();
-  out->clear_input();
-  out->mutable_input()->Reserve(static_cast<int>(slots->size()));
+  inputs->clear();
   for (size_t i = 0; i < slots->size(); ++i) {
     const Edge* e = (*slots)[i];
     if (e == nullptr) {
       // A data slot without an edge keeps the input the NodeDef asked for.
       int slot = static_cast<int>(i);
-      out->add_input(slot < def.input_size() ? def.input(slot) : "");
+      inputs->push_back(slot < def.input_size() ? def.input(slot) : "");
     } else if (e->src->IsOp()) {
-      out->add_input(InputString(e->src->name(), e->src_output));
+      inputs->push_back(InputString(e->src->name(), e->src_output));
     }
   }
+}
+
+// Replaces out's inputs with `inputs` (untouched when they are the same).
+void SetInputs(std::vector<std::string>* inputs, NodeDef* out) {
+  if (std::equal(inputs->begin(), inputs->end(), out->input().begin(),
+                 out->input().end())) {
+    return;
+  }
+  out->clear_input();
+  out->mutable_input()->Reserve(static_cast<int>(inputs->size()));
+  for (std::string& input : *inputs) out->add_input(std::move(input));
 }
 
 }  // namespace
@@ -280,24 +323,60 @@ GraphDef Graph::ToGraphDef() const {
   *out.mutable_library() = library_;
   out.mutable_node()->Reserve(num_op_nodes());
   std::vector<const Edge*> slots;
+  std::vector<std::string> inputs;
   for (size_t i = 2; i < nodes_.size(); ++i) {
-    const Node* node = nodes_[i].get();
+    const Node* node = nodes_[i];
     if (node == nullptr) continue;
     NodeDef* def = out.add_node();
     *def = node->def();
     if (!node->assigned_device_name().empty()) {
       def->set_device(node->assigned_device_name());
     }
-    WriteInputs(*node, &slots, def);
+    RebuildInputs(*node, &slots, &inputs);
+    SetInputs(&inputs, def);
   }
   return out;
+}
+
+void Graph::MoveToGraphDef(GraphDef* out) {
+  *out->mutable_versions() = versions_;
+  *out->mutable_library() = std::move(library_);
+  std::vector<const Edge*> slots;
+  std::vector<std::string> inputs;
+  std::vector<Node*> nodes = op_nodes();
+  // Inputs name their sources, so every node is rewritten before any of
+  // them is given away.
+  for (Node* node : nodes) {
+    if (!node->assigned_device_name().empty()) {
+      node->def_->set_device(node->assigned_device_name());
+    }
+    RebuildInputs(*node, &slots, &inputs);
+    SetInputs(&inputs, node->def_);
+  }
+  ReleaseNodeDefs(nodes, out);
+}
+
+void Graph::ReleaseNodeDefs(const std::vector<Node*>& nodes, GraphDef* out) {
+  auto* field = out->mutable_node();
+  field->Reserve(field->size() + static_cast<int>(nodes.size()));
+  const bool same_arena = out->GetArena() == arena_;
+  for (Node* node : nodes) {
+    DFG_CHECK(node->IsOp() && FindNodeId(node->id()) == node);
+    if (same_arena) {
+      DFG_CHECK(node->owns_def_ || arena_ != nullptr);
+      field->AddAllocated(node->def_);
+      node->owns_def_ = false;
+    } else {
+      *field->Add() = *node->def_;
+    }
+  }
 }
 
 std::unordered_map<std::string, Node*> Graph::BuildNameIndex() const {
   std::unordered_map<std::string, Node*> index;
   index.reserve(num_op_nodes());
   for (size_t i = 2; i < nodes_.size(); ++i) {
-    if (nodes_[i]) index.emplace(nodes_[i]->name(), nodes_[i].get());
+    if (nodes_[i]) index.emplace(nodes_[i]->name(), nodes_[i]);
   }
   return index;
 }

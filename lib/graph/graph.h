@@ -6,11 +6,17 @@
 // edge ids observable. Each node's in/out edge lists are kept in ascending
 // edge-id order: dfg iterates edges in that order wherever TensorFlow iterates
 // an EdgeSet, which makes every stage deterministic.
+//
+// A Graph may keep its nodes' NodeDefs in a protobuf Arena (the one a big
+// GraphDef was parsed into): ImportGraphDef then takes the parsed NodeDefs
+// over without copying them, and freeing them costs nothing.
 #ifndef DFG_LIB_GRAPH_GRAPH_H_
 #define DFG_LIB_GRAPH_GRAPH_H_
 
 #include <deque>
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -30,6 +36,15 @@ using tensorflow::VersionDef;
 
 class Node;
 
+namespace graph_internal {
+// What many nodes of a graph share, kept once per graph: signatures and
+// device names (a million-node graph has a handful of each).
+struct Interned {
+  std::set<std::vector<DataType>> signatures;
+  std::set<std::string, std::less<>> devices;
+};
+}  // namespace graph_internal
+
 struct Edge {
   int id = -1;
   Node* src = nullptr;  // Not owned.
@@ -41,27 +56,30 @@ struct Edge {
 
 class Node {
  public:
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  ~Node();
+
   int id() const { return id_; }
-  const std::string& name() const { return def_.name(); }
-  const std::string& op() const { return def_.op(); }
-  const NodeDef& def() const { return def_; }
-  NodeDef* mutable_def() { return &def_; }
+  const std::string& name() const { return def_->name(); }
+  const std::string& op() const { return def_->op(); }
+  const NodeDef& def() const { return *def_; }
+  NodeDef* mutable_def() { return def_; }
 
   // Signature, from the op registry, the library or (unknown ops) the graph.
-  int num_inputs() const { return static_cast<int>(input_types_.size()); }
-  int num_outputs() const { return static_cast<int>(output_types_.size()); }
-  DataType input_type(int i) const { return input_types_[i]; }
-  DataType output_type(int i) const { return output_types_[i]; }
-  const std::vector<DataType>& input_types() const { return input_types_; }
-  const std::vector<DataType>& output_types() const { return output_types_; }
+  int num_inputs() const { return static_cast<int>(input_types_->size()); }
+  int num_outputs() const { return static_cast<int>(output_types_->size()); }
+  DataType input_type(int i) const { return (*input_types_)[i]; }
+  DataType output_type(int i) const { return (*output_types_)[i]; }
+  const std::vector<DataType>& input_types() const { return *input_types_; }
+  const std::vector<DataType>& output_types() const { return *output_types_; }
   // False for ops neither the registry nor the library knows.
   bool op_known() const { return op_known_; }
 
-  const std::string& requested_device() const { return def_.device(); }
-  const std::string& assigned_device_name() const { return assigned_device_; }
-  void set_assigned_device_name(std::string d) {
-    assigned_device_ = std::move(d);
-  }
+  const std::string& requested_device() const { return def_->device(); }
+  const std::string& assigned_device_name() const { return *assigned_device_; }
+  void set_assigned_device_name(std::string_view device);
 
   // In ascending edge-id order.
   const std::vector<const Edge*>& in_edges() const { return in_edges_; }
@@ -93,11 +111,16 @@ class Node {
  private:
   friend class Graph;
   int id_ = -1;
-  NodeDef def_;
-  std::vector<DataType> input_types_;
-  std::vector<DataType> output_types_;
+  // On the graph's arena, or on the heap and owned unless owns_def_ is false
+  // (given away by Graph::ReleaseNodeDefs).
+  NodeDef* def_ = nullptr;
+  bool owns_def_ = false;
   bool op_known_ = true;
-  std::string assigned_device_;
+  // In the graph's Interned, as is assigned_device_ (never null).
+  const std::vector<DataType>* input_types_ = nullptr;
+  const std::vector<DataType>* output_types_ = nullptr;
+  const std::string* assigned_device_ = nullptr;
+  graph_internal::Interned* interned_ = nullptr;  // Not owned.
   std::vector<const Edge*> in_edges_;
   std::vector<const Edge*> out_edges_;
 };
@@ -105,7 +128,10 @@ class Node {
 class Graph {
  public:
   // Creates _SOURCE (id 0), _SINK (id 1) and the control edge 0 between them.
-  Graph();
+  // With an arena (not owned; it must outlive the Graph), every NodeDef of
+  // the graph is allocated there.
+  Graph() : Graph(nullptr) {}
+  explicit Graph(google::protobuf::Arena* arena);
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
@@ -113,11 +139,18 @@ class Graph {
   // for uniqueness (TensorFlow's Graph does not check either).
   Node* AddNode(NodeDef def, std::vector<DataType> input_types,
                 std::vector<DataType> output_types, bool op_known = true);
+  // As AddNode, but takes `def` itself over: it must live on the graph's
+  // arena (with no arena: a heap object, which the graph now owns).
+  Node* AdoptNode(NodeDef* def, std::vector<DataType> input_types,
+                  std::vector<DataType> output_types, bool op_known = true);
   // Adds a node whose signature comes from the op registry or the library.
   // Errors: kNotFound for an unknown op; kInvalidArgument for missing attrs.
   StatusOr<Node*> AddNode(NodeDef def);
 
   const Edge* AddEdge(Node* src, int src_output, Node* dst, int dst_input);
+  // Room for `in` in-edges and `out` out-edges of `node` (a hint for bulk
+  // building: the import knows each node's edge counts).
+  void ReserveEdges(Node* node, size_t in, size_t out);
   const Edge* AddControlEdge(Node* src, Node* dst);
   void RemoveEdge(const Edge* edge);
   // Removes the node and all its edges.
@@ -132,8 +165,8 @@ class Graph {
   // removed.
   void RemoveNodes(const std::vector<bool>& keep);
 
-  Node* source_node() const { return nodes_[0].get(); }
-  Node* sink_node() const { return nodes_[1].get(); }
+  Node* source_node() const { return nodes_[0]; }
+  Node* sink_node() const { return nodes_[1]; }
   Node* FindNodeId(int id) const;
   const Edge* FindEdgeId(int id) const;
 
@@ -162,13 +195,29 @@ class Graph {
   // set, else the requested one; inputs rebuilt from edges (data in slot
   // order, control sorted by source name, edges from _SOURCE omitted).
   GraphDef ToGraphDef() const;
+  // The same graph in `*out` (which must be empty), without copying: the
+  // node definitions are rewritten in place (device, inputs) and handed to
+  // `out` (copied instead if `out` is on another arena). The graph must not
+  // be used afterwards, except to be destroyed before `out`.
+  void MoveToGraphDef(GraphDef* out);
+  // Appends the definitions of `nodes` (op nodes of this graph, each at most
+  // once) to out's nodes as they are, giving them to `out` when it is on the
+  // graph's arena (copying them otherwise). The nodes keep pointing at them:
+  // the graph must be destroyed before `out`.
+  void ReleaseNodeDefs(const std::vector<Node*>& nodes, GraphDef* out);
+
+  google::protobuf::Arena* arena() const { return arena_; }
 
   // Map from node name to node for the live op nodes (first one wins).
   std::unordered_map<std::string, Node*> BuildNameIndex() const;
 
  private:
-  std::vector<std::unique_ptr<Node>> nodes_;     // by id; null = removed
-  std::vector<std::unique_ptr<Node>> released_;  // by RemoveNodes
+  google::protobuf::Arena* arena_;  // Not owned; may be null.
+  // Every node ever added, removed ones too (TensorFlow keeps them on a free
+  // list): a million nodes cost a few hundred allocations.
+  std::deque<Node> node_storage_;
+  std::vector<Node*> nodes_;  // by id; null = removed
+  std::unique_ptr<graph_internal::Interned> interned_;
   std::deque<Edge> edge_storage_;
   std::vector<Edge*> edges_;  // by id; null = removed
   int num_nodes_ = 0;

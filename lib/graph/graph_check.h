@@ -51,14 +51,28 @@ class NameIndex {
   // of that name is there already: the first one wins.
   bool Insert(int index) {
     std::string_view name = name_of_(index);
-    uint32_t hash = Hash(name);
+    return InsertHashed(index, name, Hash(name));
+  }
+  int Find(std::string_view name) const {  // -1 when absent
+    return FindHashed(name, Hash(name));
+  }
+
+  // The same in two steps, for LookupWindow: Hash(name), Prefetch(hash)
+  // and, once the slot had time to arrive from memory, the *Hashed call.
+  static uint32_t Hash(std::string_view name) {
+    return static_cast<uint32_t>(std::hash<std::string_view>()(name));
+  }
+  void Prefetch(uint32_t hash) const {
+    __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]);
+  }
+  bool InsertHashed(int index, std::string_view name, uint32_t hash) {
     size_t at = Probe(name, hash);
     if (slots_[at].index >= 0) return false;
     slots_[at] = {hash, index};
     return true;
   }
-  int Find(std::string_view name) const {  // -1 when absent
-    return slots_[Probe(name, Hash(name))].index;
+  int FindHashed(std::string_view name, uint32_t hash) const {
+    return slots_[Probe(name, hash)].index;
   }
 
  private:
@@ -66,9 +80,6 @@ class NameIndex {
     uint32_t hash = 0;
     int32_t index = -1;
   };
-  static uint32_t Hash(std::string_view name) {
-    return static_cast<uint32_t>(std::hash<std::string_view>()(name));
-  }
   size_t Probe(std::string_view name, uint32_t hash) const {
     size_t mask = slots_.size() - 1;
     size_t at = hash & mask;
@@ -83,6 +94,51 @@ class NameIndex {
 };
 
 // The errors, in TensorFlow's words.
+// Names on their way into or out of a NameIndex, kSize at a time: each
+// name's slot is prefetched when it is pushed and used when it leaves, in
+// push order, so that a million lookups wait for memory in parallel rather
+// than one after another (the table is far larger than the caches).
+template <typename Index>
+class LookupWindow {
+ public:
+  struct Item {
+    std::string_view name;  // must stay valid until the item leaves
+    uint32_t hash;
+    int a, b;  // the caller's, e.g. node and input position
+  };
+  explicit LookupWindow(const Index& index) : index_(index) {}
+  // Queues a name; when the window was full, the oldest item leaves into
+  // *out and Push returns true.
+  bool Push(std::string_view name, int a, int b, Item* out) {
+    uint32_t hash = Index::Hash(name);
+    index_.Prefetch(hash);
+    bool full = count_ == kSize;
+    if (full) {
+      *out = items_[head_];
+      head_ = (head_ + 1) % kSize;
+      --count_;
+    }
+    items_[(head_ + count_) % kSize] = Item{name, hash, a, b};
+    ++count_;
+    return full;
+  }
+  // The oldest queued item into *out; false when there is none.
+  bool Pop(Item* out) {
+    if (count_ == 0) return false;
+    *out = items_[head_];
+    head_ = (head_ + 1) % kSize;
+    --count_;
+    return true;
+  }
+
+ private:
+  static constexpr int kSize = 16;
+  const Index& index_;
+  Item items_[kSize];
+  int head_ = 0;
+  int count_ = 0;
+};
+
 Status NotUniqueError(std::string_view node);
 Status UnknownInputError(std::string_view node, std::string_view input);
 Status CycleError(int nodes_in_cycle);
@@ -145,15 +201,25 @@ template <typename G, typename Index>
 Status IndexAndCheckNames(const G& g, Index* index,
                           std::vector<NodeKind>* kinds) {
   kinds->resize(g.size());
-  for (int n = 0; n < g.size(); ++n) {
+  // Each node is checked when it leaves the window, in node order.
+  auto check = [&](const typename LookupWindow<Index>::Item& item) {
+    const int n = item.a;
     std::string_view op = g.op(n);
     (*kinds)[n] = IsMergeOp(op)           ? NodeKind::kMerge
                   : IsNextIterationOp(op) ? NodeKind::kNextIteration
                                           : NodeKind::kOther;
-    if (!index->Insert(n)) return NotUniqueError(g.name(n));
-    DFG_RETURN_IF_ERROR(CheckControlInputsLast(
-        g.name(n), g.input_count(n), [&](int k) { return g.input(n, k); }));
+    if (!index->InsertHashed(n, item.name, item.hash)) {
+      return NotUniqueError(g.name(n));
+    }
+    return CheckControlInputsLast(g.name(n), g.input_count(n),
+                                  [&](int k) { return g.input(n, k); });
+  };
+  LookupWindow<Index> window(*index);
+  typename LookupWindow<Index>::Item item;
+  for (int n = 0; n < g.size(); ++n) {
+    if (window.Push(g.name(n), n, 0, &item)) DFG_RETURN_IF_ERROR(check(item));
   }
+  while (window.Pop(&item)) DFG_RETURN_IF_ERROR(check(item));
   return Status::Ok();
 }
 
@@ -162,14 +228,22 @@ Status IndexAndCheckNames(const G& g, Index* index,
 template <typename G, typename Index>
 Status ResolveInputs(const G& g, const Index& index,
                      std::vector<int>* sources) {
+  auto resolve = [&](const typename LookupWindow<Index>::Item& item) {
+    int src = index.FindHashed(item.name, item.hash);
+    if (src < 0)
+      return UnknownInputError(g.name(item.a), g.input(item.a, item.b));
+    sources->push_back(src);
+    return Status::Ok();
+  };
+  LookupWindow<Index> window(index);
+  typename LookupWindow<Index>::Item item;
   for (int n = 0; n < g.size(); ++n) {
     for (int k = 0; k < g.input_count(n); ++k) {
-      std::string_view input = g.input(n, k);
-      int src = index.Find(ParseTensorNameView(input).node);
-      if (src < 0) return UnknownInputError(g.name(n), input);
-      sources->push_back(src);
+      std::string_view node = ParseTensorNameView(g.input(n, k)).node;
+      if (window.Push(node, n, k, &item)) DFG_RETURN_IF_ERROR(resolve(item));
     }
   }
+  while (window.Pop(&item)) DFG_RETURN_IF_ERROR(resolve(item));
   return Status::Ok();
 }
 

@@ -37,6 +37,28 @@ TEST_CASE("duplicate node names are reported as TensorFlow does", "[graph]") {
         )pb") == "Node 'a' is not unique");
 }
 
+TEST_CASE("the first problem in node order is reported, far apart or near",
+          "[graph]") {
+  // Lookups run ahead of the checks (LookupWindow): the order must not show.
+  for (int gap : {1, 5, 15, 16, 17, 40}) {
+    tensorflow::GraphDef graph;
+    for (int i = 0; i < 60; ++i) {
+      auto* node = graph.add_node();
+      node->set_name("n" + std::to_string(i));
+      node->set_op("Identity");
+      if (i > 0) node->add_input("n" + std::to_string(i - 1));
+    }
+    graph.mutable_node(10)->set_input(0, "missing_a");
+    graph.mutable_node(10 + gap)->set_input(0, "missing_b");
+    Status status = CheckGraphStructure(graph);
+    CHECK(status.message() == "Node 'n10': Unknown input node 'missing_a'");
+    graph.mutable_node(10)->set_input(0, "n9");
+    *graph.mutable_node(3 + gap) = graph.node(2);  // a second n2
+    status = CheckGraphStructure(graph);
+    CHECK(status.message() == "Node 'n2' is not unique");
+  }
+}
+
 TEST_CASE("a control input before a data input is an error", "[graph]") {
   CHECK(CheckError(R"pb(
           node { name: "a" op: "Const" }

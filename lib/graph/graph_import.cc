@@ -68,22 +68,34 @@ bool TypesCompatible(DataType expected, DataType actual) {
   return expected == actual || expected == BaseType(actual);
 }
 
-// The names of a GraphDef's nodes, read from the GraphDef (which must not
-// change while a NameIndex over them is in use).
+// The names of a GraphDef's nodes (which must not change while a NameIndex
+// over them is in use).
 struct DefNodeName {
-  const GraphDef* def;  // Not owned.
-  std::string_view operator()(int n) const { return def->node(n).name(); }
+  const std::vector<NodeDef*>* defs;  // Not owned.
+  std::string_view operator()(int n) const { return (*defs)[n]->name(); }
 };
 using NameIndex = graph_check::NameIndex<DefNodeName>;
 
 // TensorFlow's GraphConstructor for ConvertGraphDefToGraph, over a GraphDef
-// it owns: node definitions are moved into the graph as they are converted.
+// whose node definitions it takes out and hands to the graph as they are
+// converted.
 class Importer {
  public:
   Importer(GraphDef* def, const ImportOptions& options, Graph* graph)
       : def_(def), options_(options), graph_(graph) {}
+  Importer(const Importer&) = delete;
+  Importer& operator=(const Importer&) = delete;
+  ~Importer() {
+    // Heap definitions not handed to the graph (an error stopped the
+    // import) are still the importer's.
+    if (def_->GetArena() != nullptr) return;
+    for (size_t n = 0; n < defs_.size(); ++n) {
+      if (n >= nodes_.size() || nodes_[n] == nullptr) delete defs_[n];
+    }
+  }
 
   Status Run() {
+    TakeNodeDefs();
     DFG_RETURN_IF_ERROR(BuildNodeIndex());
     DFG_RETURN_IF_ERROR(InitFromEdges());
     DFG_RETURN_IF_ERROR(Convert());
@@ -92,6 +104,10 @@ class Importer {
     *graph_->mutable_debug_info() = std::move(*def_->mutable_debug_info());
     FixupSourceAndSinkEdges(graph_);
     ReportUnknownOps();
+    if (options_.nodes_by_index != nullptr) *options_.nodes_by_index = nodes_;
+    if (options_.added_defaults != nullptr) {
+      *options_.added_defaults = std::move(added_defaults_);
+    }
     return Status::Ok();
   }
 
@@ -107,7 +123,12 @@ class Importer {
     int dst_input;
   };
 
+  void TakeNodeDefs();
+  using NameWindowItem = graph_check::LookupWindow<NameIndex>::Item;
   Status BuildNodeIndex();
+  Status CheckNode(const NameWindowItem& item);
+  Status ResolveInput(const NameWindowItem& item,
+                      std::vector<int>* num_consumers);
   Status InitFromEdges();
   Status Convert();
   Status ConvertNode(int o);
@@ -120,9 +141,10 @@ class Importer {
   Status MakeEdge(Node* src, int src_output, Node* dst, int dst_input);
   Status AddBackEdges();
   void UpdatePendingCountAndReady(int o, bool is_next_iteration);
+  void NoteDefaults(int o, const OpDef& op_def, const NodeDef& def);
   void ReportUnknownOps();
 
-  int num_nodes() const { return def_->node_size(); }
+  int num_nodes() const { return static_cast<int>(defs_.size()); }
   int InputBegin(int n) const { return input_begin_[n]; }
   int InputEnd(int n) const { return input_begin_[n + 1]; }
   int NumDataInputs(int n) const {
@@ -133,16 +155,18 @@ class Importer {
     return count;
   }
   // The name of GraphDef node `n`, converted or not.
-  const std::string& NameOf(int n) const {
-    return nodes_[n] != nullptr ? nodes_[n]->name() : def_->node(n).name();
-  }
+  const std::string& NameOf(int n) const { return defs_[n]->name(); }
 
   GraphDef* def_;                 // Not owned.
   const ImportOptions& options_;  // Not owned.
   Graph* graph_;                  // Not owned.
   std::unique_ptr<OpLookup> ops_;
+  // The GraphDef's nodes, taken out of it: on its arena, or heap objects
+  // owned here until the graph adopts them.
+  std::vector<NodeDef*> defs_;
+  std::vector<std::pair<int, std::string>> added_defaults_;
 
-  // Views into the names of def_, valid until Convert() moves nodes out.
+  // Views into the names of defs_.
   std::unique_ptr<NameIndex> index_;
   // Inputs of node n are inputs_[input_begin_[n], input_begin_[n + 1]).
   std::vector<int> input_begin_;
@@ -162,61 +186,106 @@ class Importer {
   std::vector<int> controls_;               // scratch: control sources
 };
 
-Status Importer::BuildNodeIndex() {
-  index_ = std::make_unique<NameIndex>(num_nodes(), DefNodeName{def_});
-  is_merge_.assign(num_nodes(), 0);
-  for (int n = 0; n < num_nodes(); ++n) {
-    const NodeDef& node = def_->node(n);
-    if (!IsValidNodeName(node.name(), options_.allow_internal_ops)) {
-      return InvalidArgument("Node '{}': Node name contains invalid characters",
-                             node.name());
-    }
-    if (!index_->Insert(n)) return graph_check::NotUniqueError(node.name());
-    if (node.op().empty()) {
-      return InvalidArgument("Node '{}' does not specify an operation",
-                             node.name());
-    }
-    is_merge_[n] = IsMergeOp(node.op());
-    DFG_RETURN_IF_ERROR(graph_check::CheckControlInputsLast(
-        node.name(), node.input_size(),
-        [&](int k) -> std::string_view { return node.input(k); }));
+void Importer::TakeNodeDefs() {
+  auto* field = def_->mutable_node();
+  defs_.resize(field->size());
+  if (def_->GetArena() != nullptr) {
+    field->UnsafeArenaExtractSubrange(0, field->size(), defs_.data());
+  } else {
+    field->ExtractSubrange(0, field->size(), defs_.data());
   }
+}
+
+// Names go through a LookupWindow (graph_check.h): each node is checked when
+// it leaves the window, in node order, so the first error is TensorFlow's.
+Status Importer::BuildNodeIndex() {
+  index_ = std::make_unique<NameIndex>(num_nodes(), DefNodeName{&defs_});
+  is_merge_.assign(num_nodes(), 0);
+  graph_check::LookupWindow<NameIndex> window(*index_);
+  NameWindowItem item;
+  for (int n = 0; n < num_nodes(); ++n) {
+    if (window.Push(defs_[n]->name(), n, 0, &item)) {
+      DFG_RETURN_IF_ERROR(CheckNode(item));
+    }
+  }
+  while (window.Pop(&item)) DFG_RETURN_IF_ERROR(CheckNode(item));
+  return Status::Ok();
+}
+
+Status Importer::CheckNode(const NameWindowItem& item) {
+  const int n = item.a;
+  const NodeDef& node = *defs_[n];
+  if (!IsValidNodeName(node.name(), options_.allow_internal_ops)) {
+    return InvalidArgument("Node '{}': Node name contains invalid characters",
+                           node.name());
+  }
+  if (!index_->InsertHashed(n, item.name, item.hash)) {
+    return graph_check::NotUniqueError(node.name());
+  }
+  if (node.op().empty()) {
+    return InvalidArgument("Node '{}' does not specify an operation",
+                           node.name());
+  }
+  is_merge_[n] = IsMergeOp(node.op());
+  return graph_check::CheckControlInputsLast(
+      node.name(), node.input_size(),
+      [&](int k) -> std::string_view { return node.input(k); });
+}
+
+// Input `item.b` of node `item.a`, looked up.
+Status Importer::ResolveInput(const NameWindowItem& item,
+                              std::vector<int>* num_consumers) {
+  const std::string& input = defs_[item.a]->input(item.b);
+  int src = index_->FindHashed(item.name, item.hash);
+  if (src < 0) {
+    return graph_check::UnknownInputError(defs_[item.a]->name(), input);
+  }
+  int index = ParseTensorNameView(input).index;
+  inputs_.push_back(Input{src, index});
+  ++(*num_consumers)[src];
+  int& used = max_output_used_[src];
+  used = std::max(used, index);
   return Status::Ok();
 }
 
 Status Importer::InitFromEdges() {
   const int n_nodes = num_nodes();
   size_t total = 0;
-  for (const NodeDef& node : def_->node()) total += node.input_size();
+  for (const NodeDef* node : defs_) total += node->input_size();
   input_begin_.reserve(n_nodes + 1);
   inputs_.reserve(total);
   pending_.resize(n_nodes);
   max_output_used_.assign(n_nodes, -1);
   std::vector<int> num_consumers(n_nodes, 0);
+  graph_check::LookupWindow<NameIndex> window(*index_);
+  NameWindowItem item;
+  int begin = 0;
   for (int n = 0; n < n_nodes; ++n) {
-    const NodeDef& node = def_->node(n);
-    input_begin_.push_back(static_cast<int>(inputs_.size()));
-    for (const std::string& input : node.input()) {
-      TensorIdView id = ParseTensorNameView(input);
-      int src = index_->Find(id.node);
-      if (src < 0) return graph_check::UnknownInputError(node.name(), input);
-      inputs_.push_back(Input{src, id.index});
-      ++num_consumers[src];
-      int& used = max_output_used_[src];
-      used = std::max(used, id.index);
+    const NodeDef& node = *defs_[n];
+    input_begin_.push_back(begin);
+    begin += node.input_size();
+    for (int k = 0; k < node.input_size(); ++k) {
+      if (window.Push(ParseTensorNameView(node.input(k)).node, n, k, &item)) {
+        DFG_RETURN_IF_ERROR(ResolveInput(item, &num_consumers));
+      }
     }
+  }
+  while (window.Pop(&item)) {
+    DFG_RETURN_IF_ERROR(ResolveInput(item, &num_consumers));
+  }
+  for (int n = 0; n < n_nodes; ++n) {
     // A while loop's Merge waits for one data input (the loop's Enter), not
     // for its NextIteration back edge.
-    const Input* in = inputs_.data() + input_begin_[n];
+    const Input* in = inputs_.data() + InputBegin(n);
     int pending = graph_check::PendingInputCount(
-        is_merge_[n], node.input_size(),
+        is_merge_[n], defs_[n]->input_size(),
         [&](int k) { return in[k].index == kControlSlot; },
-        [&](int k) { return IsNextIterationOp(def_->node(in[k].src).op()); });
+        [&](int k) { return IsNextIterationOp(defs_[in[k].src]->op()); });
     pending_[n] = pending;
     if (pending == 0) ready_.push(n);
   }
   input_begin_.push_back(static_cast<int>(inputs_.size()));
-  index_.reset();  // names are about to move; nothing looks them up now
+  index_.reset();  // nothing looks names up now
 
   consumer_begin_.resize(n_nodes + 1);
   consumer_begin_[0] = 0;
@@ -285,15 +354,19 @@ Status Importer::CheckInputs(int o, const NodeDef& def) {
 }
 
 Status Importer::ConvertNode(int o) {
-  NodeDef def = std::move(*def_->mutable_node(o));
-  DFG_RETURN_IF_ERROR(CheckInputs(o, def));
+  NodeDef* def = defs_[o];
+  DFG_RETURN_IF_ERROR(CheckInputs(o, *def));
   std::vector<DataType> input_types, output_types;
   bool known = true;
   DFG_RETURN_IF_ERROR(
-      MakeSignature(o, &def, &input_types, &output_types, &known));
-  Node* node = graph_->AddNode(std::move(def), std::move(input_types),
-                               std::move(output_types), known);
+      MakeSignature(o, def, &input_types, &output_types, &known));
+  Node* node = graph_->AdoptNode(def, std::move(input_types),
+                                 std::move(output_types), known);
   nodes_[o] = node;
+  // Every node gets an edge from _SOURCE or to _SINK if it has none.
+  graph_->ReserveEdges(
+      node, std::max(InputEnd(o) - InputBegin(o), 1),
+      std::max(consumer_begin_[o + 1] - consumer_begin_[o], 1));
   DFG_RETURN_IF_ERROR(AddInputEdges(o, node));
   UpdatePendingCountAndReady(o, node->IsNextIteration());
   return Status::Ok();
@@ -305,7 +378,10 @@ Status Importer::MakeSignature(int o, NodeDef* def,
                                std::vector<DataType>* inputs,
                                std::vector<DataType>* outputs, bool* known) {
   if (const OpDef* op_def = ops_->LookUpOpDef(def->op())) {
-    if (options_.add_default_attributes) AddDefaultsToNodeDef(*op_def, def);
+    if (options_.add_default_attributes) {
+      if (options_.added_defaults != nullptr) NoteDefaults(o, *op_def, *def);
+      AddDefaultsToNodeDef(*op_def, def);
+    }
     DFG_RETURN_IF_ERROR(InOutTypesForNode(*def, *op_def, inputs, outputs));
     *known = true;
     return CheckInputCount(*def, *op_def, *inputs, o);
@@ -441,6 +517,15 @@ void Importer::UpdatePendingCountAndReady(int o, bool is_next_iteration) {
   }
 }
 
+// The attrs AddDefaultsToNodeDef is about to add.
+void Importer::NoteDefaults(int o, const OpDef& op_def, const NodeDef& def) {
+  for (const auto& attr : op_def.attr()) {
+    if (attr.has_default_value() && !def.attr().contains(attr.name())) {
+      added_defaults_.emplace_back(o, attr.name());
+    }
+  }
+}
+
 void Importer::ReportUnknownOps() {
   if (options_.warnings == nullptr) return;
   for (const auto& [op, count] : unknown_ops_) {
@@ -455,9 +540,18 @@ void Importer::ReportUnknownOps() {
 
 StatusOr<std::unique_ptr<Graph>> ImportGraphDef(GraphDef def,
                                                 const ImportOptions& options) {
-  auto graph = std::make_unique<Graph>();
-  Importer importer(&def, options, graph.get());
-  DFG_RETURN_IF_ERROR(importer.Run());
+  return ImportGraphDef(&def, options);
+}
+
+StatusOr<std::unique_ptr<Graph>> ImportGraphDef(GraphDef* def,
+                                                const ImportOptions& options) {
+  auto graph = std::make_unique<Graph>(def->GetArena());
+  Status status;
+  {
+    Importer importer(def, options, graph.get());
+    status = importer.Run();
+  }
+  if (!status.ok()) return status;
   return graph;
 }
 

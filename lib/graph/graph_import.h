@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/base/status.h"
@@ -26,6 +27,12 @@ struct ImportOptions {
   bool allow_unknown_ops = true;
   // Receives one line per unknown op type ("unknown op 'Foo' (3 nodes) ...").
   std::vector<std::string>* warnings = nullptr;  // Not owned; may be null.
+  // Receive, on success, the node made of each GraphDef node (by GraphDef
+  // index), and the GraphDef index and name of each attr the import filled
+  // in from its OpDef default (add_default_attributes), in node order: what
+  // a stage needs to give the nodes back as they came (PlaceGraphDef).
+  std::vector<Node*>* nodes_by_index = nullptr;  // Not owned; may be null.
+  std::vector<std::pair<int, std::string>>* added_defaults = nullptr;
 };
 
 // Errors (TF's wording, kInvalidArgument unless noted):
@@ -37,6 +44,13 @@ struct ImportOptions {
 //   ..."...
 StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
     GraphDef def, const ImportOptions& options = {});
+// The same, taking the nodes of `*def` over instead of copying them: on
+// return (error or not) `*def` has no nodes, and its library and debug_info
+// have moved into the graph. When `*def` lives on a protobuf Arena, the graph
+// keeps its NodeDefs there (nothing is copied) and must be destroyed before
+// the arena.
+StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
+    GraphDef* def, const ImportOptions& options = {});
 
 }  // namespace dfg
 

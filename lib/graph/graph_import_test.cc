@@ -129,6 +129,78 @@ TEST_CASE("ToGraphDef after import writes the inputs TensorFlow writes",
   CHECK(Inputs(out, "j") == std::vector<std::string>{"sw"});
 }
 
+TEST_CASE("import from an arena GraphDef takes its NodeDefs over in place",
+          "[graph]") {
+  google::protobuf::Arena arena;
+  auto* def = google::protobuf::Arena::CreateMessage<GraphDef>(&arena);
+  *def =
+      Parse(N("b", "Identity", {"a"}, kTFloat) + N("a", "Const", {}, kFloat));
+  const NodeDef* b = &def->node(0);
+  const NodeDef* a = &def->node(1);
+  std::vector<Node*> by_index;
+  std::vector<std::pair<int, std::string>> added;
+  ImportOptions options;
+  options.nodes_by_index = &by_index;
+  options.added_defaults = &added;
+  auto g = ImportGraphDef(def, options);
+  REQUIRE(g.ok());
+  CHECK(def->node_size() == 0);
+  CHECK((*g)->arena() == &arena);
+  REQUIRE(by_index.size() == 2);
+  CHECK(&by_index[0]->def() == b);  // the same objects, not copies
+  CHECK(&by_index[1]->def() == a);
+  CHECK(by_index[0]->name() == "b");
+  CHECK(by_index[1]->id() == 2);  // topological order: a first
+  CHECK(added.empty());
+}
+
+TEST_CASE("import reports the first bad input in node order", "[graph]") {
+  for (int gap : {1, 15, 16, 17, 40}) {
+    GraphDef graph;
+    for (int i = 0; i < 60; ++i) {
+      NodeDef* node = graph.add_node();
+      node->set_name("n" + std::to_string(i));
+      node->set_op("NoOp");
+      if (i > 0) node->add_input("^n" + std::to_string(i - 1));
+    }
+    graph.mutable_node(10)->set_input(0, "^missing_a");
+    graph.mutable_node(10 + gap)->set_input(0, "^missing_b");
+    auto g = ImportGraphDef(graph);
+    REQUIRE_FALSE(g.ok());
+    CHECK(g.status().message() ==
+          "Node 'n10': Unknown input node '^missing_a'");
+  }
+}
+
+TEST_CASE("import reports the attrs it fills in from OpDef defaults",
+          "[graph]") {
+  // Placeholder's shape has a default; Const's attrs do not.
+  std::vector<std::pair<int, std::string>> added;
+  ImportOptions options;
+  options.added_defaults = &added;
+  auto g = ImportOk(
+      N("c", "Const", {}, kFloat) + N("p", "Placeholder", {}, kFloat), options);
+  REQUIRE(added.size() == 1);
+  CHECK(added[0].first == 1);
+  CHECK(added[0].second == "shape");
+}
+
+TEST_CASE("a failed import from the heap or an arena leaves no node behind",
+          "[graph]") {
+  const std::string text =
+      N("a", "Const", {}, kFloat) + N("b", "Identity", {"a:3"}, kTFloat);
+  GraphDef heap = Parse(text);
+  auto from_heap = ImportGraphDef(&heap);
+  CHECK_FALSE(from_heap.ok());
+  CHECK(heap.node_size() == 0);
+  google::protobuf::Arena arena;
+  auto* def = google::protobuf::Arena::CreateMessage<GraphDef>(&arena);
+  *def = Parse(text);
+  auto from_arena = ImportGraphDef(def);
+  REQUIRE_FALSE(from_arena.ok());
+  CHECK(from_arena.status().message() == from_heap.status().message());
+}
+
 const std::string kWhileLoop =
     N("init", "Const", {}, kInt) +
     N("enter", "Enter", {"init"},

@@ -292,5 +292,67 @@ TEST_CASE("BuildNameIndex maps names to the first live node", "[graph]") {
   CHECK(index.count("_SOURCE") == 0);
 }
 
+// A small graph built through AddNode, with a device assigned, a control
+// input and a data slot whose edge was removed.
+void BuildForExport(Graph* g) {
+  Node* a = g->AddNode(Def("a", "Const"), {}, {DT_FLOAT});
+  Node* b = g->AddNode(Def("b", "Const"), {}, {DT_FLOAT});
+  Node* c = g->AddNode(Def("c", "AddV2", {"a", "b", "^b"}),
+                       {DT_FLOAT, DT_FLOAT}, {DT_FLOAT});
+  g->AddEdge(a, 0, c, 0);
+  const Edge* from_b = g->AddEdge(b, 0, c, 1);
+  g->AddControlEdge(a, c);
+  g->RemoveEdge(from_b);
+  c->set_assigned_device_name("/job:localhost/replica:0/task:0/device:CPU:0");
+  g->mutable_library()->add_function()->mutable_signature()->set_name("f");
+  g->mutable_versions()->set_producer(7);
+}
+
+TEST_CASE("MoveToGraphDef gives ToGraphDef's GraphDef on the heap and arenas",
+          "[graph]") {
+  Graph reference;
+  BuildForExport(&reference);
+  const std::string expected = Text(reference.ToGraphDef());
+  CHECK(expected.find("input: \"^a\"") != std::string::npos);
+  {
+    GraphDef out;  // outlives the graph
+    Graph g;
+    BuildForExport(&g);
+    g.MoveToGraphDef(&out);
+    CHECK(Text(out) == expected);
+  }
+  google::protobuf::Arena arena;
+  {
+    Graph g(&arena);
+    BuildForExport(&g);
+    const NodeDef* c = &g.FindNodeId(4)->def();
+    CHECK(c->GetArena() == &arena);
+    auto* out = google::protobuf::Arena::CreateMessage<GraphDef>(&arena);
+    g.MoveToGraphDef(out);
+    CHECK(Text(*out) == expected);
+    CHECK(&out->node(2) == c);  // handed over, not copied
+  }
+  {
+    GraphDef out;
+    Graph g(&arena);  // onto the heap from an arena: copied
+    BuildForExport(&g);
+    g.MoveToGraphDef(&out);
+    CHECK(Text(out) == expected);
+  }
+}
+
+TEST_CASE("ReleaseNodeDefs appends the definitions in the order given",
+          "[graph]") {
+  GraphDef out;
+  Graph g;
+  BuildForExport(&g);
+  g.ReleaseNodeDefs({g.FindNodeId(4), g.FindNodeId(2)}, &out);
+  REQUIRE(out.node_size() == 2);
+  CHECK(out.node(0).name() == "c");
+  CHECK(out.node(1).name() == "a");
+  CHECK(&g.FindNodeId(4)->def() == &out.node(0));
+  CHECK(out.node(0).input_size() == 3);  // as they were: nothing rebuilt
+}
+
 }  // namespace
 }  // namespace dfg

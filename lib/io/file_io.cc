@@ -1,5 +1,7 @@
 // Whole-file reads and atomic writes (the file parts of graph_io.h).
 #include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,10 +10,12 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <istream>
 
 #include "lib/io/graph_io.h"
 #include "lib/io/graph_read.h"
+#include "lib/io/graph_text.h"
 
 namespace dfg {
 namespace {
@@ -161,31 +165,21 @@ StatusOr<std::string> ResolveGraphPath(const std::string& path) {
       path);
 }
 
-StatusOr<LoadedGraph> ReadGraph(const std::string& path, std::istream& in,
-                                const ReadOptions& options) {
-  DFG_ASSIGN_OR_RETURN(std::string file, ResolveGraphPath(path));
-  DFG_ASSIGN_OR_RETURN(std::string bytes,
-                       io_internal::ReadGraphBytes(file, in));
-  DFG_ASSIGN_OR_RETURN(
-      LoadedGraph loaded,
-      ParseGraph(bytes, io_internal::DisplayName(file), options));
-  if (file != "-" && loaded.container == GraphContainer::kSavedModel) {
+namespace {
+
+void SetExportDir(const std::string& file, LoadedGraph* loaded) {
+  if (file != "-" && loaded->container == GraphContainer::kSavedModel) {
     size_t slash = file.rfind('/');
-    loaded.export_dir =
+    loaded->export_dir =
         slash == std::string::npos ? "." : file.substr(0, slash);
-    if (loaded.export_dir.empty()) loaded.export_dir = "/";
+    if (loaded->export_dir.empty()) loaded->export_dir = "/";
   }
-  return loaded;
 }
 
-Status WriteFileAtomically(const std::string& path, std::string_view data) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      return InvalidArgument("{}: is a directory, not a file", path);
-    }
-    if (!S_ISREG(st.st_mode)) return WriteInPlace(path, data);
-  }
+// Writes through a temporary file in the same directory and a rename, so
+// that the file is whole or absent; `write` fills the open descriptor.
+Status WriteAtomically(const std::string& path,
+                       const std::function<Status(int fd)>& write) {
   std::string temp = path + ".tmp-XXXXXX";
   int fd = ::mkstemp(temp.data());
   if (fd < 0) {
@@ -193,7 +187,7 @@ Status WriteFileAtomically(const std::string& path, std::string_view data) {
     return Unavailable("{}: cannot create a temporary file beside it: {}", path,
                        ErrnoText(error));
   }
-  Status status = WriteAll(fd, data, path);
+  Status status = write(fd);
   if (status.ok() && ::fchmod(fd, 0666 & ~CurrentUmask()) != 0) {
     int error = errno;
     status = Unavailable("{}: chmod failed: {}", path, ErrnoText(error));
@@ -213,6 +207,107 @@ Status WriteFileAtomically(const std::string& path, std::string_view data) {
   }
   if (!status.ok()) ::unlink(temp.c_str());
   return status;
+}
+
+// Serializes `graph` in `format` (kPb or kPbtxt) into `fd` through a
+// buffer, with SerializeGraph's options.
+Status WriteGraphToFd(int fd, const tensorflow::GraphDef& graph,
+                      GraphFormat format, const std::string& path) {
+  namespace pb = google::protobuf;
+  pb::io::FileOutputStream file(fd, 1 << 20);
+  bool ok = true;
+  if (format == GraphFormat::kPb) {
+    size_t size = graph.ByteSizeLong();
+    if (size > static_cast<size_t>(INT_MAX)) {
+      return InvalidArgument(
+          "the graph needs {} bytes in binary form, more than protobuf's 2 GB "
+          "limit",
+          size);
+    }
+    pb::io::CodedOutputStream coded(&file);
+    coded.SetSerializationDeterministic(true);  // map entries sorted by key
+    graph.SerializeWithCachedSizes(&coded);
+    coded.Trim();
+    ok = !coded.HadError() && coded.ByteCount() == static_cast<int64_t>(size);
+  } else {
+    ok = PrintGraphText(graph, &file);  // as SerializeGraph
+  }
+  ok = file.Flush() && ok;
+  if (file.GetErrno() != 0) {
+    return Unavailable("{}: write failed: {}", path,
+                       ErrnoText(file.GetErrno()));
+  }
+  if (!ok) {
+    return Internal("{} serialization failed",
+                    format == GraphFormat::kPb ? "binary" : "text");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<LoadedGraph> ReadGraph(const std::string& path, std::istream& in,
+                                const ReadOptions& options) {
+  DFG_ASSIGN_OR_RETURN(std::string file, ResolveGraphPath(path));
+  DFG_ASSIGN_OR_RETURN(std::string bytes,
+                       io_internal::ReadGraphBytes(file, in));
+  DFG_ASSIGN_OR_RETURN(
+      LoadedGraph loaded,
+      ParseGraph(bytes, io_internal::DisplayName(file), options));
+  SetExportDir(file, &loaded);
+  return loaded;
+}
+
+StatusOr<tensorflow::GraphDef*> ReadGraphOnArena(const std::string& path,
+                                                 std::istream& in,
+                                                 const ReadOptions& options,
+                                                 google::protobuf::Arena* arena,
+                                                 LoadedGraph* info) {
+  DFG_ASSIGN_OR_RETURN(std::string file, ResolveGraphPath(path));
+  DFG_ASSIGN_OR_RETURN(std::string bytes,
+                       io_internal::ReadGraphBytes(file, in));
+  auto* graph =
+      google::protobuf::Arena::CreateMessage<tensorflow::GraphDef>(arena);
+  *info = LoadedGraph();
+  DFG_RETURN_IF_ERROR(io_internal::ParseGraphInto(
+      bytes, io_internal::DisplayName(file), options, graph, info));
+  SetExportDir(file, info);
+  return graph;
+}
+
+google::protobuf::ArenaOptions BigGraphArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 1 << 12;
+  options.max_block_size = 1 << 20;
+  return options;
+}
+
+Status WriteGraphFile(const std::string& path,
+                      const tensorflow::GraphDef& graph, GraphFormat format) {
+  struct stat st;
+  bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    return InvalidArgument("{}: is a directory, not a file", path);
+  }
+  if (format == GraphFormat::kJson || format == GraphFormat::kDot ||
+      (exists && !S_ISREG(st.st_mode))) {
+    DFG_ASSIGN_OR_RETURN(std::string data, SerializeGraph(graph, format));
+    return WriteFileAtomically(path, data);
+  }
+  return WriteAtomically(
+      path, [&](int fd) { return WriteGraphToFd(fd, graph, format, path); });
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view data) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      return InvalidArgument("{}: is a directory, not a file", path);
+    }
+    if (!S_ISREG(st.st_mode)) return WriteInPlace(path, data);
+  }
+  return WriteAtomically(path,
+                         [&](int fd) { return WriteAll(fd, data, path); });
 }
 
 }  // namespace dfg

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "lib/io/graph_read.h"
+#include "lib/io/graph_text.h"
 
 namespace dfg {
 namespace {
@@ -157,12 +158,14 @@ StatusOr<std::string> SerializeGraph(const tensorflow::GraphDef& graph,
     case GraphFormat::kJson:
       return SerializeJson(graph);
     case GraphFormat::kPbtxt: {
-      pb::TextFormat::Printer printer;
-      // Unknown fields would print as bare numbers no parser reads back.
-      printer.SetHideUnknownFields(true);
+      // TextFormat::Printer's bytes (graph_text.h), unknown fields hidden:
+      // they would print as bare numbers no parser reads back.
       std::string text;
-      if (!printer.PrintToString(graph, &text)) {
-        return Internal("text serialization failed");
+      {
+        pb::io::StringOutputStream stream(&text);
+        if (!PrintGraphText(graph, &stream)) {
+          return Internal("text serialization failed");
+        }
       }
       return text;
     }

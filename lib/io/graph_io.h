@@ -5,6 +5,8 @@
 #ifndef DFG_LIB_IO_GRAPH_IO_H_
 #define DFG_LIB_IO_GRAPH_IO_H_
 
+#include <google/protobuf/arena.h>
+
 #include <iosfwd>
 #include <map>
 #include <optional>
@@ -70,6 +72,20 @@ StatusOr<std::string> ResolveGraphPath(const std::string& path);
 StatusOr<LoadedGraph> ReadGraph(const std::string& path, std::istream& in,
                                 const ReadOptions& options = {});
 
+// As ReadGraph, for big graphs: the GraphDef is parsed into `arena` (not
+// owned; it must outlive the returned graph), which makes parsing it cheaper
+// and freeing it nearly free. `info` receives the rest of what ReadGraph
+// gives; its own `graph` is left empty.
+StatusOr<tensorflow::GraphDef*> ReadGraphOnArena(const std::string& path,
+                                                 std::istream& in,
+                                                 const ReadOptions& options,
+                                                 google::protobuf::Arena* arena,
+                                                 LoadedGraph* info);
+
+// Arena options for ReadGraphOnArena: large blocks, so that a million-node
+// graph costs a few hundred allocations rather than a hundred thousand.
+google::protobuf::ArenaOptions BigGraphArenaOptions();
+
 // Serialization. kDot is not a GraphDef form (lib/dot makes DOT).
 // JSON is protobuf's JSON mapping (camelCase names, as model.json carries).
 StatusOr<std::string> SerializeGraph(const tensorflow::GraphDef& graph,
@@ -82,6 +98,12 @@ bool HasUnknownFields(const google::protobuf::Message& message);
 // Reads a whole file (or `in` for "-").
 StatusOr<std::string> ReadFileToString(const std::string& path,
                                        std::istream& in);
+
+// Writes `graph` to the file `path` in `format` (not kDot) as
+// WriteFileAtomically does, but serializing straight into the file: no copy
+// of the whole output is held in memory. The bytes are SerializeGraph's.
+Status WriteGraphFile(const std::string& path,
+                      const tensorflow::GraphDef& graph, GraphFormat format);
 
 // Writes `data` to `path` through a temporary file in the same directory and
 // a rename, so that the file is whole or absent. Errors name the path.

@@ -434,5 +434,51 @@ TEST_CASE("ReadGraph names files and stdin in its errors", "[io]") {
   CHECK_THAT(dir.status().message(), Contains("/tmp: is a directory"));
 }
 
+TEST_CASE("graph files are streamed with SerializeGraph's bytes", "[io]") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() /
+                 ("dfg_io_stream_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  GraphDef graph;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(kGraph, &graph));
+  std::istringstream unused;
+  for (GraphFormat format :
+       {GraphFormat::kPb, GraphFormat::kPbtxt, GraphFormat::kJson}) {
+    std::string path = (dir / "out").string();
+    REQUIRE(WriteGraphFile(path, graph, format).ok());
+    auto written = ReadFileToString(path, unused);
+    auto expected = SerializeGraph(graph, format);
+    REQUIRE(written.ok());
+    REQUIRE(expected.ok());
+    CHECK(*written == *expected);
+  }
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) ==
+        1);
+  Status is_dir = WriteGraphFile(dir.string(), graph, GraphFormat::kPb);
+  CHECK_THAT(is_dir.message(), Contains("is a directory"));
+  Status missing =
+      WriteGraphFile((dir / "no/such.pb").string(), graph, GraphFormat::kPb);
+  CHECK_THAT(missing.message(), Contains("no/such.pb"));
+  REQUIRE(WriteGraphFile("/dev/null", graph, GraphFormat::kPb).ok());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("ReadGraphOnArena reads what ReadGraph reads into the arena",
+          "[io]") {
+  google::protobuf::Arena arena(BigGraphArenaOptions());
+  std::istringstream in(kGraph);
+  LoadedGraph info;
+  auto graph = ReadGraphOnArena("-", in, {}, &arena, &info);
+  REQUIRE(graph.ok());
+  CHECK((*graph)->GetArena() == &arena);
+  CHECK((*graph)->node_size() == 3);
+  CHECK(info.format == GraphFormat::kPbtxt);
+  CHECK(info.graph.node_size() == 0);
+  std::istringstream empty("");
+  auto e = ReadGraphOnArena("-", empty, {}, &arena, &info);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.status().message() == "<stdin>: empty input");
+}
+
 }  // namespace
 }  // namespace dfg

@@ -300,47 +300,45 @@ Status Place(Graph* graph, const DeviceSet& devices,
   return status;
 }
 
-namespace {
-
-// The graph's nodes are the imported graph's op nodes in id order, unless
-// the import dropped or reordered some: then by name.
-void SetPlacedDevices(const Graph& placed, GraphDef* graph) {
-  auto node_it = graph->mutable_node()->begin();
-  const auto node_end = graph->mutable_node()->end();
-  bool in_order = true;
-  for (const Node* node : placed.op_nodes()) {
-    if (node_it == node_end || node_it->name() != node->name()) {
-      in_order = false;
-      break;
-    }
-    ++node_it;
+Status PlaceGraphDefInPlace(GraphDef* graph, const DeviceSet& devices,
+                            const PlaceOptions& options,
+                            PlacementReport* report) {
+  const bool had_library = graph->has_library();
+  const bool had_debug_info = graph->has_debug_info();
+  std::vector<Node*> by_index;
+  std::vector<std::pair<int, std::string>> added_defaults;
+  ImportOptions import_options;
+  import_options.nodes_by_index = &by_index;
+  import_options.added_defaults = &added_defaults;
+  DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported,
+                       ImportGraphDef(graph, import_options));
+  DFG_RETURN_IF_ERROR(Place(imported.get(), devices, options, report));
+  // The nodes go back as they came: without the attrs the import filled in
+  // from their defaults, with their devices.
+  for (const auto& [index, attr] : added_defaults) {
+    by_index[index]->mutable_def()->mutable_attr()->erase(attr);
   }
-  if (in_order && node_it == node_end) {
-    node_it = graph->mutable_node()->begin();
-    for (const Node* node : placed.op_nodes()) {
-      (node_it++)->set_device(node->assigned_device_name());
-    }
-    return;
+  for (Node* node : by_index) {
+    node->mutable_def()->set_device(node->assigned_device_name());
   }
-  std::unordered_map<std::string_view, const std::string*> device_of;
-  device_of.reserve(placed.num_op_nodes());
-  for (const Node* node : placed.op_nodes()) {
-    device_of.emplace(node->name(), &node->assigned_device_name());
+  if (had_library) {
+    *graph->mutable_library() = std::move(*imported->mutable_library());
+  } else {
+    graph->clear_library();
   }
-  for (NodeDef& node : *graph->mutable_node()) {
-    auto it = device_of.find(node.name());
-    if (it != device_of.end()) node.set_device(*it->second);
+  if (had_debug_info) {
+    *graph->mutable_debug_info() = std::move(*imported->mutable_debug_info());
+  } else {
+    graph->clear_debug_info();
   }
+  imported->ReleaseNodeDefs(by_index, graph);
+  return Status::Ok();
 }
-
-}  // namespace
 
 StatusOr<GraphDef> PlaceGraphDef(GraphDef graph, const DeviceSet& devices,
                                  const PlaceOptions& options,
                                  PlacementReport* report) {
-  DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported, ImportGraphDef(graph));
-  DFG_RETURN_IF_ERROR(Place(imported.get(), devices, options, report));
-  SetPlacedDevices(*imported, &graph);
+  DFG_RETURN_IF_ERROR(PlaceGraphDefInPlace(&graph, devices, options, report));
   return graph;
 }
 

@@ -112,6 +112,12 @@ Status Place(Graph* graph, const DeviceSet& devices,
 StatusOr<GraphDef> PlaceGraphDef(GraphDef graph, const DeviceSet& devices,
                                  const PlaceOptions& options,
                                  PlacementReport* report = nullptr);
+// The same on `*graph` itself, which may live on a protobuf Arena: its node
+// definitions go through the import and come back without being copied. On
+// error `*graph` has lost its nodes.
+Status PlaceGraphDefInPlace(GraphDef* graph, const DeviceSet& devices,
+                            const PlaceOptions& options,
+                            PlacementReport* report = nullptr);
 
 }  // namespace dfg
 

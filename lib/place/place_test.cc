@@ -2,6 +2,9 @@
 // specs, heuristics, pre-assigned nodes and the report.
 #include "lib/place/place.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include "lib/place/place_test_util.h"
 #include "lib/testing/catch.h"
 
@@ -243,6 +246,46 @@ TEST_CASE("PlaceGraphDef keeps the graph and sets every device", "[place]") {
   for (const NodeDef& node : out->node()) {
     CHECK(node.device() == "/job:localhost/replica:0/task:0/device:GPU:0");
   }
+}
+
+// Deterministic binary form (map entries sorted by key).
+std::string Bytes(const GraphDef& graph) {
+  std::string out;
+  google::protobuf::io::StringOutputStream stream(&out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  graph.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return out;
+}
+
+TEST_CASE("placing in place changes devices only, on the heap or an arena",
+          "[place]") {
+  // MatMul gets transpose_a/transpose_b from its defaults during the import;
+  // they must not come back, nor an empty library or debug_info.
+  GraphDef in = ParseGraph(Const("b") + Const("a") + MatMul("m", "b", "a") +
+                           N("n", "NoOp", {"^m"}));
+  in.mutable_versions()->set_producer(27);
+  GraphDef expected = in;
+  for (NodeDef& node : *expected.mutable_node()) {
+    node.set_device("/job:localhost/replica:0/task:0/device:GPU:0");
+  }
+  GraphDef heap = in;
+  REQUIRE(PlaceGraphDefInPlace(&heap, Devices(kCpuGpu), {}).ok());
+  CHECK(Bytes(heap) == Bytes(expected));
+  CHECK_FALSE(heap.has_library());
+  google::protobuf::Arena arena;
+  auto* on_arena = google::protobuf::Arena::CreateMessage<GraphDef>(&arena);
+  *on_arena = in;
+  const NodeDef* m = &on_arena->node(2);
+  REQUIRE(PlaceGraphDefInPlace(on_arena, Devices(kCpuGpu), {}).ok());
+  CHECK(Bytes(*on_arena) == Bytes(expected));
+  CHECK(&on_arena->node(2) == m);  // the same NodeDef, not a copy
+  in.mutable_library()->add_function()->mutable_signature()->set_name("f");
+  in.mutable_debug_info()->add_files("model.py");
+  REQUIRE(PlaceGraphDefInPlace(&in, Devices(kCpuGpu), {}).ok());
+  CHECK(in.library().function_size() == 1);
+  CHECK(in.debug_info().files_size() == 1);
 }
 
 TEST_CASE("explain lines name the device, the rule and the candidates",

@@ -436,26 +436,41 @@ Status RewriteGraphForExecution(Graph* graph, const PruneOptions& options,
   return Rewriter(graph, options, report ? report : &ignored).Run();
 }
 
-StatusOr<PruneResult> Prune(GraphDef graph, const PruneOptions& options) {
-  PruneResult result;
+Status PruneInPlace(GraphDef* graph, const PruneOptions& options,
+                    PruneReport* report) {
   ImportOptions import_options;
-  import_options.warnings = &result.report.warnings;
+  import_options.warnings = &report->warnings;
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported,
-                       ImportGraphDef(std::move(graph), import_options));
+                       ImportGraphDef(graph, import_options));
   const int original_ids = imported->num_node_ids();
   std::vector<bool> had_consumers;
   if (options.convention != Convention::kPlaceholder) {
     had_consumers = prune_internal::HasConsumers(*imported);
   }
   DFG_RETURN_IF_ERROR(
-      RewriteGraphForExecution(imported.get(), options, &result.report));
+      RewriteGraphForExecution(imported.get(), options, report));
   bool created = false;
-  for (const CreatedNode& c : result.report.created) created |= c.kept;
+  for (const CreatedNode& c : report->created) created |= c.kept;
   if (created && options.convention != Convention::kPlaceholder) {
     prune_internal::MarkPrunedConsumers(imported.get(), original_ids,
                                         had_consumers);
   }
-  result.graph = imported->ToGraphDef();
+  // A fresh GraphDef (only versions, library and nodes, as ToGraphDef) on
+  // the same arena takes the nodes over, then takes the input's place.
+  google::protobuf::Arena* arena = graph->GetArena();
+  std::unique_ptr<GraphDef> owned;
+  GraphDef* result = google::protobuf::Arena::CreateMessage<GraphDef>(arena);
+  if (arena == nullptr) owned.reset(result);
+  imported->MoveToGraphDef(result);
+  imported.reset();
+  graph->Swap(result);
+  return Status::Ok();
+}
+
+StatusOr<PruneResult> Prune(GraphDef graph, const PruneOptions& options) {
+  PruneResult result;
+  DFG_RETURN_IF_ERROR(PruneInPlace(&graph, options, &result.report));
+  result.graph = std::move(graph);
   return result;
 }
 

@@ -127,6 +127,11 @@ struct PruneResult {
 // is not needed afterwards: its nodes move into the imported graph instead of
 // being copied.
 StatusOr<PruneResult> Prune(GraphDef graph, const PruneOptions& options);
+// The same, replacing `*graph` (which may live on a protobuf Arena) with the
+// result: the kept nodes' definitions are rewritten where they are, never
+// copied. On error `*graph` is left in an unspecified state.
+Status PruneInPlace(GraphDef* graph, const PruneOptions& options,
+                    PruneReport* report);
 
 // The report as a JSON object (kept, removed, created, dropped_colocations,
 // dropped_functions, feed_types, fetch_types), pretty-printed.

@@ -29,6 +29,23 @@ TEST_CASE("prune keeps exactly the ancestors of the fetches", "[prune]") {
   CHECK(AttrOf(result.graph, "_retval_d_0_0", "index") == "i: 0");
 }
 
+TEST_CASE("pruning in place on an arena gives Prune's graph", "[prune]") {
+  GraphDef in = BaseGraph();
+  in.mutable_debug_info()->add_files("model.py");  // ToGraphDef drops it
+  PruneOptions options = Options({"e"}, {"p"});
+  PruneResult expected = PruneOk(in, options);
+  google::protobuf::Arena arena;
+  auto* graph = google::protobuf::Arena::CreateMessage<GraphDef>(&arena);
+  *graph = in;
+  const NodeDef* c = &graph->node(3);
+  PruneReport report;
+  REQUIRE(PruneInPlace(graph, options, &report).ok());
+  CHECK(graph->DebugString() == expected.graph.DebugString());
+  CHECK_FALSE(graph->has_debug_info());
+  CHECK(FindNode(*graph, "c") == c);  // kept where it was parsed, not copied
+  CHECK(report.created.size() == expected.report.created.size());
+}
+
 TEST_CASE("prune without fetches or targets fails, feeds are not enough",
           "[prune]") {
   Status status = PruneError(BaseGraph(), Options({}, {"p"}));
