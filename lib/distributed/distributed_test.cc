@@ -1,7 +1,6 @@
 // In-process clusters on loopback ports the OS picks: servers, the master
 // client, and raw calls with TensorFlow's method paths.
 #include <arpa/inet.h>
-#include <google/protobuf/text_format.h>
 #include <grpcpp/generic/generic_stub.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -17,6 +16,7 @@
 #include "lib/distributed/master_service.grpc.pb.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
 #include "lib/testing/catch.h"
+#include "lib/testing/text_proto.h"
 
 namespace dfg {
 namespace {
@@ -67,9 +67,7 @@ struct TestCluster {
 };
 
 tensorflow::GraphDef Parse(const std::string& text) {
-  tensorflow::GraphDef def;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &def));
-  return def;
+  return testing::ParseTextProto<tensorflow::GraphDef>(text);
 }
 
 std::string Task(int t) {

@@ -14,11 +14,6 @@
 namespace dfg {
 namespace {
 
-bool IsTransferOp(const std::string& op) {
-  return op == "_Send" || op == "_HostSend" || op == "_Recv" ||
-         op == "_HostRecv";
-}
-
 // The frame each node runs in, as the executor sees it (TensorFlow's
 // ImmutableExecutorState): BuildControlFlowInfo's frames, except that an
 // Enter runs in its input's frame (its outputs are in the frame it opens).
@@ -57,7 +52,7 @@ void SetNodeKind(const Node& node, NodeItem* item) {
   item->is_exit = node.IsExit();
   item->is_next_iteration = node.IsNextIteration();
   item->is_control_trigger = node.IsControlTrigger();
-  item->is_transfer = IsTransferOp(node.op());
+  item->is_transfer = node.IsSend() || node.IsRecv();
   item->is_recv = node.IsRecv();
   for (DataType t : node.input_types()) {
     item->input_is_ref.push_back(IsRefType(t));

@@ -1,7 +1,5 @@
 #include "lib/exec/executor.h"
 
-#include <google/protobuf/text_format.h>
-
 #include <map>
 #include <thread>
 
@@ -10,6 +8,7 @@
 #include "lib/exec/thread_pool.h"
 #include "lib/graph/graph_import.h"
 #include "lib/testing/catch.h"
+#include "lib/testing/text_proto.h"
 
 namespace dfg {
 namespace {
@@ -24,9 +23,7 @@ ExecutorOptions CpuOptions() {
 constexpr char kCpu1[] = "/job:localhost/replica:0/task:0/device:CPU:1";
 
 std::unique_ptr<Graph> Import(const std::string& text) {
-  GraphDef def;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &def));
-  auto graph = ImportGraphDef(def);
+  auto graph = ImportGraphDef(testing::ParseTextProto<GraphDef>(text));
   INFO(graph.status().ToString());
   REQUIRE(graph.ok());
   return std::move(graph).value();
@@ -354,9 +351,8 @@ TEST_CASE("executor names the node of a failing kernel", "[exec]") {
 TEST_CASE("executor creation fails for an op without a kernel", "[exec]") {
   std::string g =
       Arg("a", 0) + Unary("w", "Erfinv", "a") + Retval("out", "w", 0);
-  GraphDef def;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(g, &def));
-  auto graph = ImportGraphDef(def);  // Erfinv is a known op without a kernel
+  // Erfinv is a known op without a kernel.
+  auto graph = ImportGraphDef(testing::ParseTextProto<GraphDef>(g));
   REQUIRE(graph.ok());
   auto exec = Executor::Create(std::move(graph).value(), CpuOptions());
   REQUIRE_FALSE(exec.ok());
