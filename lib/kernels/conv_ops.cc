@@ -43,38 +43,17 @@ void DepthwiseConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t mult,
                    const T* in, const T* filter, T* out) {
   using C = CalcType<T>;
   const int64_t out_depth = d.in_depth * mult;
-  const int64_t pixels = d.rows.out * d.cols.out;
-  const int64_t total = d.batch * pixels;
   const int64_t cost = d.filter_rows * d.filter_cols * out_depth * 2;
-  ParallelFor(pool, total, cost, [&](int64_t p0, int64_t p1) {
-    std::vector<C> acc(out_depth);
-    for (int64_t p = p0; p < p1; ++p) {
-      const int64_t b = p / pixels, oy = (p % pixels) / d.cols.out,
-                    ox = p % d.cols.out;
-      std::fill(acc.begin(), acc.end(), C(0));
-      for (int64_t ky = 0; ky < d.filter_rows; ++ky) {
-        const int64_t iy =
-            oy * d.rows.stride - d.rows.pad_before + ky * d.rows.dilation;
-        if (iy < 0 || iy >= d.in_rows) continue;
-        for (int64_t kx = 0; kx < d.filter_cols; ++kx) {
-          const int64_t ix =
-              ox * d.cols.stride - d.cols.pad_before + kx * d.cols.dilation;
-          if (ix < 0 || ix >= d.in_cols) continue;
-          const T* src =
-              in + ((b * d.in_rows + iy) * d.in_cols + ix) * d.in_depth;
-          const T* f = filter + (ky * d.filter_cols + kx) * out_depth;
-          for (int64_t c = 0; c < d.in_depth; ++c) {
-            const C v = Load(src[c]);
-            for (int64_t m = 0; m < mult; ++m) {
-              acc[c * mult + m] += v * Load(f[c * mult + m]);
-            }
-          }
-        }
-      }
-      T* dst = out + p * out_depth;
-      for (int64_t o = 0; o < out_depth; ++o) dst[o] = Store<T>(acc[o]);
-    }
-  });
+  ForEachConvWindow<C>(pool, d, out_depth, cost, in, out,
+                       [&](C* acc, const T* src, int64_t tap) {
+                         const T* f = filter + tap * out_depth;
+                         for (int64_t c = 0; c < d.in_depth; ++c) {
+                           const C v = Load(src[c]);
+                           for (int64_t m = 0; m < mult; ++m) {
+                             acc[c * mult + m] += v * Load(f[c * mult + m]);
+                           }
+                         }
+                       });
 }
 
 class DepthwiseConv2dNativeOp : public OpKernel {

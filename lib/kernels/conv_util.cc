@@ -277,42 +277,21 @@ void DirectConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
                 const T* in, const T* filter, T* out) {
   using C = CalcType<T>;
   const int64_t out_per_group = d.out_depth / groups;
-  const int64_t total = d.batch * d.rows.out * d.cols.out;
-  const int64_t pixels = d.rows.out * d.cols.out;
   const int64_t cost =
       d.filter_rows * d.filter_cols * d.patch_depth * d.out_depth * 2;
-  ParallelFor(pool, total, cost, [&](int64_t p0, int64_t p1) {
-    std::vector<C> acc(d.out_depth);
-    for (int64_t p = p0; p < p1; ++p) {
-      const int64_t b = p / pixels, oy = (p % pixels) / d.cols.out,
-                    ox = p % d.cols.out;
-      std::fill(acc.begin(), acc.end(), C(0));
-      for (int64_t ky = 0; ky < d.filter_rows; ++ky) {
-        const int64_t iy =
-            oy * d.rows.stride - d.rows.pad_before + ky * d.rows.dilation;
-        if (iy < 0 || iy >= d.in_rows) continue;
-        for (int64_t kx = 0; kx < d.filter_cols; ++kx) {
-          const int64_t ix =
-              ox * d.cols.stride - d.cols.pad_before + kx * d.cols.dilation;
-          if (ix < 0 || ix >= d.in_cols) continue;
-          const T* src =
-              in + ((b * d.in_rows + iy) * d.in_cols + ix) * d.in_depth;
-          const T* f =
-              filter + (ky * d.filter_cols + kx) * d.patch_depth * d.out_depth;
-          for (int64_t o = 0; o < d.out_depth; ++o) {
-            const int64_t c0 = (o / out_per_group) * d.patch_depth;
-            C sum = 0;
-            for (int64_t c = 0; c < d.patch_depth; ++c) {
-              sum += Load(src[c0 + c]) * Load(f[c * d.out_depth + o]);
-            }
-            acc[o] += sum;
+  ForEachConvWindow<C>(
+      pool, d, d.out_depth, cost, in, out,
+      [&](C* acc, const T* src, int64_t tap) {
+        const T* f = filter + tap * d.patch_depth * d.out_depth;
+        for (int64_t o = 0; o < d.out_depth; ++o) {
+          const int64_t c0 = (o / out_per_group) * d.patch_depth;
+          C sum = 0;
+          for (int64_t c = 0; c < d.patch_depth; ++c) {
+            sum += Load(src[c0 + c]) * Load(f[c * d.out_depth + o]);
           }
+          acc[o] += sum;
         }
-      }
-      T* dst = out + p * d.out_depth;
-      for (int64_t o = 0; o < d.out_depth; ++o) dst[o] = Store<T>(acc[o]);
-    }
-  });
+      });
 }
 
 }  // namespace

@@ -5,12 +5,14 @@
 #ifndef DFG_LIB_KERNELS_CONV_UTIL_H_
 #define DFG_LIB_KERNELS_CONV_UTIL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "lib/base/status.h"
 #include "lib/kernels/intra_op_pool.h"
+#include "lib/kernels/kernel_util.h"
 #include "lib/kernels/op_kernel.h"
 #include "lib/kernels/tensor.h"
 
@@ -76,6 +78,41 @@ struct ConvDims {
 };
 Status ComputeConvDims(const Conv2DAttrs& attrs, const Tensor& input,
                        const Tensor& filter, ConvDims* dims);
+
+// The outer loop of the direct (window by window) NHWC convolutions, on
+// `pool`: for each output pixel p (b, oy, ox), out_depth accumulators of C
+// start at 0; tap(acc, src, k) adds filter tap k = ky * filter_cols + kx for
+// each tap whose input pixel is inside the image (src: its in_depth values);
+// then out[p * out_depth + o] = Store<T>(acc[o]). `cost`: per pixel.
+template <typename C, typename T, typename Tap>
+void ForEachConvWindow(ThreadPoolInterface* pool, const ConvDims& d,
+                       int64_t out_depth, int64_t cost, const T* in, T* out,
+                       const Tap& tap) {
+  const int64_t pixels = d.rows.out * d.cols.out;
+  ParallelFor(pool, d.batch * pixels, cost, [&](int64_t p0, int64_t p1) {
+    std::vector<C> acc(out_depth);
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t b = p / pixels, oy = (p % pixels) / d.cols.out,
+                    ox = p % d.cols.out;
+      std::fill(acc.begin(), acc.end(), C(0));
+      for (int64_t ky = 0; ky < d.filter_rows; ++ky) {
+        const int64_t iy =
+            oy * d.rows.stride - d.rows.pad_before + ky * d.rows.dilation;
+        if (iy < 0 || iy >= d.in_rows) continue;
+        for (int64_t kx = 0; kx < d.filter_cols; ++kx) {
+          const int64_t ix =
+              ox * d.cols.stride - d.cols.pad_before + kx * d.cols.dilation;
+          if (ix < 0 || ix >= d.in_cols) continue;
+          tap(acc.data(),
+              in + ((b * d.in_rows + iy) * d.in_cols + ix) * d.in_depth,
+              ky * d.filter_cols + kx);
+        }
+      }
+      T* dst = out + p * out_depth;
+      for (int64_t o = 0; o < out_depth; ++o) dst[o] = Store<T>(acc[o]);
+    }
+  });
+}
 
 // What _FusedConv2D can have applied to the convolution's output inside it:
 // a per-channel bias, then an activation. (Not Relu6: oneDNN's clip turns
