@@ -9,6 +9,7 @@
 
 #include "lib/base/strings.h"
 #include "lib/exec/call_frame.h"
+#include "lib/exec/feed_check.h"
 #include "lib/exec/rendezvous.h"
 #include "lib/exec/thread_pool.h"
 #include "lib/graph/device_name.h"
@@ -79,18 +80,6 @@ Status CheckOpDeprecations(const GraphDef& graph) {
   return Status::Ok();
 }
 
-// Python's spelling of a shape, as TensorFlow's feed check prints it.
-std::string PyShape(const std::vector<int64_t>& dims, bool unknown_rank) {
-  if (unknown_rank) return "<unknown>";
-  std::string out = "(";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += dims[i] < 0 ? "None" : std::to_string(dims[i]);
-  }
-  if (dims.size() == 1) out += ",";
-  return out + ")";
-}
-
 }  // namespace
 
 struct Session::Impl {
@@ -154,7 +143,7 @@ StatusOr<std::unique_ptr<Session>> Session::Create(
   DFG_ASSIGN_OR_RETURN(impl->device_set, DeviceSetFromFlags(flags));
   for (const Device& d : impl->device_set.devices())
     impl->devices.push_back(d.name);
-  impl->legacy_placeholder_shapes = graph.versions().producer() < 21;
+  impl->legacy_placeholder_shapes = LegacyPlaceholderShapes(graph);
   DFG_RETURN_IF_ERROR(CheckOpDeprecations(graph));
   DFG_ASSIGN_OR_RETURN(impl->graph, ImportGraphDef(std::move(graph)));
   PlaceOptions place_options;
@@ -284,31 +273,10 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
 
 Status Session::Impl::CheckFeedShape(const std::string& name,
                                      const Tensor& value) const {
-  TensorId id = ParseTensorName(name);
-  auto it = by_name.find(id.node);
-  if (it == by_name.end() || !it->second->IsPlaceholder() || id.index != 0) {
-    return Status::Ok();
-  }
-  const auto& attrs = it->second->def().attr();
-  auto shape_it = attrs.find("shape");
-  if (shape_it == attrs.end() || !shape_it->second.has_shape())
-    return Status::Ok();
-  const auto& shape = shape_it->second.shape();
-  if (shape.unknown_rank()) return Status::Ok();
-  if (legacy_placeholder_shapes && shape.dim_size() == 0) return Status::Ok();
-  bool ok = shape.dim_size() == value.dims();
-  std::vector<int64_t> want;
-  for (int i = 0; i < shape.dim_size(); ++i) {
-    int64_t d = shape.dim(i).size();
-    want.push_back(d);
-    if (ok && d >= 0 && d != value.dim_size(i)) ok = false;
-  }
-  if (ok) return Status::Ok();
-  std::vector<int64_t> got(value.shape().dim_sizes().begin(),
-                           value.shape().dim_sizes().end());
-  return InvalidArgument(
-      "Cannot feed value of shape {} for Tensor {}, which has shape {}",
-      PyShape(got, false), id.ToString(), PyShape(want, false));
+  auto it = by_name.find(ParseTensorName(name).node);
+  if (it == by_name.end()) return Status::Ok();
+  return dfg::CheckFeedShape(it->second->def(), name, value,
+                             legacy_placeholder_shapes);
 }
 
 void Session::Impl::StartWatch(Watch* watch) {

@@ -1,13 +1,18 @@
-"""Start and stop local dfg clusters for tests: every server listens on a
-loopback port the OS picked, runs with bounded waits and is stopped (SIGTERM,
-then SIGKILL) when the test ends.
+"""Start and stop local dfg clusters (and TensorFlow servers) for tests:
+every server listens on a loopback port the OS picked, runs with bounded
+waits, is stopped (SIGTERM, then SIGKILL) when the test ends, and is killed
+by the kernel if the process that started it dies first.
 """
+import ctypes
+import json
 import os
 import select
 import signal
 import socket
 import subprocess
 import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def pick_ports(n):
@@ -24,38 +29,84 @@ def pick_ports(n):
             s.close()
 
 
-class Cluster:
-    """n dfg servers of job 'worker' on 127.0.0.1; task 0 is the master."""
+def _die_with_parent():
+    """In the child before exec: SIGKILL when the parent (thread) ends, so that
+    no server outlives a test that crashed or was killed (Linux prctl)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
-    def __init__(self, dfg, n, extra=(), start_timeout=30):
+
+def _wait_line(p, want, what, timeout):
+    """The first line of p's stdout that contains `want`, within timeout s."""
+    deadline = time.monotonic() + timeout
+    line = ""
+    while want not in line:
+        left = deadline - time.monotonic()
+        if left <= 0 or p.poll() is not None or line.startswith("error:"):
+            err = p.stderr.read() if p.poll() is not None and p.stderr else ""
+            raise RuntimeError(f"{what} did not start within {timeout} s: {line.strip()!r} "
+                               f"{err.strip()[-500:]}")
+        ready, _, _ = select.select([p.stdout], [], [], left)
+        if ready:
+            line = p.stdout.readline()
+    return line
+
+
+def _bound_port(line):
+    """The port of a "... listening on HOST:PORT" line."""
+    return int(line.strip().rsplit(":", 1)[1])
+
+
+class Cluster:
+    """n dfg servers of job 'worker' on 127.0.0.1; task 0 is the master.
+
+    listen_any: the last task binds `--listen 127.0.0.1:0` (the port the OS
+    picks, printed by the server) and starts first; the others, whose
+    addresses every task must know when it starts (a dfg worker reaches its
+    peers through its own --cluster), get ports from pick_ports.
+    ports/start_tasks: a cluster some of whose tasks are someone else's (a
+    TensorFlow server): their ports are given, and only start_tasks are
+    started here."""
+
+    def __init__(self, dfg, n, extra=(), start_timeout=30, listen_any=False,
+                 ports=None, start_tasks=None):
         self.dfg = dfg
-        self.ports = pick_ports(n)
-        self.spec = "worker=" + ",".join(f"127.0.0.1:{p}" for p in self.ports)
         self.extra = list(extra)
         self.procs = [None] * n
+        self.ports = list(ports) if ports else pick_ports(n)
+        tasks = list(range(n)) if start_tasks is None else list(start_tasks)
         try:
-            for i in range(n):
+            if listen_any and n > 1 and n - 1 in tasks and not ports:
+                self.ports[n - 1] = 0
+                self.spec = self._spec()
+                line = _wait_line(self._popen(n - 1, ["--listen", "127.0.0.1:0"]),
+                                  "listening on", f"task {n - 1}", start_timeout)
+                self.ports[n - 1] = _bound_port(line)
+                tasks.remove(n - 1)
+            self.spec = self._spec()
+            for i in tasks:
                 self.start(i, start_timeout)
         except Exception:
             self.stop()
             raise
 
-    def start(self, task, timeout=30):
+    def _spec(self):
+        return "worker=" + ",".join(f"127.0.0.1:{p}" for p in self.ports)
+
+    def _popen(self, task, more=()):
         args = [self.dfg, "server", "--cluster", self.spec, "--job", "worker",
                 "--task", str(task), "--threads", "2", "--intra-threads", "1"]
-        p = subprocess.Popen(args + self.extra, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+        p = subprocess.Popen(args + list(more) + self.extra, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             preexec_fn=_die_with_parent)
         self.procs[task] = p
-        deadline = time.monotonic() + timeout
-        line = ""
-        while "listening on" not in line:
-            left = deadline - time.monotonic()
-            if left <= 0 or p.poll() is not None:
-                raise RuntimeError(f"task {task} did not start: {line!r} "
-                                   f"{p.stderr.read() if p.poll() is not None else ''}")
-            ready, _, _ = select.select([p.stdout], [], [], left)
-            if ready:
-                line = p.stdout.readline()
+        return p
+
+    def start(self, task, timeout=30):
+        p = self._popen(task)
+        _wait_line(p, "listening on", f"task {task}", timeout)
         return p
 
     def target(self, task=0):
@@ -85,6 +136,59 @@ class Cluster:
             for f in (p.stdout, p.stderr):
                 if f:
                     f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class TfServers:
+    """tf.distribute.Servers, all in one child process (tf_servers.py) of a
+    Python that imports TensorFlow: TensorFlow cannot stop a Server, so the
+    process is what ends (stop(), or the kernel when the parent dies)."""
+
+    def __init__(self, python, timeout=120, log=None):
+        self.log = open(log, "w") if log else subprocess.DEVNULL  # TF's chatter
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", TF_ENABLE_ONEDNN_OPTS="0")
+        self.proc = subprocess.Popen([python, os.path.join(HERE, "tf_servers.py")],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.log, text=True, env=env,
+                                     preexec_fn=_die_with_parent)
+        try:
+            _wait_line(self.proc, "ready", "the TensorFlow server process", timeout)
+        except Exception:
+            self.stop()
+            raise
+
+    def start(self, cluster, task, job="worker", config="", timeout=60):
+        """Starts task `task` of `cluster` ({job: [address]}, a port 0 picks
+        a free one); returns the port it bound."""
+        req = {"cluster": cluster, "job": job, "task": task, "config": config}
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        line = _wait_line(self.proc, "listening on", f"TensorFlow /job:{job}/task:{task}",
+                          timeout)
+        return _bound_port(line)
+
+    def stop(self):
+        p = self.proc
+        if p.poll() is None:
+            try:
+                p.stdin.close()  # tf_servers.py exits at EOF
+                p.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                p.kill()
+                p.wait(timeout=10)
+        for f in (p.stdin, p.stdout):
+            if f and not f.closed:
+                try:
+                    f.close()
+                except OSError:
+                    pass
+        if self.log is not subprocess.DEVNULL:
+            self.log.close()
 
     def __enter__(self):
         return self

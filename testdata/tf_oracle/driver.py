@@ -1,6 +1,9 @@
 """Runs the TF oracle's sections in a thread pool and prints the results.
 
-Every section module has `tasks(ctx)` -> [(case name, fn)], fn() -> Result.
+Every section module has `tasks(ctx)` -> [(case name, fn)], fn() -> Result,
+and may have `prepare(ctx, names)`, called in the main thread before any case
+runs when some of its cases are chosen (servers the cases share), and
+`finish(ctx)`, called at the end whatever happened (stops them).
 Threads suffice: the work is `dfg` subprocesses and TensorFlow sessions,
 which release the GIL.
 """
@@ -54,12 +57,16 @@ def main(args, sections):
         return 1
     work = args.keep or tempfile.mkdtemp(prefix="dfg-tforacle-")
     ctx = Context(args, work)
+    prepared = []
     try:
-        todo = []
+        todo, chosen_by = [], {}
         for section in chosen:
             module = importlib.import_module(f"{section}_diff")
-            todo += [(n, f) for n, f in module.tasks(ctx)
-                     if not args.filter or re.search(args.filter, n)]
+            mine = [(n, f) for n, f in module.tasks(ctx)
+                    if not args.filter or re.search(args.filter, n)]
+            todo += mine
+            if mine:
+                chosen_by[module] = [n for n, _ in mine]
         if args.list:
             for name, _ in todo:
                 print(name)
@@ -68,10 +75,17 @@ def main(args, sections):
         dupes = sorted({n for n in names if names.count(n) > 1})
         assert not dupes, f"duplicate case names: {dupes}"
         start = time.time()
+        for module, mine in chosen_by.items():
+            if hasattr(module, "finish"):
+                prepared.append(module)
+            if hasattr(module, "prepare"):
+                module.prepare(ctx, mine)
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
             results = list(pool.map(lambda t: _run(t[1]), todo))
         return report(args, ctx, names, results, time.time() - start)
     finally:
+        for module in prepared:
+            module.finish(ctx)
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
 

@@ -54,3 +54,34 @@ for _name in ["spread/init/scalable_agent__graph.pbtxt",
               "spread/init/tfserving__half_plus_two_mkl_saved_model.pb"]:
     KNOWN["partition/" + _name] = UNORDERED
 
+
+# The cluster section (cluster_diff.py).
+for _mode in ["dfg", "mixed", "tfclient"]:
+    # As run/model/tfmlir__graph-device-retval.pbtxt: TensorFlow refuses the
+    # function (its tf-cluster case agrees: the cluster refuses it too).
+    KNOWN[f"cluster/{_mode}/model/tfmlir__graph-device-retval.pbtxt"] = (
+        "TensorFlow 2.21 refuses experimental_ints_on_device in a multi-device "
+        "function (Unimplemented); dfg runs it")
+    # dfg bug in lib/distributed/master_step.cc (PartStatus): a task's error
+    # that comes back in RunGraphResponse's status_code/status_error_message
+    # (the master always sets store_errors_in_response_body) is passed on as
+    # it is; TensorFlow's RunManyGraphs::WhenDone prefixes every task's error
+    # with "From <task>:\n", whether the RPC failed or the step did. dfg
+    # prefixes only a failed RPC (and a RecvTensor's error), so an error on
+    # the master's own task (the client-terminated _Recv of a feed, a
+    # Placeholder) has no "From /job:worker/replica:0/task:0:".
+    for _case in ["wrong_dtype", "missing_feed"]:
+        KNOWN[f"cluster/{_mode}/errors/{_case}"] = (
+            "dfg's master does not prefix a task's error returned in RunGraphResponse's "
+            "status fields with 'From /job:worker/replica:0/task:N:' as TensorFlow's "
+            "RunManyGraphs::WhenDone does (lib/distributed/master_step.cc PartStatus)")
+# dfg bug in lib/distributed/master_service.cc: CreateSession (also
+# CloseSession, MakeCallable...) runs inline on a gRPC callback thread and
+# blocks on GetStatus RPCs to every task, the master's own included; a few
+# concurrent CreateSessions hold all of gRPC's callback threads, the
+# GetStatus to the master itself is never served, and each fails after
+# 5 s with "no answer from <its own address> within 5000 ms".
+KNOWN["cluster/dfg/concurrent_sessions"] = (
+    "dfg's master blocks gRPC callback threads in CreateSession (GetStatus RPCs to its "
+    "own task): concurrent sessions fail with 'no answer from ... within 5000 ms' "
+    "(lib/distributed/master_service.cc)")

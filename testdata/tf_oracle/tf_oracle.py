@@ -11,6 +11,10 @@ Sections (all by default; `--section S` picks some):
   errors     TensorFlow's error text vs dfg's for the golden bad-input cases
   savedmodel `dfg run DIR --signature` / `dfg freeze` vs TensorFlow on the
              SavedModels of make_savedmodels.py
+  cluster    the run section's corpus models and cluster_graphs.py's cases on
+             two-task clusters (dfg, TensorFlow, mixed; `dfg run --master` and
+             TensorFlow's Python client) vs TensorFlow's local Session, and
+             TensorFlow's distributed error texts
 
     /usr/bin/python3 testdata/tf_oracle/tf_oracle.py --dfg build/dfg [-k REGEX] [-v]
 
@@ -27,7 +31,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
-SECTIONS = ["run", "partition", "extract", "errors", "savedmodel"]
+SECTIONS = ["run", "partition", "extract", "errors", "savedmodel", "cluster"]
 
 
 def tf_python():

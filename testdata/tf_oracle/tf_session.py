@@ -93,7 +93,8 @@ class Run:
 
 
 def run_graph(graph_def, feeds, fetches, targets=(), cpus=1, threads=1,
-              plain=True, partitions=False, soft=True, init_targets=()):
+              plain=True, partitions=False, soft=True, init_targets=(), target="",
+              timeout_ms=0):
     """Imports graph_def (name scope "") into a new graph and runs one step
     through DirectSession::Run, as Session.run does but without the Python
     client's own checks and casts (a fed value's shape against the
@@ -102,7 +103,9 @@ def run_graph(graph_def, feeds, fetches, targets=(), cpus=1, threads=1,
     same session (a frozen graph's init_all_tables, as a user runs it before
     the lookups). A name Python cannot resolve (`input:1` of a one-output
     node) goes to run_callable, which lets TensorFlow itself say what is
-    wrong. Errors come back in Run.error, never raised."""
+    wrong. Errors come back in Run.error, never raised. `target`: a master
+    (grpc://HOST:PORT) instead of the local DirectSession; `timeout_ms`:
+    RunOptions.timeout_in_ms (0: none)."""
     graph, failed = import_graph(graph_def)
     if failed:
         return failed
@@ -114,13 +117,14 @@ def run_graph(graph_def, feeds, fetches, targets=(), cpus=1, threads=1,
         target_list = [graph.get_operation_by_name(t)._c_op  # pylint: disable=protected-access
                        for t in targets]
     except (KeyError, ValueError):
-        return run_callable(graph_def, feeds, fetches, targets, cpus, soft, plain, threads)
+        return run_callable(graph_def, feeds, fetches, targets, cpus, soft, plain, threads,
+                            target=target, timeout_ms=timeout_ms)
     config = session_config(cpus, threads, soft, plain)
-    options = tf1.RunOptions(output_partition_graphs=partitions)
+    options = tf1.RunOptions(output_partition_graphs=partitions, timeout_in_ms=timeout_ms)
     options_buf = c_api.TF_NewBufferFromString(options.SerializeToString())
     metadata_buf = c_api.TF_NewBuffer()
     try:
-        with tf1.Session(graph=graph, config=config) as sess:
+        with tf1.Session(target, graph=graph, config=config) as sess:
             sess._extend_graph()  # pylint: disable=protected-access
             if init_targets:
                 sess.run([graph.get_operation_by_name(t) for t in init_targets])
@@ -137,13 +141,13 @@ def run_graph(graph_def, feeds, fetches, targets=(), cpus=1, threads=1,
     return Run(values=values, partitions=list(metadata.partition_graphs))
 
 
-def run_session(graph_def, feeds, fetches):
+def run_session(graph_def, feeds, fetches, target=""):
     """Plain Session.run, the Python client's checks included."""
     graph, failed = import_graph(graph_def)
     if failed:
         return failed
     try:
-        with tf1.Session(graph=graph, config=session_config()) as sess:
+        with tf1.Session(target, graph=graph, config=session_config()) as sess:
             out = sess.run(list(fetches), feed_dict=dict(feeds))
     except tf.errors.OpError as e:
         return Run(error=(type(e).__name__, _text(e)))
@@ -174,20 +178,22 @@ def import_graph(graph_def):
 
 
 def run_callable(graph_def, feeds, fetches, targets=(), cpus=1, soft=True,
-                 plain=True, threads=1):
+                 plain=True, threads=1, target="", timeout_ms=0):
     """Runs one step through Session._make_callable_from_options: feeds,
     fetches and targets go to DirectSession::MakeCallable as *strings*, as a
     C++ client names them (the Python client's session.run resolves names in
     Python first and never sends an unknown or odd name to TensorFlow).
-    `plain`: no Grappler and no graph optimizer (session_config)."""
+    `plain`: no Grappler and no graph optimizer (session_config); `target`:
+    a master (grpc://HOST:PORT); `timeout_ms`: RunOptions.timeout_in_ms."""
     graph, failed = import_graph(graph_def)
     if failed:
         return failed
     config = session_config(cpus, threads, soft, plain)
-    options = config_pb2.CallableOptions(feed=list(feeds), fetch=list(fetches),
-                                  target=list(targets))
+    options = config_pb2.CallableOptions(
+        feed=list(feeds), fetch=list(fetches), target=list(targets),
+        run_options=config_pb2.RunOptions(timeout_in_ms=timeout_ms))
     try:
-        with tf1.Session(graph=graph, config=config) as sess:
+        with tf1.Session(target, graph=graph, config=config) as sess:
             fn = sess._make_callable_from_options(options)  # pylint: disable=protected-access
             out = fn(*[np.asarray(v) for v in feeds.values()])
     except tf.errors.OpError as e:
