@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import subprocess
+import threading
 
 import numpy as np
 
@@ -130,13 +131,27 @@ def dfg_args(ctx, name, spec):
         return shlex.split(f.read())
 
 
+_WRITTEN = threading.Lock()
+
+
+def write_inputs(ctx):
+    """The files the non-golden cases read, written once: cases run in
+    parallel, and a file rewritten while another case's dfg reads it is
+    empty for that dfg."""
+    with _WRITTEN:
+        if getattr(ctx, "errors_inputs_written", False):
+            return
+        for file, text in [("unknown_op.pbtxt", UNKNOWN_OP),
+                           ("deprecated_op.pbtxt", DEPRECATED_OP)]:
+            with open(os.path.join(ctx.work, file), "w") as f:
+                f.write(text)
+        np.save(os.path.join(ctx.work, "x2.npy"), np.ones(2, np.float32))
+        ctx.errors_inputs_written = True
+
+
 def check(ctx, name, spec, action):
     import tf_session  # pylint: disable=import-outside-toplevel
-    for file, text in [("unknown_op.pbtxt", UNKNOWN_OP),
-                       ("deprecated_op.pbtxt", DEPRECATED_OP)]:
-        with open(os.path.join(ctx.work, file), "w") as f:
-            f.write(text)
-    np.save(os.path.join(ctx.work, "x2.npy"), np.ones(2, np.float32))
+    write_inputs(ctx)
     args = dfg_args(ctx, name, spec)
     r = subprocess.run([ctx.dfg] + args, cwd=ctx.source_dir, capture_output=True,
                        text=True, timeout=60, stdin=subprocess.DEVNULL)
