@@ -5,10 +5,11 @@ on three clusters the section starts once and every case shares (all on
   tf        two tf.distribute.Servers (tf_servers.py, one child process);
   mixed     a `dfg server` as task 0 (the master) and a TensorFlow worker as
             task 1;
-and four ways to drive them, the case name's second part:
+and five ways to drive them, the case name's second part:
   dfg, tf, mixed   `dfg run --master grpc://task 0` on that cluster;
   tfclient         TensorFlow's Python client, tf.compat.v1.Session(
-                   "grpc://..."), on the dfg cluster.
+                   "grpc://..."), on the dfg cluster;
+  tfmixed          TensorFlow's Python client on the mixed cluster.
 Cases:
   cluster/MODE/model/...    every corpus model of the run section, same
       feeds and fetches, its nodes spread round-robin over the two tasks
@@ -22,8 +23,8 @@ Cases:
       with its devices cleared;
   cluster/MODE/errors/...   cluster_graphs.ERRORS: TensorFlow's own error
       (its Python client on the tf cluster) cut into phrases as
-      errors_diff.py does, each in dfg's stderr; the tfclient mode also
-      compares the status code (the Python exception's class).
+      errors_diff.py does, each in dfg's stderr; the tfclient and tfmixed
+      modes also compare the status code (the Python exception's class).
 The servers run without Grappler and the graph optimizer
 (tf_session.session_config(plain=True) as TensorFlow's default session
 config), as the run section's reference does.
@@ -45,7 +46,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), "distributed"))
 from cluster import Cluster, TfServers, pick_ports  # noqa: E402 pylint: disable=wrong-import-position
 
-MODES = ["dfg", "tf", "mixed", "tfclient"]
+MODES = ["dfg", "tf", "mixed", "tfclient", "tfmixed"]
+TF_CLIENT = {"tfclient", "tfmixed"}  # modes driven by TensorFlow's Python client
 TIMEOUT_MS = 60000  # one step; the subprocess gets 30 s more
 # Model cases the clusters cannot be compared on, and why (printed as skips).
 CLUSTER_CANNOT = {
@@ -71,7 +73,9 @@ class _Servers:
         # One session at a time on each dfg master: it serves concurrent
         # CreateSessions badly (the concurrent_sessions case, known.py).
         dfg_lock = threading.Lock()
-        self.locks = {"dfg": dfg_lock, "tfclient": dfg_lock, "mixed": threading.Lock()}
+        mixed_lock = threading.Lock()
+        self.locks = {"dfg": dfg_lock, "tfclient": dfg_lock, "mixed": mixed_lock,
+                      "tfmixed": mixed_lock}
 
     def lock(self, mode):
         return self.locks.get(mode) or contextlib.nullcontext()
@@ -97,7 +101,7 @@ class _Servers:
             m1 = tfs.start({"worker": [f"127.0.0.1:{m0}", "127.0.0.1:0"]}, 1, config=config)
             mixed = Cluster(ctx.dfg, 2, ports=[m0, m1], start_tasks=[0])
             self._stops.append(mixed.stop)
-            self.targets["mixed"] = mixed.target()
+            self.targets["mixed"] = self.targets["tfmixed"] = mixed.target()
         except Exception as e:  # pylint: disable=broad-except
             self.error = f"the clusters did not start: {e}"
 
@@ -147,7 +151,7 @@ def spread(graph_def):
     return out
 
 
-def run_dfg_client(ctx, graph_path, feeds, fetches, target, directory):
+def run_dfg_client(ctx, graph_path, feeds, fetches, target, directory, targets=()):
     """`dfg run GRAPH --master TARGET`: (CompletedProcess, output dir)."""
     paths = write_npy_feeds(directory, feeds)
     out = os.path.join(directory, "dfg")
@@ -157,6 +161,8 @@ def run_dfg_client(ctx, graph_path, feeds, fetches, target, directory):
         cmd += ["--feed", f"{name}={path}"]
     for fetch in fetches:
         cmd += ["--fetch", fetch]
+    for node in targets:
+        cmd += ["--target", node]
     try:
         return subprocess.run(cmd, capture_output=True, text=True,
                               timeout=TIMEOUT_MS / 1000 + 30), out
@@ -191,7 +197,7 @@ def run_mode(ctx, mode, graph_def, graph_path, feeds, fetches, directory, by_nam
     """One step in `mode`: ({fetch: ndarray}, None) or (None, error text)."""
     import tf_session  # pylint: disable=import-outside-toplevel
     target = ctx.cluster.targets[mode]
-    if mode == "tfclient":
+    if mode in TF_CLIENT:
         run = tf_session.run_callable if by_name else tf_session.run_graph
         with ctx.cluster.lock(mode):
             res = run(graph_def, feeds, fetches, target=target, timeout_ms=TIMEOUT_MS)
@@ -203,6 +209,10 @@ def run_mode(ctx, mode, graph_def, graph_path, feeds, fetches, directory, by_nam
     return _load_outputs(out, fetches), None
 
 
+STATUS_CODE = re.compile(
+    r"\b(?:CANCELLED|UNKNOWN|INVALID_ARGUMENT|DEADLINE_EXCEEDED|NOT_FOUND|"
+    r"ALREADY_EXISTS|PERMISSION_DENIED|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|ABORTED|"
+    r"OUT_OF_RANGE|UNIMPLEMENTED|INTERNAL|UNAVAILABLE|DATA_LOSS|UNAUTHENTICATED):\s*")
 FROM_TASK = re.compile(r"From (/job:[^:\s]+/replica:\d+/task:\d+):\s*")
 
 
@@ -218,11 +228,16 @@ def tf_error_phrases(message):
                   flags=re.S)
     text = re.sub(r"\s*Additional GRPC error information from remote target"
                   r".*?(?=\n={5,}|$)", "", text, flags=re.S)
-    text = re.sub(r"={5,}(\s+[A-Z_]+:)?", "\n", text)
-    text = re.sub(r"\d+ root error\(s\) found\.|\d+ successful operations\.|"
-                  r"\d+ derived errors ignored\.", "\n", text)
-    text = FROM_TASK.sub("\n", text)
-    return list(dict.fromkeys(phrases(text)))
+    # Cut where one task's error ends and the next begins, then each part
+    # as errors_diff cuts a message.
+    for marker in (r"={5,}", STATUS_CODE.pattern, FROM_TASK.pattern,
+                   r"\d+ root error\(s\) found\.", r"\d+ successful operations\.",
+                   r"\d+ derived errors ignored\.", r"(?m)^\s*\(\d+\)\s"):
+        text = re.sub(marker, "\0", text)
+    out = []
+    for part in text.split("\0"):
+        out += phrases(part)
+    return list(dict.fromkeys(out))
 
 
 def missing_phrases(tf_message, text):
@@ -311,21 +326,22 @@ def check_error(ctx, mode, name, directory):
     import cluster_graphs  # pylint: disable=import-outside-toplevel
     import tf_session  # pylint: disable=import-outside-toplevel
     gd = cluster_graphs.graph("errors")
-    feeds, fetches, how = cluster_graphs.ERRORS[name]
+    feeds, fetches, how, *targets = cluster_graphs.ERRORS[name]
+    targets = targets[0] if targets else []
     path = ctx.cluster_once.get("errors graph", lambda: _write_graph(
         gd, os.path.join(ctx.work, "cluster", "errors")))
 
     def tf_run(target):
         if how == "session":
             return tf_session.run_session(gd, feeds, fetches, target=target)
-        return tf_session.run_callable(gd, feeds, fetches, target=target,
+        return tf_session.run_callable(gd, feeds, fetches, targets, target=target,
                                        timeout_ms=TIMEOUT_MS)
     want = ctx.cluster_once.get(("error", name), lambda: tf_run(ctx.cluster.targets["tf"]))
     if want.error is None:
         return Result("fail", "TensorFlow's cluster succeeds")
-    if mode == "tfclient":
+    if mode in TF_CLIENT:
         with ctx.cluster.lock(mode):
-            got = tf_run(ctx.cluster.targets["tfclient"])
+            got = tf_run(ctx.cluster.targets[mode])
         if got.error is None:
             return Result("fail", f"dfg's cluster succeeds; TensorFlow: {want.message}")
         if got.error[0] != want.error[0]:
@@ -335,7 +351,7 @@ def check_error(ctx, mode, name, directory):
     else:
         with ctx.cluster.lock(mode):
             r, _ = run_dfg_client(ctx, path, feeds, fetches, ctx.cluster.targets[mode],
-                                  directory)
+                                  directory, targets)
         if r.returncode != 1:
             return Result("fail", f"dfg exit status {r.returncode}, expected 1; "
                                   f"TensorFlow: {want.message}")

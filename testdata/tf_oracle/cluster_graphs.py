@@ -114,13 +114,16 @@ def _remote_fetch():
 
 
 def _errors_graph():
-    """For the error cases: float placeholders on task 0, one with a shape,
-    one without, each reduced on task 1."""
+    """For the error cases: x (with a shape) reduced on task 0 beside a
+    constant of task 1, so that an error about x is task 0's alone (which
+    task reports an error first is otherwise a race, in TensorFlow as in
+    dfg); z (no shape) fed on task 0 and reduced on task 1."""
     with tf.device(T0):
         x = tf1.placeholder(tf.float32, [None, 4], name="x")
         z = tf1.placeholder(tf.float32, None, name="z")
-    with tf.device(T1):
         tf.reduce_sum(x * 2.0, axis=1, name="y")
+    with tf.device(T1):
+        tf.constant([1.0, 2.0], name="c")
         tf.reduce_sum(z, axis=1, name="w")
 
 
@@ -142,7 +145,7 @@ CASES = {
     "remote_fetch": (_remote_fetch, {"x": _X4}, ["sq", "where", "x1"]),
 }
 
-# Errors: name -> (feeds, fetches, how) on _errors_graph. TensorFlow's
+# Errors: name -> (feeds, fetches, how[, targets]) on _errors_graph. TensorFlow's
 # distributed runtime (its Python client on a TensorFlow cluster) says what
 # the text and the status code are. how: "callable" names feeds and fetches
 # as strings (a C++ client's MakeCallable/RunCallable), "session" is the
@@ -150,12 +153,14 @@ CASES = {
 # what a user of TensorFlow sees first.
 _X24 = np.ones((2, 4), np.float32)
 ERRORS = {
-    "wrong_dtype": ({"x": np.ones((2, 4), np.int32)}, ["y"], "callable"),
-    "wrong_shape": ({"x:0": np.ones(3, np.float32)}, ["y:0"], "session"),
-    "remote_kernel_error": ({"z": np.ones(3, np.float32)}, ["w"], "callable"),
+    "wrong_dtype": ({"x": np.ones((2, 4), np.int32)}, ["y", "c"], "callable"),
+    "wrong_shape": ({"x:0": np.ones(3, np.float32)}, ["y:0", "c:0"], "session"),
+    # w as a target: the error is task 1's alone (a fetched w would reach
+    # task 0 too, which then reports it as well, first or second).
+    "remote_kernel_error": ({"z": np.ones(3, np.float32)}, [], "callable", ["w"]),
     "missing_node": ({"x": _X24}, ["nosuch"], "callable"),
     "missing_output": ({"x": _X24}, ["y:3"], "callable"),
-    "missing_feed": ({}, ["y"], "callable"),
+    "missing_feed": ({}, ["y", "c"], "callable"),
     "feed_unknown": ({"x": _X24, "nosuch": np.float32(1)}, ["y"], "callable"),
 }
 

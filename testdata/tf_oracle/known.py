@@ -56,7 +56,7 @@ for _name in ["spread/init/scalable_agent__graph.pbtxt",
 
 
 # The cluster section (cluster_diff.py).
-for _mode in ["dfg", "mixed", "tfclient"]:
+for _mode in ["dfg", "mixed", "tfclient", "tfmixed"]:
     # As run/model/tfmlir__graph-device-retval.pbtxt: TensorFlow refuses the
     # function (its tf-cluster case agrees: the cluster refuses it too).
     KNOWN[f"cluster/{_mode}/model/tfmlir__graph-device-retval.pbtxt"] = (
@@ -70,7 +70,7 @@ for _mode in ["dfg", "mixed", "tfclient"]:
     # prefixes only a failed RPC (and a RecvTensor's error), so an error on
     # the master's own task (the client-terminated _Recv of a feed, a
     # Placeholder) has no "From /job:worker/replica:0/task:0:".
-    for _case in ["wrong_dtype", "missing_feed"]:
+    for _case in ["wrong_dtype", "missing_feed", "remote_kernel_error"]:
         KNOWN[f"cluster/{_mode}/errors/{_case}"] = (
             "dfg's master does not prefix a task's error returned in RunGraphResponse's "
             "status fields with 'From /job:worker/replica:0/task:N:' as TensorFlow's "
