@@ -42,9 +42,11 @@ import run_diff
 from common import Result, out_file, write_npy_feeds
 from errors_diff import phrases
 
+# The cluster helpers the distributed tests use (../distributed/cluster.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), "distributed"))
-from cluster import Cluster, TfServers, pick_ports  # noqa: E402 pylint: disable=wrong-import-position
+from cluster import (  # noqa: E402 pylint: disable=wrong-import-position
+    Cluster, TfServers, pick_ports)
 
 MODES = ["dfg", "tf", "mixed", "tfclient", "tfmixed"]
 TF_CLIENT = {"tfclient", "tfmixed"}  # modes driven by TensorFlow's Python client
