@@ -46,7 +46,9 @@ def _wait_line(p, want, what, timeout):
         left = deadline - time.monotonic()
         if left <= 0 or p.poll() is not None or line.startswith("error:"):
             err = p.stderr.read() if p.poll() is not None and p.stderr else ""
-            raise RuntimeError(f"{what} did not start within {timeout} s: {line.strip()!r} "
+            why = (f"exited with status {p.returncode}" if p.poll() is not None else
+                   "failed" if line.startswith("error:") else f"not up within {timeout} s")
+            raise RuntimeError(f"{what} did not start ({why}): {line.strip()!r} "
                                f"{err.strip()[-500:]}")
         ready, _, _ = select.select([p.stdout], [], [], left)
         if ready:

@@ -82,7 +82,17 @@ class _Servers:
     def lock(self, mode):
         return self.locks.get(mode) or contextlib.nullcontext()
 
-    def start(self, ctx):
+    def start(self, ctx, attempts=2):
+        """Starts the clusters; once more if a start fails (a port picked
+        and released can be taken by the time it is bound)."""
+        for _ in range(attempts):
+            self.error = None
+            self._start(ctx)
+            if not self.error:
+                return
+            self.stop()
+
+    def _start(self, ctx):
         import tf_session  # pylint: disable=import-outside-toplevel
         from google.protobuf import text_format  # pylint: disable=import-outside-toplevel
         try:
