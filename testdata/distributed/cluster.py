@@ -29,13 +29,17 @@ def pick_ports(n):
             s.close()
 
 
+try:  # resolved here: the child between fork and exec must not dlopen
+    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):
+    _PRCTL = None
+
+
 def _die_with_parent():
     """In the child before exec: SIGKILL when the parent (thread) ends, so that
     no server outlives a test that crashed or was killed (Linux prctl)."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _wait_line(p, want, what, timeout):
