@@ -139,6 +139,10 @@ class LookupWindow {
   int count_ = 0;
 };
 
+// [A-Za-z0-9.][A-Za-z0-9_./-]* pieces joined by '>'; with allow_internal_ops
+// the very first character may also be '_' (TensorFlow's IsValidNodeName).
+bool IsValidNodeName(std::string_view s, bool allow_internal_ops);
+
 Status NotUniqueError(std::string_view node);
 Status UnknownInputError(std::string_view node, std::string_view input);
 Status CycleError(int nodes_in_cycle);

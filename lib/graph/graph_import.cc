@@ -21,35 +21,6 @@ namespace {
 // use; beyond this the index is taken for a mistake, not an output.
 constexpr int kMaxInferredOutputs = 1 << 20;
 
-bool IsLetterDigitDot(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '.';
-}
-
-bool IsNameChar(char c) {
-  return IsLetterDigitDot(c) || c == '_' || c == '-' || c == '/';
-}
-
-// [A-Za-z0-9.][A-Za-z0-9_./-]* pieces joined by '>'; with allow_internal_ops
-// the very first character may also be '_' (TensorFlow's IsValidNodeName).
-bool IsValidNodeName(std::string_view s, bool allow_internal_ops) {
-  size_t i = 0;
-  bool first_piece = true;
-  while (true) {
-    if (i >= s.size()) return false;
-    char c = s[i];
-    if (!IsLetterDigitDot(c) &&
-        !(first_piece && allow_internal_ops && c == '_'))
-      return false;
-    ++i;
-    while (i < s.size() && IsNameChar(s[i])) ++i;
-    if (i == s.size()) return true;
-    if (s[i] != '>') return false;
-    ++i;
-    first_piece = false;
-  }
-}
-
 std::string TypesString(const std::vector<DataType>& types) {
   std::string out;
   for (size_t i = 0; i < types.size(); ++i) {
@@ -215,7 +186,7 @@ Status Importer::BuildNodeIndex() {
 Status Importer::CheckNode(const NameWindowItem& item) {
   const int n = item.a;
   const NodeDef& node = *defs_[n];
-  if (!IsValidNodeName(node.name(), options_.allow_internal_ops)) {
+  if (!graph_check::IsValidNodeName(node.name(), options_.allow_internal_ops)) {
     return InvalidArgument("Node '{}': Node name contains invalid characters",
                            node.name());
   }
