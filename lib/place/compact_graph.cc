@@ -11,6 +11,7 @@
 
 #include "lib/graph/graph_check.h"
 #include "lib/graph/op_types.h"
+#include "lib/graph/proto_log.h"
 #include "lib/graph/tensor_id.h"
 #include "lib/graph/wire_reader.h"
 
@@ -94,6 +95,9 @@ std::unique_ptr<CompactGraph> CompactGraph::Read(std::string_view bytes,
                                                  const OpLookup& ops,
                                                  KernelSupport* kernels) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) return nullptr;
+  // What protobuf logs about the bytes (invalid UTF-8) belongs to the graph
+  // model's error message, not to stderr.
+  ScopedProtobufLogCapture quiet;
   std::unique_ptr<CompactGraph> graph(new CompactGraph(bytes));
   graph->devices_.push_back({});  // id 0: no device
   graph->device_ids_.emplace(std::string_view(), 0);
@@ -106,6 +110,7 @@ std::unique_ptr<CompactGraph> CompactGraph::Read(std::string_view bytes,
   graph->nodes_.back().output_begin = graph->output_types_.size();
   graph->scratch_.Clear();
   if (!graph->ResolveInputs() || !graph->Order()) return nullptr;
+  if (!quiet.text().empty()) return nullptr;
   return graph;
 }
 
