@@ -18,6 +18,13 @@ bool IsNameChar(char c) {
 
 }  // namespace
 
+bool TypesCompatible(DataType expected, DataType actual) {
+  if (expected == tensorflow::DT_INVALID || actual == tensorflow::DT_INVALID) {
+    return true;
+  }
+  return expected == actual || expected == BaseType(actual);
+}
+
 bool IsValidNodeName(std::string_view s, bool allow_internal_ops) {
   size_t i = 0;
   bool first_piece = true;

@@ -30,15 +30,6 @@ std::string TypesString(const std::vector<DataType>& types) {
   return out;
 }
 
-// TensorFlow's TypesCompatible, plus: an unknown dtype on either side (an op
-// dfg does not know) is never reported as a mismatch.
-bool TypesCompatible(DataType expected, DataType actual) {
-  if (expected == tensorflow::DT_INVALID || actual == tensorflow::DT_INVALID) {
-    return true;
-  }
-  return expected == actual || expected == BaseType(actual);
-}
-
 // The names of a GraphDef's nodes (which must not change while a NameIndex
 // over them is in use).
 struct DefNodeName {
@@ -452,7 +443,7 @@ Status Importer::MakeEdge(Node* src, int src_output, Node* dst, int dst_input) {
   }
   DataType src_type = src->output_type(src_output);
   DataType dst_type = dst->input_type(dst_input);
-  if (!TypesCompatible(dst_type, src_type)) {
+  if (!graph_check::TypesCompatible(dst_type, src_type)) {
     return InvalidArgument(
         "Input {} of node {} was passed {} from {}:{} incompatible with "
         "expected {}.",

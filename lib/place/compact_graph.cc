@@ -63,14 +63,6 @@ size_t VarintSize(uint64_t value) {
   return size;
 }
 
-// TensorFlow's TypesCompatible as the import applies it (graph_import.cc).
-bool TypesCompatible(DataType expected, DataType actual) {
-  if (expected == tensorflow::DT_INVALID || actual == tensorflow::DT_INVALID) {
-    return true;
-  }
-  return expected == actual || expected == BaseType(actual);
-}
-
 // A canonical node's fields are in number order: its `device` (field 4), if
 // any, sits between the inputs (3) and the attrs (5). [*a, *b) is that field,
 // or the empty range where it goes.
@@ -314,8 +306,8 @@ bool CompactGraph::Order() {
       if (forward(src, n) || inputs_[j].b == kControlSlot) continue;
       int slot = j - nodes_[n].input_begin;
       if (inputs_[j].b >= num_outputs(src) ||
-          !TypesCompatible(input_type(n, slot),
-                           output_type(src, inputs_[j].b))) {
+          !graph_check::TypesCompatible(input_type(n, slot),
+                                        output_type(src, inputs_[j].b))) {
         return false;
       }
     }
@@ -337,7 +329,8 @@ bool CompactGraph::CheckEdges(int n) const {
     if (in.b >= num_outputs(src)) return false;
     if (in.b == kControlSlot) continue;
     int slot = j - nodes_[n].input_begin;
-    if (!TypesCompatible(input_type(n, slot), output_type(src, in.b))) {
+    if (!graph_check::TypesCompatible(input_type(n, slot),
+                                      output_type(src, in.b))) {
       return false;
     }
   }
