@@ -9,6 +9,7 @@
 #include "lib/graph/proto_log.h"
 #include "lib/io/graph_io.h"
 #include "lib/place/place_test_util.h"
+#include "lib/testing/testing.h"
 
 namespace dfg {
 namespace {
@@ -177,6 +178,21 @@ TEST_CASE("malformed bytes: a decline or the model's output, never a crash",
        {std::string("\x0a\xff\xff\xff\xff\x0f", 6), std::string("\x08\x01", 2),
         std::string("\x0b"), std::string("\x0a\x02\x08\x01", 4)}) {
     CHECK(Agree(bytes, devices, {}) == "");
+  }
+}
+
+// The golden CLI cases on binary input (testdata/golden/place/pb_*) run
+// through `dfg place`; they test the bytes path only if it takes them.
+TEST_CASE("the golden binary graphs take the bytes path", "[place][binary]") {
+  const std::string dir = testing::SourceDir() + "/testdata/golden/place/";
+  DeviceSet devices = Devices({"cpu:0", "gpu:0"});
+  for (const char* file : {"model.pb", "pb_class_warning/stdin"}) {
+    INFO(file);
+    std::string bytes = testing::ReadFileOrDie(dir + file);
+    CHECK(IsPlainBinaryGraphDef(bytes));
+    bool took = false;
+    CHECK(Agree(bytes, devices, {}, &took) == "");
+    CHECK(took);
   }
 }
 
