@@ -180,12 +180,12 @@ Status WriteOutput(Context& ctx, const OutputFlags& flags,
 }
 
 Status WriteStreamedOutput(
-    Context& ctx, const OutputFlags& flags,
+    Context& ctx, const OutputFlags& flags, bool binary,
     const std::function<Status(const ChunkWriter& write)>& produce) {
   if (!flags.output.empty() && flags.output != "-") {
     return WriteFileStreamed(flags.output, produce);
   }
-  if (flags.output.empty() && ctx.io.stdout_is_terminal) {
+  if (binary && flags.output.empty() && ctx.io.stdout_is_terminal) {
     return WriteOutput(ctx, flags, {}, /*binary=*/true);  // the refusal
   }
   DFG_RETURN_IF_ERROR(produce([&](std::string_view chunk) {

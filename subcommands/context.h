@@ -104,10 +104,10 @@ StatusOr<GraphFormat> ResolveOutputFormat(const OutputFlags& flags,
 Status WriteOutput(Context& ctx, const OutputFlags& flags,
                    std::string_view data, bool binary);
 
-// Writes binary output to -o (atomically) or stdout as `produce` hands it
-// over, in pieces; as WriteOutput, refused on a terminal.
+// Writes output to -o (atomically) or stdout as `produce` hands it over, in
+// pieces; as WriteOutput, binary output is refused on a terminal.
 Status WriteStreamedOutput(
-    Context& ctx, const OutputFlags& flags,
+    Context& ctx, const OutputFlags& flags, bool binary,
     const std::function<Status(const ChunkWriter& write)>& produce);
 
 // Serializes `graph` in the resolved format and writes it.

@@ -23,16 +23,16 @@ struct PlaceFlags {
   bool json = false;
 };
 
-// Binary GraphDef in, binary out, no --explain: placed straight from the
-// file's bytes (lib/place/place_binary.h), in a fraction of the graph
-// model's memory. False when that path declines (it then leaves no output
-// and printed nothing) and the graph model must place the graph.
+// A binary GraphDef in, binary or text out, no --explain: placed straight
+// from the file's bytes (lib/place/place_binary.h), in a fraction of the
+// graph model's memory. False when that path declines (it then printed and
+// wrote nothing) and the graph model must place the graph.
 bool PlaceBytes(Context& ctx, const PlaceFlags& flags, const GraphInput& input,
                 const DeviceSet& devices, const PlaceOptions& options) {
   StatusOr<GraphFormat> format =
       ResolveOutputFormat(flags.output, GraphFormat::kPbtxt);
-  if (!format.ok() || *format != GraphFormat::kPb || options.explain ||
-      !IsPlainBinaryGraphDef(input.bytes)) {
+  if (!format.ok() || options.explain || !IsPlainBinaryGraphDef(input.bytes) ||
+      (*format != GraphFormat::kPb && *format != GraphFormat::kPbtxt)) {
     return false;
   }
   PlacementReport report;
@@ -40,9 +40,14 @@ bool PlaceBytes(Context& ctx, const PlaceFlags& flags, const GraphInput& input,
       PlaceBinaryGraphDef(input.bytes, devices, options, &report);
   if (placed == nullptr) return false;
   for (const std::string& warning : report.warnings) ctx.Warn(warning);
+  const bool binary = *format == GraphFormat::kPb;
   Status written = WriteStreamedOutput(
-      ctx, flags.output,
-      [&](const ChunkWriter& write) { return placed->Write(write); });
+      ctx, flags.output, binary, [&](const ChunkWriter& write) {
+        if (binary) return placed->Write(write);
+        return WriteGraphTextStreamed(
+            [&](const NodeSink& sink) { return placed->ForEachNode(sink); },
+            placed->rest(), write);
+      });
   if (!written.ok()) ctx.Error(written);
   return true;
 }

@@ -337,6 +337,41 @@ Status WriteFileStreamed(
   return status;
 }
 
+namespace {
+
+// protobuf's output stream over a ChunkWriter; the first error is kept.
+class ChunkStream : public google::protobuf::io::CopyingOutputStream {
+ public:
+  explicit ChunkStream(const ChunkWriter& write) : write_(write) {}
+  bool Write(const void* buffer, int size) override {
+    if (!status_.ok()) return false;
+    status_ = write_(std::string_view(static_cast<const char*>(buffer),
+                                      static_cast<size_t>(size)));
+    return status_.ok();
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  const ChunkWriter& write_;
+  Status status_;
+};
+
+}  // namespace
+
+Status WriteGraphTextStreamed(const NodeSource& nodes,
+                              const tensorflow::GraphDef& rest,
+                              const ChunkWriter& write) {
+  ChunkStream chunks(write);
+  Status status;
+  {
+    google::protobuf::io::CopyingOutputStreamAdaptor out(&chunks, 1 << 20);
+    status = PrintGraphTextStreamed(nodes, rest, &out);
+    if (!out.Flush() && status.ok()) status = chunks.status();
+  }
+  if (!chunks.status().ok()) return chunks.status();
+  return status;
+}
+
 Status WriteFileAtomically(const std::string& path, std::string_view data) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {

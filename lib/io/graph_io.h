@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lib/base/status.h"
+#include "lib/io/graph_text.h"
 #include "lib/proto/graph.pb.h"
 #include "lib/proto/meta_graph.pb.h"
 
@@ -130,6 +131,13 @@ using ChunkWriter = std::function<Status(std::string_view chunk)>;
 Status WriteFileStreamed(
     const std::string& path,
     const std::function<Status(const ChunkWriter& write)>& produce);
+
+// The text form of a graph handed over node by node (graph_text.h's
+// PrintGraphTextStreamed), given to `write` in pieces: what SerializeGraph
+// prints for the whole graph.
+Status WriteGraphTextStreamed(const NodeSource& nodes,
+                              const tensorflow::GraphDef& rest,
+                              const ChunkWriter& write);
 
 // Writes `data` to `path` through a temporary file in the same directory and
 // a rename, so that the file is whole or absent. Errors name the path.

@@ -128,9 +128,8 @@ bool CompactGraph::ScanGraph() {
   if (!reader.ok()) return false;
   nodes_.emplace_back();  // the sentinel
   if (nodes_.size() - 1 > static_cast<size_t>(INT_MAX / 2)) return false;
-  GraphDef others;
-  if (!others.ParseFromString(rest)) return false;
-  SerializeDeterministic(others, &rest_);
+  if (!others_.ParseFromString(rest)) return false;
+  SerializeDeterministic(others_, &rest_);
   return true;
 }
 
@@ -467,6 +466,17 @@ Status CompactGraph::Write(
   }
   buffer += rest_;
   return write(buffer);
+}
+
+Status CompactGraph::ForEachNode(
+    const std::function<Status(const NodeDef&)>& sink) const {
+  NodeDef node;
+  for (int n = 0; n < num_node_ids(); ++n) {
+    ParseNode(Payload(n), &node);  // it parsed when it was read
+    node.set_device(device_names_[nodes_[n].assigned]);
+    DFG_RETURN_IF_ERROR(sink(node));
+  }
+  return Status::Ok();
 }
 
 }  // namespace dfg::place_internal

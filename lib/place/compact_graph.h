@@ -89,6 +89,9 @@ class CompactGraph : public PlaceGraph {
   // and serialized alone. OutputSize is their number.
   int64_t OutputSize() const;
   Status Write(const std::function<Status(std::string_view)>& write) const;
+  // Each node parsed, with its device set, in order; the other fields.
+  Status ForEachNode(const std::function<Status(const NodeDef&)>& sink) const;
+  const GraphDef& rest() const { return others_; }
 
  private:
   struct NodeRec {
@@ -142,8 +145,9 @@ class CompactGraph : public PlaceGraph {
   std::deque<std::string> class_strings_;
   std::unordered_map<int, ClassAttr> classes_;
   std::vector<std::string> device_names_;  // by device index, once placed
-  std::string rest_;  // the GraphDef's other fields, serialized
-  NodeDef scratch_;   // the node being read
+  GraphDef others_;                        // the GraphDef's other fields
+  std::string rest_;                       // the same, serialized
+  NodeDef scratch_;                        // the node being read
   std::string canonical_;
 };
 

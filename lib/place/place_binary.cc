@@ -19,6 +19,13 @@ Status PlacedBinaryGraph::Write(
   return graph_->Write(write);
 }
 
+Status PlacedBinaryGraph::ForEachNode(
+    const std::function<Status(const NodeDef&)>& sink) const {
+  return graph_->ForEachNode(sink);
+}
+
+const GraphDef& PlacedBinaryGraph::rest() const { return graph_->rest(); }
+
 std::unique_ptr<PlacedBinaryGraph> PlaceBinaryGraphDef(
     std::string_view bytes, const DeviceSet& devices,
     const PlaceOptions& options, PlacementReport* report) {

@@ -32,6 +32,11 @@ class PlacedBinaryGraph {
   // the bytes PlaceGraphDefInPlace's result serializes to (deterministic
   // serialization, as dfg writes GraphDefs).
   Status Write(const std::function<Status(std::string_view)>& write) const;
+  // The placed nodes one at a time, in order (for text output), and the
+  // graph's other fields.
+  Status ForEachNode(
+      const std::function<Status(const tensorflow::NodeDef&)>& sink) const;
+  const tensorflow::GraphDef& rest() const;
 
  private:
   std::unique_ptr<place_internal::CompactGraph> graph_;

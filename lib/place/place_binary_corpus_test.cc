@@ -1,6 +1,6 @@
 // Every corpus graph placed from its binary bytes gives the graph model's
-// bytes, byte for byte: the file itself when it is a binary GraphDef, and
-// every graph in protobuf's own serialization.
+// bytes, byte for byte, in binary and in text form: the file itself when it
+// is a binary GraphDef, and every graph in protobuf's own serialization.
 #include <filesystem>
 #include <sstream>
 
@@ -30,13 +30,26 @@ std::string Compare(std::string_view bytes, const DeviceSet& devices,
                 return Status::Ok();
               })
               .ok());
+  std::string text;
+  REQUIRE(WriteGraphTextStreamed(
+              [&](const NodeSink& sink) { return placed->ForEachNode(sink); },
+              placed->rest(),
+              [&](std::string_view chunk) {
+                text.append(chunk);
+                return Status::Ok();
+              })
+              .ok());
   GraphDef graph;
   REQUIRE(graph.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
   StatusOr<GraphDef> model = PlaceGraphDef(std::move(graph), devices, options);
   if (!model.ok()) return "the model rejects it: " + model.status().ToString();
   StatusOr<std::string> written = SerializeGraph(*model, GraphFormat::kPb);
   REQUIRE(written.ok());
-  return *written == fast ? "" : "the outputs differ";
+  if (*written != fast) return "the binary outputs differ";
+  StatusOr<std::string> model_text =
+      SerializeGraph(*model, GraphFormat::kPbtxt);
+  REQUIRE(model_text.ok());
+  return *model_text == text ? "" : "the text outputs differ";
 }
 
 TEST_CASE("corpus graphs place from their bytes as the graph model places them",
