@@ -2,9 +2,10 @@
 // large for the graph model: the same placement (one Placer, place.cc) over a
 // compact graph read from the bytes (compact_graph.h), and the placed
 // GraphDef written as it is produced. `dfg place` takes this path for every
-// binary GraphDef input written as binary without --explain/--json, and
-// PlaceGraphDefInPlace's path for everything else and whenever this one
-// declines.
+// plain binary GraphDef input, whatever its size, written as binary or text
+// without --explain/--json (one path for small and big graphs keeps it
+// tested), and PlaceGraphDefInPlace's path for everything else and whenever
+// this one declines.
 #ifndef DFG_LIB_PLACE_PLACE_BINARY_H_
 #define DFG_LIB_PLACE_PLACE_BINARY_H_
 
