@@ -121,6 +121,33 @@ tensorflow::GraphDef* LoadInput(Context& ctx, const InputFlags& flags,
   return *graph;
 }
 
+bool ReadInputBytes(Context& ctx, const InputFlags& flags, GraphInput* input) {
+  const std::string* path = InputPath(ctx, flags);
+  if (path == nullptr) return false;
+  StatusOr<GraphInput> read = ReadGraphInput(*path, *ctx.io.in);
+  if (!read.ok()) {
+    ctx.Error(read.status());
+    return false;
+  }
+  *input = std::move(read).value();
+  return true;
+}
+
+tensorflow::GraphDef* ParseInput(Context& ctx, const InputFlags& flags,
+                                 GraphInput input,
+                                 google::protobuf::Arena* arena,
+                                 LoadedGraph* loaded) {
+  ReadOptions options;
+  options.meta_graph_tag = flags.meta_graph_tag;
+  StatusOr<tensorflow::GraphDef*> graph =
+      ParseGraphOnArena(std::move(input), options, arena, loaded);
+  if (!graph.ok()) {
+    ctx.Error(graph.status());
+    return nullptr;
+  }
+  return *graph;
+}
+
 StatusOr<GraphFormat> ResolveOutputFormat(const OutputFlags& flags,
                                           GraphFormat default_format) {
   if (!flags.format.empty()) {
@@ -150,6 +177,24 @@ Status WriteOutput(Context& ctx, const OutputFlags& flags,
     return Status::Ok();
   }
   return WriteFileAtomically(flags.output, data);
+}
+
+Status WriteStreamedOutput(
+    Context& ctx, const OutputFlags& flags, bool binary,
+    const std::function<Status(const ChunkWriter& write)>& produce) {
+  if (!flags.output.empty() && flags.output != "-") {
+    return WriteFileStreamed(flags.output, produce);
+  }
+  if (binary && flags.output.empty() && ctx.io.stdout_is_terminal) {
+    return WriteOutput(ctx, flags, {}, /*binary=*/true);  // the refusal
+  }
+  DFG_RETURN_IF_ERROR(produce([&](std::string_view chunk) {
+    ctx.io.out->write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    return *ctx.io.out ? Status::Ok() : Unavailable("<stdout>: write failed");
+  }));
+  ctx.io.out->flush();
+  if (!*ctx.io.out) return Unavailable("<stdout>: write failed");
+  return Status::Ok();
 }
 
 Status WriteGraphOutput(Context& ctx, const OutputFlags& flags,

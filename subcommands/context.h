@@ -86,6 +86,15 @@ tensorflow::GraphDef* LoadInput(Context& ctx, const InputFlags& flags,
                                 google::protobuf::Arena* arena,
                                 LoadedGraph* loaded);
 
+// LoadInput in two steps, for a stage that may work on a binary GraphDef's
+// bytes directly (dfg place): the input's bytes (false after printing the
+// error or usage), then, when the stage wants the graph, their parse.
+bool ReadInputBytes(Context& ctx, const InputFlags& flags, GraphInput* input);
+tensorflow::GraphDef* ParseInput(Context& ctx, const InputFlags& flags,
+                                 GraphInput input,
+                                 google::protobuf::Arena* arena,
+                                 LoadedGraph* loaded);
+
 // The output form: -f, else the -o extension, else `default_format`.
 StatusOr<GraphFormat> ResolveOutputFormat(const OutputFlags& flags,
                                           GraphFormat default_format);
@@ -94,6 +103,12 @@ StatusOr<GraphFormat> ResolveOutputFormat(const OutputFlags& flags,
 // terminal unless -o - was given explicitly.
 Status WriteOutput(Context& ctx, const OutputFlags& flags,
                    std::string_view data, bool binary);
+
+// Writes output to -o (atomically) or stdout as `produce` hands it over, in
+// pieces; as WriteOutput, binary output is refused on a terminal.
+Status WriteStreamedOutput(
+    Context& ctx, const OutputFlags& flags, bool binary,
+    const std::function<Status(const ChunkWriter& write)>& produce);
 
 // Serializes `graph` in the resolved format and writes it.
 Status WriteGraphOutput(Context& ctx, const OutputFlags& flags,

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "lib/place/device_set.h"
+#include "lib/place/place_binary.h"
 #include "subcommands/completion_script.h"
 #include "subcommands/subcommands.h"
 
@@ -22,17 +23,50 @@ struct PlaceFlags {
   bool json = false;
 };
 
+// A binary GraphDef in, binary or text out, no --explain: placed straight
+// from the file's bytes (lib/place/place_binary.h), in a fraction of the
+// graph model's memory. False when that path declines (it then printed and
+// wrote nothing) and the graph model must place the graph.
+bool PlaceBytes(Context& ctx, const PlaceFlags& flags, const GraphInput& input,
+                const DeviceSet& devices, const PlaceOptions& options) {
+  StatusOr<GraphFormat> format =
+      ResolveOutputFormat(flags.output, GraphFormat::kPbtxt);
+  if (!format.ok() || options.explain || !IsPlainBinaryGraphDef(input.bytes) ||
+      (*format != GraphFormat::kPb && *format != GraphFormat::kPbtxt)) {
+    return false;
+  }
+  PlacementReport report;
+  std::unique_ptr<PlacedBinaryGraph> placed =
+      PlaceBinaryGraphDef(input.bytes, devices, options, &report);
+  if (placed == nullptr) return false;
+  for (const std::string& warning : report.warnings) ctx.Warn(warning);
+  const bool binary = *format == GraphFormat::kPb;
+  Status written = WriteStreamedOutput(
+      ctx, flags.output, binary, [&](const ChunkWriter& write) {
+        if (binary) return placed->Write(write);
+        return WriteGraphTextStreamed(
+            [&](const NodeSink& sink) { return placed->ForEachNode(sink); },
+            placed->rest(), write);
+      });
+  if (!written.ok()) ctx.Error(written);
+  return true;
+}
+
 int RunPlace(Context& ctx, const PlaceFlags& flags) {
   StatusOr<DeviceSet> devices = DeviceSetFromFlags(SplitList(flags.devices));
   if (!devices.ok()) return ctx.Error(devices.status());
-  google::protobuf::Arena arena(BigGraphArenaOptions());
-  LoadedGraph loaded;
-  tensorflow::GraphDef* graph = LoadInput(ctx, flags.input, &arena, &loaded);
-  if (graph == nullptr) return ctx.exit_code;
   PlaceOptions options;
   options.allow_soft_placement = flags.soft_placement;
   options.keep_assigned = flags.keep_assigned;
   options.explain = flags.explain || flags.json;
+  GraphInput input;
+  if (!ReadInputBytes(ctx, flags.input, &input)) return ctx.exit_code;
+  if (PlaceBytes(ctx, flags, input, *devices, options)) return ctx.exit_code;
+  google::protobuf::Arena arena(BigGraphArenaOptions());
+  LoadedGraph loaded;
+  tensorflow::GraphDef* graph =
+      ParseInput(ctx, flags.input, std::move(input), &arena, &loaded);
+  if (graph == nullptr) return ctx.exit_code;
   PlacementReport report;
   Status placed = PlaceGraphDefInPlace(graph, *devices, options, &report);
   for (const std::string& warning : report.warnings) ctx.Warn(warning);

@@ -5,6 +5,43 @@
 
 namespace dfg {
 namespace graph_check {
+namespace {
+
+bool IsLetterDigitDot(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '.';
+}
+
+bool IsNameChar(char c) {
+  return IsLetterDigitDot(c) || c == '_' || c == '-' || c == '/';
+}
+
+}  // namespace
+
+bool TypesCompatible(DataType expected, DataType actual) {
+  if (expected == tensorflow::DT_INVALID || actual == tensorflow::DT_INVALID) {
+    return true;
+  }
+  return expected == actual || expected == BaseType(actual);
+}
+
+bool IsValidNodeName(std::string_view s, bool allow_internal_ops) {
+  size_t i = 0;
+  bool first_piece = true;
+  while (true) {
+    if (i >= s.size()) return false;
+    char c = s[i];
+    if (!IsLetterDigitDot(c) &&
+        !(first_piece && allow_internal_ops && c == '_'))
+      return false;
+    ++i;
+    while (i < s.size() && IsNameChar(s[i])) ++i;
+    if (i == s.size()) return true;
+    if (s[i] != '>') return false;
+    ++i;
+    first_piece = false;
+  }
+}
 
 Status NotUniqueError(std::string_view node) {
   return InvalidArgument("Node '{}' is not unique", node);

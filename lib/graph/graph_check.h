@@ -25,6 +25,7 @@
 #include "lib/base/status.h"
 #include "lib/graph/op_types.h"
 #include "lib/graph/tensor_id.h"
+#include "lib/graph/types.h"
 #include "lib/proto/graph.pb.h"
 
 namespace dfg {
@@ -138,6 +139,14 @@ class LookupWindow {
   int head_ = 0;
   int count_ = 0;
 };
+
+// [A-Za-z0-9.][A-Za-z0-9_./-]* pieces joined by '>'; with allow_internal_ops
+// the very first character may also be '_' (TensorFlow's IsValidNodeName).
+bool IsValidNodeName(std::string_view s, bool allow_internal_ops);
+
+// TensorFlow's TypesCompatible for an edge, plus: an unknown dtype on either
+// side (an op dfg does not know) is never reported as a mismatch.
+bool TypesCompatible(DataType expected, DataType actual);
 
 Status NotUniqueError(std::string_view node);
 Status UnknownInputError(std::string_view node, std::string_view input);

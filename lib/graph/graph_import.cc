@@ -21,35 +21,6 @@ namespace {
 // use; beyond this the index is taken for a mistake, not an output.
 constexpr int kMaxInferredOutputs = 1 << 20;
 
-bool IsLetterDigitDot(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '.';
-}
-
-bool IsNameChar(char c) {
-  return IsLetterDigitDot(c) || c == '_' || c == '-' || c == '/';
-}
-
-// [A-Za-z0-9.][A-Za-z0-9_./-]* pieces joined by '>'; with allow_internal_ops
-// the very first character may also be '_' (TensorFlow's IsValidNodeName).
-bool IsValidNodeName(std::string_view s, bool allow_internal_ops) {
-  size_t i = 0;
-  bool first_piece = true;
-  while (true) {
-    if (i >= s.size()) return false;
-    char c = s[i];
-    if (!IsLetterDigitDot(c) &&
-        !(first_piece && allow_internal_ops && c == '_'))
-      return false;
-    ++i;
-    while (i < s.size() && IsNameChar(s[i])) ++i;
-    if (i == s.size()) return true;
-    if (s[i] != '>') return false;
-    ++i;
-    first_piece = false;
-  }
-}
-
 std::string TypesString(const std::vector<DataType>& types) {
   std::string out;
   for (size_t i = 0; i < types.size(); ++i) {
@@ -57,15 +28,6 @@ std::string TypesString(const std::vector<DataType>& types) {
     out += DataTypeString(types[i]);
   }
   return out;
-}
-
-// TensorFlow's TypesCompatible, plus: an unknown dtype on either side (an op
-// dfg does not know) is never reported as a mismatch.
-bool TypesCompatible(DataType expected, DataType actual) {
-  if (expected == tensorflow::DT_INVALID || actual == tensorflow::DT_INVALID) {
-    return true;
-  }
-  return expected == actual || expected == BaseType(actual);
 }
 
 // The names of a GraphDef's nodes (which must not change while a NameIndex
@@ -215,7 +177,7 @@ Status Importer::BuildNodeIndex() {
 Status Importer::CheckNode(const NameWindowItem& item) {
   const int n = item.a;
   const NodeDef& node = *defs_[n];
-  if (!IsValidNodeName(node.name(), options_.allow_internal_ops)) {
+  if (!graph_check::IsValidNodeName(node.name(), options_.allow_internal_ops)) {
     return InvalidArgument("Node '{}': Node name contains invalid characters",
                            node.name());
   }
@@ -481,7 +443,7 @@ Status Importer::MakeEdge(Node* src, int src_output, Node* dst, int dst_input) {
   }
   DataType src_type = src->output_type(src_output);
   DataType dst_type = dst->input_type(dst_input);
-  if (!TypesCompatible(dst_type, src_type)) {
+  if (!graph_check::TypesCompatible(dst_type, src_type)) {
     return InvalidArgument(
         "Input {} of node {} was passed {} from {}:{} incompatible with "
         "expected {}.",

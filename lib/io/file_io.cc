@@ -258,21 +258,33 @@ StatusOr<LoadedGraph> ReadGraph(const std::string& path, std::istream& in,
   return loaded;
 }
 
+StatusOr<GraphInput> ReadGraphInput(const std::string& path, std::istream& in) {
+  GraphInput input;
+  DFG_ASSIGN_OR_RETURN(input.file, ResolveGraphPath(path));
+  DFG_ASSIGN_OR_RETURN(input.bytes,
+                       io_internal::ReadGraphBytes(input.file, in));
+  return input;
+}
+
+StatusOr<tensorflow::GraphDef*> ParseGraphOnArena(
+    GraphInput input, const ReadOptions& options,
+    google::protobuf::Arena* arena, LoadedGraph* info) {
+  auto* graph =
+      google::protobuf::Arena::CreateMessage<tensorflow::GraphDef>(arena);
+  *info = LoadedGraph();
+  DFG_RETURN_IF_ERROR(io_internal::ParseGraphInto(
+      input.bytes, io_internal::DisplayName(input.file), options, graph, info));
+  SetExportDir(input.file, info);
+  return graph;
+}
+
 StatusOr<tensorflow::GraphDef*> ReadGraphOnArena(const std::string& path,
                                                  std::istream& in,
                                                  const ReadOptions& options,
                                                  google::protobuf::Arena* arena,
                                                  LoadedGraph* info) {
-  DFG_ASSIGN_OR_RETURN(std::string file, ResolveGraphPath(path));
-  DFG_ASSIGN_OR_RETURN(std::string bytes,
-                       io_internal::ReadGraphBytes(file, in));
-  auto* graph =
-      google::protobuf::Arena::CreateMessage<tensorflow::GraphDef>(arena);
-  *info = LoadedGraph();
-  DFG_RETURN_IF_ERROR(io_internal::ParseGraphInto(
-      bytes, io_internal::DisplayName(file), options, graph, info));
-  SetExportDir(file, info);
-  return graph;
+  DFG_ASSIGN_OR_RETURN(GraphInput input, ReadGraphInput(path, in));
+  return ParseGraphOnArena(std::move(input), options, arena, info);
 }
 
 google::protobuf::ArenaOptions BigGraphArenaOptions() {
@@ -296,6 +308,68 @@ Status WriteGraphFile(const std::string& path,
   }
   return WriteAtomically(
       path, [&](int fd) { return WriteGraphToFd(fd, graph, format, path); });
+}
+
+Status WriteFileStreamed(
+    const std::string& path,
+    const std::function<Status(const ChunkWriter& write)>& produce) {
+  struct stat st;
+  bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    return InvalidArgument("{}: is a directory, not a file", path);
+  }
+  auto to_fd = [&](int fd) {
+    return produce(
+        [&](std::string_view chunk) { return WriteAll(fd, chunk, path); });
+  };
+  if (!exists || S_ISREG(st.st_mode)) return WriteAtomically(path, to_fd);
+  int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) {
+    int error = errno;
+    return Unavailable("{}: cannot open for writing: {}", path,
+                       ErrnoText(error));
+  }
+  Status status = to_fd(fd);
+  if (::close(fd) != 0 && status.ok()) {
+    int error = errno;
+    status = Unavailable("{}: write failed: {}", path, ErrnoText(error));
+  }
+  return status;
+}
+
+namespace {
+
+// protobuf's output stream over a ChunkWriter; the first error is kept.
+class ChunkStream : public google::protobuf::io::CopyingOutputStream {
+ public:
+  explicit ChunkStream(const ChunkWriter& write) : write_(write) {}
+  bool Write(const void* buffer, int size) override {
+    if (!status_.ok()) return false;
+    status_ = write_(std::string_view(static_cast<const char*>(buffer),
+                                      static_cast<size_t>(size)));
+    return status_.ok();
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  const ChunkWriter& write_;
+  Status status_;
+};
+
+}  // namespace
+
+Status WriteGraphTextStreamed(const NodeSource& nodes,
+                              const tensorflow::GraphDef& rest,
+                              const ChunkWriter& write) {
+  ChunkStream chunks(write);
+  Status status;
+  {
+    google::protobuf::io::CopyingOutputStreamAdaptor out(&chunks, 1 << 20);
+    status = PrintGraphTextStreamed(nodes, rest, &out);
+    if (!out.Flush() && status.ok()) status = chunks.status();
+  }
+  if (!chunks.status().ok()) return chunks.status();
+  return status;
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view data) {

@@ -7,6 +7,7 @@
 
 #include <google/protobuf/arena.h>
 
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <optional>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "lib/base/status.h"
+#include "lib/io/graph_text.h"
 #include "lib/proto/graph.pb.h"
 #include "lib/proto/meta_graph.pb.h"
 
@@ -82,6 +84,23 @@ StatusOr<tensorflow::GraphDef*> ReadGraphOnArena(const std::string& path,
                                                  google::protobuf::Arena* arena,
                                                  LoadedGraph* info);
 
+// ReadGraphOnArena in two halves, for a stage that works on a binary
+// GraphDef's bytes directly when it can (dfg place) and on the parsed graph
+// otherwise: the input read once, then parsed (its bytes freed on the way).
+struct GraphInput {
+  std::string file;   // the file read ("-" for stdin)
+  std::string bytes;  // its contents
+};
+StatusOr<GraphInput> ReadGraphInput(const std::string& path, std::istream& in);
+StatusOr<tensorflow::GraphDef*> ParseGraphOnArena(
+    GraphInput input, const ReadOptions& options,
+    google::protobuf::Arena* arena, LoadedGraph* info);
+// True when ReadGraph reads `bytes` as a plain binary GraphDef (not text or
+// JSON, not a MetaGraphDef or SavedModel, shaped like a GraphDef): then the
+// GraphDef it gives is exactly what protobuf parses from the bytes, or an
+// error when protobuf cannot.
+bool IsPlainBinaryGraphDef(std::string_view bytes);
+
 // Arena options for ReadGraphOnArena: large blocks, so that a million-node
 // graph costs a few hundred allocations rather than a hundred thousand.
 google::protobuf::ArenaOptions BigGraphArenaOptions();
@@ -104,6 +123,21 @@ StatusOr<std::string> ReadFileToString(const std::string& path,
 // of the whole output is held in memory. The bytes are SerializeGraph's.
 Status WriteGraphFile(const std::string& path,
                       const tensorflow::GraphDef& graph, GraphFormat format);
+
+// Writes to `path` as WriteGraphFile does (atomically, or in place for a
+// device or pipe), with the bytes `produce` hands to the `write` it is given,
+// in order. An error from `produce` leaves no file.
+using ChunkWriter = std::function<Status(std::string_view chunk)>;
+Status WriteFileStreamed(
+    const std::string& path,
+    const std::function<Status(const ChunkWriter& write)>& produce);
+
+// The text form of a graph handed over node by node (graph_text.h's
+// PrintGraphTextStreamed), given to `write` in pieces: what SerializeGraph
+// prints for the whole graph.
+Status WriteGraphTextStreamed(const NodeSource& nodes,
+                              const tensorflow::GraphDef& rest,
+                              const ChunkWriter& write);
 
 // Writes `data` to `path` through a temporary file in the same directory and
 // a rename, so that the file is whole or absent. Errors name the path.

@@ -416,6 +416,57 @@ TEST_CASE("files are written whole, through a rename", "[io]") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("streamed files are whole or absent", "[io]") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() /
+                 ("dfg_io_stream_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string path = (dir / "out.pb").string();
+  auto pieces = [](const ChunkWriter& write) -> Status {
+    for (const char* piece : {"one ", "two ", "three"}) {
+      DFG_RETURN_IF_ERROR(write(piece));
+    }
+    return Status::Ok();
+  };
+  REQUIRE(WriteFileStreamed(path, pieces).ok());
+  CHECK(testing::ReadFileOrDie(path) == "one two three");
+  // A producer's error leaves the old file and no temporary beside it.
+  Status failed = WriteFileStreamed(path, [](const ChunkWriter& write) {
+    DFG_RETURN_IF_ERROR(write("partial"));
+    return Internal("stopped");
+  });
+  CHECK(failed.message() == "stopped");
+  CHECK(testing::ReadFileOrDie(path) == "one two three");
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) ==
+        1);
+  CHECK_THAT(WriteFileStreamed(dir.string(), pieces).message(),
+             Contains("is a directory"));
+  CHECK_FALSE(WriteFileStreamed((dir / "no/such.pb").string(), pieces).ok());
+  CHECK(WriteFileStreamed("/dev/null", pieces).ok());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("ReadGraphInput then ParseGraphOnArena is ReadGraphOnArena", "[io]") {
+  std::istringstream in(kGraph);
+  auto input = ReadGraphInput("-", in);
+  REQUIRE(input.ok());
+  CHECK(input->file == "-");
+  CHECK(input->bytes == kGraph);
+  CHECK_FALSE(IsPlainBinaryGraphDef(input->bytes));  // text
+  google::protobuf::Arena arena;
+  LoadedGraph info;
+  auto graph = ParseGraphOnArena(std::move(input).value(), {}, &arena, &info);
+  REQUIRE(graph.ok());
+  CHECK((*graph)->node_size() == 3);
+  std::string binary = (*graph)->SerializeAsString();
+  CHECK(IsPlainBinaryGraphDef(binary));
+  CHECK_FALSE(IsPlainBinaryGraphDef(""));
+  tensorflow::MetaGraphDef meta;
+  *meta.mutable_graph_def() = **graph;
+  meta.mutable_meta_info_def()->add_tags("serve");
+  CHECK_FALSE(IsPlainBinaryGraphDef(meta.SerializeAsString()));
+}
+
 TEST_CASE("ReadGraph names files and stdin in its errors", "[io]") {
   std::istringstream in(kGraph);
   auto loaded = ReadGraph("-", in);

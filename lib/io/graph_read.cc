@@ -336,3 +336,19 @@ Status ParseGraphInto(std::string_view bytes, std::string_view display_name,
 }
 
 }  // namespace dfg::io_internal
+
+namespace dfg {
+
+bool IsPlainBinaryGraphDef(std::string_view bytes) {
+  std::string_view body = io_internal::StripBom(bytes);
+  if (body.find_first_not_of(" \t\n\r\f\v") == std::string_view::npos ||
+      io_internal::LooksLikeText(body)) {
+    return false;
+  }
+  std::string why;
+  return io_internal::DetectBinaryKind(bytes, &why) ==
+             io_internal::BinaryKind::kGraphDef &&
+         why.empty();
+}
+
+}  // namespace dfg

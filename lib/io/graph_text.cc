@@ -35,10 +35,18 @@ class TextWriter {
   }
 
   bool Write(const GraphDef& graph) {
-    for (const NodeDef& node : graph.node()) {
-      WriteNode(node);
-      if (buffer_.size() >= kFlushBytes) Flush();
-    }
+    for (const NodeDef& node : graph.node()) Node(node);
+    return Finish(graph);
+  }
+
+  // One node, for a graph written node by node.
+  void Node(const NodeDef& node) {
+    WriteNode(node);
+    if (buffer_.size() >= kFlushBytes) Flush();
+  }
+
+  // The other fields of `graph` (its nodes are not looked at).
+  bool Finish(const GraphDef& graph) {
     // The other fields (numbers 2 to 5) come after the nodes, as the Printer
     // lists fields by number.
     GraphDef rest;
@@ -152,6 +160,17 @@ class TextWriter {
 
 bool PrintGraphText(const GraphDef& graph, pb::io::ZeroCopyOutputStream* out) {
   return TextWriter(out).Write(graph);
+}
+
+Status PrintGraphTextStreamed(const NodeSource& nodes, const GraphDef& rest,
+                              pb::io::ZeroCopyOutputStream* out) {
+  TextWriter writer(out);
+  DFG_RETURN_IF_ERROR(nodes([&](const NodeDef& node) {
+    writer.Node(node);
+    return Status::Ok();
+  }));
+  if (!writer.Finish(rest)) return Internal("text serialization failed");
+  return Status::Ok();
 }
 
 }  // namespace dfg

@@ -11,6 +11,9 @@
 
 #include <google/protobuf/io/zero_copy_stream.h>
 
+#include <functional>
+
+#include "lib/base/status.h"
 #include "lib/proto/graph.pb.h"
 
 namespace dfg {
@@ -18,6 +21,16 @@ namespace dfg {
 // Writes `graph` in text form to `out`. False when `out` fails.
 bool PrintGraphText(const tensorflow::GraphDef& graph,
                     google::protobuf::io::ZeroCopyOutputStream* out);
+
+// The same for a graph whose nodes are never all in memory: `nodes` hands
+// them over one at a time, in order; `rest` holds the graph's other fields
+// (its own nodes are not printed). Errors: those of `nodes`, and kInternal
+// when `out` fails.
+using NodeSink = std::function<Status(const tensorflow::NodeDef& node)>;
+using NodeSource = std::function<Status(const NodeSink& sink)>;
+Status PrintGraphTextStreamed(const NodeSource& nodes,
+                              const tensorflow::GraphDef& rest,
+                              google::protobuf::io::ZeroCopyOutputStream* out);
 
 }  // namespace dfg
 

@@ -10,46 +10,15 @@
 
 #include <algorithm>
 #include <climits>
-#include <mutex>
+
+#include "lib/graph/proto_log.h"
 
 namespace dfg::io_internal {
 namespace {
 
 namespace pb = google::protobuf;
 
-// Protobuf reports some parse failures (invalid UTF-8 in a string field) only
-// through its log. While a ScopedLogCapture is alive on a thread, the first
-// such message is kept for the error instead of being printed.
-thread_local std::string* tls_log_capture = nullptr;
-pb::LogHandler* previous_log_handler = nullptr;
-
-void CapturingLogHandler(pb::LogLevel level, const char* filename, int line,
-                         const std::string& message) {
-  if (tls_log_capture != nullptr && level != pb::LOGLEVEL_FATAL) {
-    if (tls_log_capture->empty()) *tls_log_capture = message;
-    return;
-  }
-  if (previous_log_handler != nullptr) {
-    previous_log_handler(level, filename, line, message);
-  }
-}
-
-class ScopedLogCapture {
- public:
-  ScopedLogCapture() : outer_(tls_log_capture) {
-    static std::once_flag once;
-    std::call_once(once, [] {
-      previous_log_handler = pb::SetLogHandler(&CapturingLogHandler);
-    });
-    tls_log_capture = &text_;
-  }
-  ~ScopedLogCapture() { tls_log_capture = outer_; }
-  const std::string& text() const { return text_; }
-
- private:
-  std::string* outer_;
-  std::string text_;
-};
+using ScopedLogCapture = ScopedProtobufLogCapture;
 
 class TextErrorCollector : public pb::io::ErrorCollector {
  public:

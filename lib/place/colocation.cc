@@ -25,9 +25,9 @@ bool IsRefOrResource(DataType t) { return IsRefType(t) || t == DT_RESOURCE; }
 
 // Nodes that create a resource or ref (VariableV2, VarHandleOp, a resource
 // _Arg): their requested device is not overridden by colocation partners.
-bool IsRefOrResourceGenerator(const Node& node) {
-  return node.num_inputs() == 0 && node.num_outputs() == 1 &&
-         IsRefOrResource(node.output_type(0));
+bool IsRefOrResourceGenerator(const PlaceGraph& graph, int node) {
+  return graph.num_inputs(node) == 0 && graph.num_outputs(node) == 1 &&
+         IsRefOrResource(graph.output_type(node, 0));
 }
 
 // TensorFlow's InputColocationExemptionRegistry: ops that forward resource
@@ -53,9 +53,11 @@ bool IsExemptFromResourceInputColocation(std::string_view op) {
   return kExempt.count(op) != 0;
 }
 
-bool IsDatasetOp(const Node& node) {
-  return node.num_outputs() == 1 && node.output_type(0) == DT_VARIANT &&
-         (EndsWith(node.op(), "Dataset") || EndsWith(node.op(), "DatasetV2"));
+bool IsDatasetOp(const PlaceGraph& graph, int node) {
+  std::string_view op = graph.op(node);
+  return graph.num_outputs(node) == 1 &&
+         graph.output_type(node, 0) == DT_VARIANT &&
+         (EndsWith(op, "Dataset") || EndsWith(op, "DatasetV2"));
 }
 
 // Fields set in `less` are copied into `more` (DeviceNameUtils).
@@ -121,7 +123,7 @@ int SpecTable::Intern(const ParsedDeviceName& spec) {
   return it->second;
 }
 
-ColocationGraph::ColocationGraph(const Graph& graph, const DeviceSet& devices,
+ColocationGraph::ColocationGraph(PlaceGraph& graph, const DeviceSet& devices,
                                  KernelSupport* kernels,
                                  const PlaceOptions& options, bool record)
     : graph_(graph),
@@ -129,7 +131,6 @@ ColocationGraph::ColocationGraph(const Graph& graph, const DeviceSet& devices,
       kernels_(kernels),
       options_(options),
       record_(record) {
-  for (Node* node : graph.op_nodes()) op_nodes_.push_back(node);
   members_.resize(graph.num_node_ids());
   name_hashes_.resize(graph.num_node_ids());
   assigned_device_.assign(graph.num_node_ids(), -1);
@@ -174,9 +175,9 @@ int ColocationGraph::FindRoot(int node_id) {
 }
 
 Status ColocationGraph::Initialize() {
-  for (const Node* node : op_nodes_) {
-    Status status = InitializeMember(*node);
-    if (!status.ok()) return AttachNode(status, node->name());
+  for (int node : graph_.op_nodes()) {
+    Status status = InitializeMember(node);
+    if (!status.ok()) return AttachNode(status, graph_.name(node));
   }
   for (const auto& [op, seen] : unknown_ops_) {
     warnings_.push_back(fmt::format(
@@ -188,8 +189,8 @@ Status ColocationGraph::Initialize() {
   DFG_RETURN_IF_ERROR(ColocateAllNodes());
   // XLA device types stay only where a device spec of the group names one.
   if (kernels_->xla_types() == 0) return Status::Ok();
-  for (const Node* node : op_nodes_) {
-    Member& m = members_[FindRoot(node->id())];
+  for (int node : graph_.op_nodes()) {
+    Member& m = members_[FindRoot(node)];
     bool names_xla = false;
     for (int spec : {m.requested, m.assigned, m.resource}) {
       if (specs_[spec].has_type &&
@@ -203,7 +204,7 @@ Status ColocationGraph::Initialize() {
   return Status::Ok();
 }
 
-int ColocationGraph::RequestedSpec(const std::string& device) {
+int ColocationGraph::RequestedSpec(std::string_view device) {
   auto it = requested_specs_.find(device);
   if (it != requested_specs_.end()) return it->second;
   ParsedDeviceName parsed;
@@ -212,39 +213,36 @@ int ColocationGraph::RequestedSpec(const std::string& device) {
   return id;
 }
 
-Status ColocationGraph::InitializeMember(const Node& node) {
-  Member& m = members_[node.id()];
-  m.parent = node.id();
-  name_hashes_[node.id()] = NameFilter::QuickHash(node.name());
-  for (DataType t : node.input_types()) {
+Status ColocationGraph::InitializeMember(int node) {
+  Member& m = members_[node];
+  m.parent = node;
+  name_hashes_[node] = NameFilter::QuickHash(graph_.name(node));
+  for (int i = 0; i < graph_.num_inputs(node); ++i) {
+    DataType t = graph_.input_type(node, i);
     if (IsRefOrResource(t) || t == DT_VARIANT) {
-      ref_input_nodes_.push_back(&node);
+      ref_input_nodes_.push_back(node);
       break;
     }
   }
-  if (!node.def().attr().empty()) {
-    static const std::string* const kClass = new std::string(kClassAttr);
-    auto it = node.def().attr().find(*kClass);
-    if (it != node.def().attr().end()) {
-      if (it->second.has_list()) {
-        class_attrs_.emplace_back(&node, &it->second);
-      } else if (!it->second.s().empty()) {
-        warnings_.push_back(fmt::format(
-            "node '{}': the value for colocation attribute '_class' must be a "
-            "list of strings, not a single string (ignored)",
-            node.name()));
-      }
-    }
+  ClassAttr class_attr = graph_.Class(node);
+  if (class_attr.is_list) {
+    class_attrs_.emplace_back(node, std::move(class_attr.specs));
+  } else if (class_attr.single_string) {
+    warnings_.push_back(fmt::format(
+        "node '{}': the value for colocation attribute '_class' must be a "
+        "list of strings, not a single string (ignored)",
+        graph_.name(node)));
   }
   bool mismatch = false, unknown = false;
-  m.types = kernels_->SupportedTypes(node, &mismatch, &unknown);
+  m.types = graph_.SupportedTypes(node, &mismatch, &unknown);
   if (unknown) {
-    auto [it, inserted] = unknown_ops_.try_emplace(node.op(), 0, node.name());
+    auto [it, inserted] = unknown_ops_.try_emplace(
+        std::string(graph_.op(node)), 0, std::string(graph_.name(node)));
     ++it->second.first;
   }
-  const std::string& requested = node.requested_device();
-  if (!node.assigned_device_name().empty()) {
-    return InitializeAssigned(node, node.assigned_device_name(), &m);
+  std::string_view requested = graph_.requested_device(node);
+  if (!graph_.assigned_device_name(node).empty()) {
+    return InitializeAssigned(node, graph_.assigned_device_name(node), &m);
   }
   if (options_.keep_assigned && !requested.empty()) {
     ParsedDeviceName parsed;
@@ -269,8 +267,9 @@ Status ColocationGraph::InitializeMember(const Node& node) {
         "No OpKernel was registered to support Op '{}' used by {{{{node {}}}}} "
         "with these attrs: [{}]\nRegistered devices: [{}]\nRegistered "
         "kernels:\n{}",
-        node.op(), node.name(), AttrsString(node), fmt::join(types, ", "),
-        kernels_->KernelsRegisteredForOp(node.op()));
+        graph_.op(node), graph_.name(node), graph_.AttrsString(node),
+        fmt::join(types, ", "),
+        kernels_->KernelsRegisteredForOp(graph_.op(node)));
   }
   if (requested.empty()) return Status::Ok();
   int spec = RequestedSpec(requested);
@@ -281,12 +280,11 @@ Status ColocationGraph::InitializeMember(const Node& node) {
   m.requested = spec;
   // A generator of a ref or resource keeps its device: it is where the
   // variable lives.
-  if (IsRefOrResourceGenerator(node)) m.resource = spec;
+  if (IsRefOrResourceGenerator(graph_, node)) m.resource = spec;
   return Status::Ok();
 }
 
-Status ColocationGraph::InitializeAssigned(const Node& node,
-                                           std::string_view name,
+Status ColocationGraph::InitializeAssigned(int node, std::string_view name,
                                            Member* member) {
   ParsedDeviceName parsed;
   if (!ParseFullName(name, &parsed)) {
@@ -309,46 +307,51 @@ Status ColocationGraph::InitializeAssigned(const Node& node,
   if ((member->types & kernels_->DeviceBit(device)) == 0) {
     return Internal(
         "Assigned device '{}' does not have registered OpKernel support for {}",
-        name, node.op());
+        name, graph_.op(node));
   }
   member->assigned = member->requested = device_spec_[device];
-  assigned_device_[node.id()] = device;
+  assigned_device_[node] = device;
   return Status::Ok();
 }
 
 Status ColocationGraph::ColocateResourceAndRefEdges() {
   // TensorFlow walks every edge in id order; only the edges into the nodes
   // InitializeMember noted can matter, so those are gathered and sorted.
-  std::vector<const Edge*> edges;
-  for (const Node* node : ref_input_nodes_) {
-    for (const Edge* edge : node->in_edges()) {
-      if (edge->IsControlEdge() || !edge->src->IsOp() || edge->dst_input < 0 ||
-          edge->dst_input >= node->num_inputs()) {
+  struct RefEdge {
+    int src, dst, dst_input;
+    int64_t order;
+  };
+  std::vector<RefEdge> edges;
+  std::vector<PlaceInEdge> in;
+  for (int node : ref_input_nodes_) {
+    graph_.DataInEdges(node, &in);
+    for (const PlaceInEdge& edge : in) {
+      if (edge.dst_input < 0 || edge.dst_input >= graph_.num_inputs(node)) {
         continue;
       }
-      DataType type = node->input_type(edge->dst_input);
-      if (IsRefOrResource(type) || type == DT_VARIANT) edges.push_back(edge);
+      DataType type = graph_.input_type(node, edge.dst_input);
+      if (IsRefOrResource(type) || type == DT_VARIANT) {
+        edges.push_back(RefEdge{edge.src, node, edge.dst_input, edge.order});
+      }
     }
   }
-  std::sort(edges.begin(), edges.end(),
-            [](const Edge* a, const Edge* b) { return a->id < b->id; });
-  for (const Edge* edge : edges) {
-    const Node& src = *edge->src;
-    const Node& dst = *edge->dst;
-    DataType type = dst.input_type(edge->dst_input);
+  std::sort(edges.begin(), edges.end(), [](const RefEdge& a, const RefEdge& b) {
+    return a.order < b.order;
+  });
+  for (const RefEdge& edge : edges) {
+    const int src = edge.src, dst = edge.dst;
+    DataType type = graph_.input_type(dst, edge.dst_input);
     // Function calls forward resources to the ops in their bodies, which
     // TensorFlow places separately; dfg leaves such edges alone.
-    if (kernels_->IsFunctionCall(src) || kernels_->IsFunctionCall(dst)) {
-      continue;
-    }
+    if (graph_.IsFunctionCall(src) || graph_.IsFunctionCall(dst)) continue;
     if (type == DT_VARIANT) {
-      if (IsDatasetOp(src) && IsDatasetOp(dst)) {
+      if (IsDatasetOp(graph_, src) && IsDatasetOp(graph_, dst)) {
         DFG_RETURN_IF_ERROR(
             ColocateResourceOrRefEdge(src, dst, JoinKind::kResourceEdge));
       }
       continue;
     }
-    if (!IsExemptFromResourceInputColocation(dst.op())) {
+    if (!IsExemptFromResourceInputColocation(graph_.op(dst))) {
       JoinKind kind =
           IsRefType(type) ? JoinKind::kRefEdge : JoinKind::kResourceEdge;
       DFG_RETURN_IF_ERROR(ColocateResourceOrRefEdge(src, dst, kind));
@@ -357,11 +360,10 @@ Status ColocationGraph::ColocateResourceAndRefEdges() {
   return Status::Ok();
 }
 
-Status ColocationGraph::ColocateResourceOrRefEdge(const Node& src,
-                                                  const Node& dst,
+Status ColocationGraph::ColocateResourceOrRefEdge(int src, int dst,
                                                   JoinKind kind) {
-  int src_root = FindRoot(src.id());
-  int dst_root = FindRoot(dst.id());
+  int src_root = FindRoot(src);
+  int dst_root = FindRoot(dst);
   const Member& s = members_[src_root];
   Member& d = members_[dst_root];
   for (auto field : {&Member::assigned, &Member::resource}) {
@@ -371,18 +373,19 @@ Status ColocationGraph::ColocateResourceOrRefEdge(const Node& src,
           "connects colocation groups with incompatible {} devices: {} vs {}. "
           "The edge src node is {} , and the dst node is {}",
           field == &Member::assigned ? "assigned" : "resource",
-          specs_.str(s.*field), specs_.str(d.*field), src.name(), dst.name());
+          specs_.str(s.*field), specs_.str(d.*field), graph_.name(src),
+          graph_.name(dst));
     }
   }
   if (!AreCompatibleDevNames(specs_[s.requested], specs_[d.requested])) {
     // The producer wins: the consumer's request is dropped, even without
     // soft placement.
     if (record_) {
-      notes_[dst.id()] = fmt::format(
+      notes_[dst] = fmt::format(
           "its group's request '{}' was replaced by '{}' from the {} edge "
           "from '{}'",
           specs_.str(d.requested), specs_.str(s.requested),
-          kind == JoinKind::kRefEdge ? "ref" : "resource", src.name());
+          kind == JoinKind::kRefEdge ? "ref" : "resource", graph_.name(src));
     }
     ParsedDeviceName requested = specs_[s.requested];
     EnsureSpecification(&requested, specs_[d.assigned]);
@@ -397,7 +400,7 @@ Status ColocationGraph::ColocateResourceOrRefEdge(const Node& src,
             "to be on the same device), but the two nodes were assigned two "
             "different devices: {}",
             status.message()),
-        dst.name());
+        graph_.name(dst));
   }
   if (src_root != dst_root) RecordJoin(src, dst, kind, {});
   return Status::Ok();
@@ -407,49 +410,50 @@ Status ColocationGraph::ColocateAllNodes() {
   // Only names some `_class` mentions can gather a group; the others need no
   // entry in the map, which keeps large graphs cheap.
   NameFilter mentioned;
-  for (const auto& [node, attr] : class_attrs_) {
-    for (const std::string& spec : attr->list().s()) {
+  for (const auto& [node, specs] : class_attrs_) {
+    for (std::string_view spec : specs) {
       if (StartsWith(spec, kGroupPrefix)) {
-        mentioned.Insert(std::string_view(spec).substr(kGroupPrefix.size()));
+        mentioned.Insert(spec.substr(kGroupPrefix.size()));
       }
     }
   }
   if (mentioned.empty()) return Status::Ok();
-  std::unordered_map<std::string_view, const Node*> roots;
+  std::unordered_map<std::string_view, int> roots;
   size_t next_class = 0;
-  for (const Node* node : op_nodes_) {
+  for (int node : graph_.op_nodes()) {
     if (next_class < class_attrs_.size() &&
         class_attrs_[next_class].first == node) {
-      for (const std::string& spec :
-           class_attrs_[next_class].second->list().s()) {
+      for (std::string_view spec : class_attrs_[next_class].second) {
         if (!StartsWith(spec, kGroupPrefix)) continue;
         DFG_RETURN_IF_ERROR(ColocateNodeToGroup(
-            &roots, *node, std::string_view(spec).substr(kGroupPrefix.size())));
+            &roots, node, spec.substr(kGroupPrefix.size())));
       }
       ++next_class;
     }
-    if (mentioned.Contains(node->name(), name_hashes_[node->id()])) {
-      DFG_RETURN_IF_ERROR(ColocateNodeToGroup(&roots, *node, node->name()));
+    if (mentioned.Contains(graph_.name(node), name_hashes_[node])) {
+      DFG_RETURN_IF_ERROR(ColocateNodeToGroup(&roots, node, graph_.name(node)));
     }
   }
   return Status::Ok();
 }
 
 Status ColocationGraph::ColocateNodeToGroup(
-    std::unordered_map<std::string_view, const Node*>* roots, const Node& node,
+    std::unordered_map<std::string_view, int>* roots, int node,
     std::string_view group) {
-  auto [it, inserted] = roots->try_emplace(group, &node);
+  auto [it, inserted] = roots->try_emplace(group, node);
   if (inserted) return Status::Ok();  // the first node leads the group
-  const Node& leader = *it->second;
-  int x_root = FindRoot(node.id());
-  int y_root = FindRoot(leader.id());
+  const int leader = it->second;
+  int x_root = FindRoot(node);
+  int y_root = FindRoot(leader);
   Status status = ColocateNodes(node, x_root, leader, y_root);
   if (!status.ok()) {
-    if (!options_.allow_soft_placement) return AttachNode(status, node.name());
+    if (!options_.allow_soft_placement) {
+      return AttachNode(status, graph_.name(node));
+    }
     if (record_) {
       std::string message =
           status.message().substr(0, status.message().find('\n'));
-      notes_[node.id()] =
+      notes_[node] =
           fmt::format("soft placement ignored its colocation with loc:@{}: {}",
                       group, message);
     }
@@ -459,8 +463,7 @@ Status ColocationGraph::ColocateNodeToGroup(
   return Status::Ok();
 }
 
-Status ColocationGraph::ColocateNodes(const Node& x, int x_root, const Node& y,
-                                      int y_root) {
+Status ColocationGraph::ColocateNodes(int x, int x_root, int y, int y_root) {
   if (x_root == y_root) return Status::Ok();
   // Union by rank; on a tie x's root leads (TensorFlow's Member::Merge).
   bool x_leads = members_[x_root].rank >= members_[y_root].rank;
@@ -471,7 +474,7 @@ Status ColocationGraph::ColocateNodes(const Node& x, int x_root, const Node& y,
     return InvalidArgument(
         "Cannot colocate nodes {{{{colocation_node {}}}}} and "
         "{{{{colocation_node {}}}}}: {}",
-        x.name(), y.name(), status.message());
+        graph_.name(x), graph_.name(y), status.message());
   }
   // As in TensorFlow, the merged device names stay even when the types
   // below do not intersect (that matters only under soft placement).
@@ -481,7 +484,7 @@ Status ColocationGraph::ColocateNodes(const Node& x, int x_root, const Node& y,
         "Cannot colocate nodes {{{{colocation_node {}}}}} and "
         "{{{{colocation_node {}}}}} because no device type supports both of "
         "those nodes and the other nodes colocated with them.{}{}",
-        x.name(), y.name(), DebugInfo(x_root), DebugInfo(y_root));
+        graph_.name(x), graph_.name(y), DebugInfo(x_root), DebugInfo(y_root));
   }
   new_root.types = types;
   new_root.size += old_root.size;
@@ -529,15 +532,15 @@ Status ColocationGraph::MergeDeviceNames(Member* target, const Member& other) {
   return Status::Ok();
 }
 
-void ColocationGraph::RecordJoin(const Node& x, const Node& y, JoinKind kind,
+void ColocationGraph::RecordJoin(int x, int y, JoinKind kind,
                                  std::string_view group) {
   if (!record_) return;
   bool edge = kind != JoinKind::kClass;
-  if (joins_[x.id()].kind == JoinKind::kNone) {
-    joins_[x.id()] = Join{kind, y.id(), edge, std::string(group)};
+  if (joins_[x].kind == JoinKind::kNone) {
+    joins_[x] = Join{kind, y, edge, std::string(group)};
   }
-  if (joins_[y.id()].kind == JoinKind::kNone) {
-    joins_[y.id()] = Join{kind, x.id(), false, std::string(group)};
+  if (joins_[y].kind == JoinKind::kNone) {
+    joins_[y] = Join{kind, x, false, std::string(group)};
   }
 }
 

@@ -19,6 +19,7 @@
 #include "lib/place/device_set.h"
 #include "lib/place/kernel_support.h"
 #include "lib/place/place.h"
+#include "lib/place/place_graph.h"
 
 namespace dfg::place_internal {
 
@@ -62,7 +63,7 @@ struct Join {
 class ColocationGraph {
  public:
   // `record` keeps what --explain needs (joins, notes).
-  ColocationGraph(const Graph& graph, const DeviceSet& devices,
+  ColocationGraph(PlaceGraph& graph, const DeviceSet& devices,
                   KernelSupport* kernels, const PlaceOptions& options,
                   bool record);
 
@@ -76,13 +77,13 @@ class ColocationGraph {
   // The device a node is assigned to (pre-assigned, or placed through
   // LimitToAssignedDevice), or -1.
   int assigned_device(int node_id) const { return assigned_device_[node_id]; }
-  const std::vector<const Node*>& op_nodes() const { return op_nodes_; }
+  const std::vector<int>& op_nodes() const { return graph_.op_nodes(); }
 
   // The candidate devices of the node's group, best first (TF's
   // GetDevicesForNode, cached on the root). Errors are TF's texts.
-  Status GetDevicesForNode(const Node& node, const std::vector<int>** devices);
+  Status GetDevicesForNode(int node, const std::vector<int>** devices);
   // Limits the node's group to `device` (TF's LimitToAssignedDevice).
-  Status LimitToAssignedDevice(const Node& node, int device);
+  Status LimitToAssignedDevice(int node, int device);
 
   const SpecTable& specs() const { return specs_; }
   const Join& join(int node_id) const;
@@ -91,51 +92,45 @@ class ColocationGraph {
   std::vector<std::string>& warnings() { return warnings_; }
 
  private:
-  Status InitializeMember(const Node& node);
-  Status InitializeAssigned(const Node& node, std::string_view name,
-                            Member* member);
+  Status InitializeMember(int node);
+  Status InitializeAssigned(int node, std::string_view name, Member* member);
   Status ColocateResourceAndRefEdges();
-  Status ColocateResourceOrRefEdge(const Node& src, const Node& dst,
-                                   JoinKind kind);
+  Status ColocateResourceOrRefEdge(int src, int dst, JoinKind kind);
   Status ColocateAllNodes();
-  Status ColocateNodeToGroup(
-      std::unordered_map<std::string_view, const Node*>* roots,
-      const Node& node, std::string_view group);
-  Status ColocateNodes(const Node& x, int x_root, const Node& y, int y_root);
+  Status ColocateNodeToGroup(std::unordered_map<std::string_view, int>* roots,
+                             int node, std::string_view group);
+  Status ColocateNodes(int x, int x_root, int y, int y_root);
   Status MergeDeviceNames(Member* target, const Member& other);
-  void RecordJoin(const Node& x, const Node& y, JoinKind kind,
-                  std::string_view group);
+  void RecordJoin(int x, int y, JoinKind kind, std::string_view group);
 
-  int RequestedSpec(const std::string& device);  // -1 if malformed
+  int RequestedSpec(std::string_view device);  // -1 if malformed
   int Candidates(int spec, TypeMask types);
   int SoftCandidates(int root);
   // TensorFlow's CPU build's note on a missing GPU (colocation_devices.cc).
   std::string NoGpuNote(const ParsedDeviceName& specified) const;
-  Status NoCandidatesError(const Node& node, int root);
+  Status NoCandidatesError(int node, int root);
 
   std::string DebugInfo(int root);
   std::string MemberDebugString(const Member& m);
-  std::string NodeDebugString(const Node& node) const;
-  std::string AttrsString(const Node& node) const;
+  std::string NodeDebugString(int node) const;
 
-  const Graph& graph_;
+  PlaceGraph& graph_;
   const DeviceSet& devices_;
   KernelSupport* kernels_;  // Not owned.
   PlaceOptions options_;
   bool record_;
   ParsedDeviceName local_address_;  // the client device's job/replica/task
-  std::vector<const Node*> op_nodes_;
   // Nodes with a ref, resource or variant input, in node order.
-  std::vector<const Node*> ref_input_nodes_;
+  std::vector<int> ref_input_nodes_;
   // Per node id, NameFilter::QuickHash of the name (see colocation.cc).
   std::vector<uint32_t> name_hashes_;
-  // Nodes with a `_class` list, in node order.
-  std::vector<std::pair<const Node*, const AttrValue*>> class_attrs_;
+  // Nodes with a `_class` list and its strings, in node order.
+  std::vector<std::pair<int, std::vector<std::string_view>>> class_attrs_;
   std::map<std::string, std::pair<int, std::string>> unknown_ops_;
 
   SpecTable specs_;
   std::vector<int> device_spec_;  // by device index
-  std::unordered_map<std::string, int> requested_specs_;
+  std::unordered_map<std::string_view, int> requested_specs_;
   std::vector<Member> members_;
   std::vector<int> assigned_device_;              // by node id, -1 = none
   std::deque<std::vector<int>> candidate_lists_;  // stable addresses

@@ -43,9 +43,9 @@ int ColocationGraph::Candidates(int spec, TypeMask types) {
   return index;
 }
 
-Status ColocationGraph::GetDevicesForNode(const Node& node,
+Status ColocationGraph::GetDevicesForNode(int node,
                                           const std::vector<int>** devices) {
-  int root = FindRoot(node.id());
+  int root = FindRoot(node);
   Member& m = members_[root];
   if (m.candidates >= 0) {
     *devices = &candidate_lists_[m.candidates];
@@ -63,11 +63,13 @@ Status ColocationGraph::GetDevicesForNode(const Node& node,
     list = Candidates(0, m.types);
     if (candidate_lists_[list].empty()) {
       std::vector<std::string> inputs;
-      for (DataType t : node.input_types()) inputs.push_back(DataTypeString(t));
+      for (int i = 0; i < graph_.num_inputs(node); ++i) {
+        inputs.push_back(DataTypeString(graph_.input_type(node, i)));
+      }
       return InvalidArgument(
           "Node had no OpKernel registered to support this operation: "
           "Operation was {} and inputs were [{}].\n{}",
-          node.op(), fmt::join(inputs, ", "), DebugInfo(root));
+          graph_.op(node), fmt::join(inputs, ", "), DebugInfo(root));
     }
   }
   m.candidates = list;
@@ -96,7 +98,7 @@ int ColocationGraph::SoftCandidates(int root) {
         "soft placement moved the resources colocated with '{}' off their "
         "device '{}': some of the ops that must sit with them have no kernel "
         "there",
-        graph_.FindNodeId(root)->name(), specs_.str(m.resource)));
+        graph_.name(root), specs_.str(m.resource)));
   }
   return list;
 }
@@ -116,10 +118,10 @@ std::string ColocationGraph::NoGpuNote(
   return " The requested device appears to be a GPU, but CUDA is not enabled.";
 }
 
-Status ColocationGraph::NoCandidatesError(const Node& node, int root) {
+Status ColocationGraph::NoCandidatesError(int node, int root) {
   const Member& m = members_[root];
   std::string debug = DebugInfo(root);
-  const std::string& requested = node.requested_device();
+  std::string_view requested = graph_.requested_device(node);
   ParsedDeviceName specified;
   if (ParseFullName(requested, &specified) &&
       SameSpec(specified, specs_[m.requested])) {
@@ -131,15 +133,17 @@ Status ColocationGraph::NoCandidatesError(const Node& node, int root) {
           "{{{{node {}}}}} was explicitly assigned to {} but available devices "
           "are [ {} ]. Make sure the device specification refers to a valid "
           "device.{}",
-          node.name(), requested, fmt::join(names, ", "), NoGpuNote(specified));
+          graph_.name(node), requested, fmt::join(names, ", "),
+          NoGpuNote(specified));
     }
     if (specified.has_type) {
       return InvalidArgument(
           "Could not satisfy explicit device specification '{}' because no "
           "supported kernel for {} devices is available.{}\nOp: {}\nNode "
           "attrs: {}\nRegistered kernels:\n{}",
-          requested, specified.type, debug, node.op(), AttrsString(node),
-          kernels_->KernelsRegisteredForOp(node.op()));
+          requested, specified.type, debug, graph_.op(node),
+          graph_.AttrsString(node),
+          kernels_->KernelsRegisteredForOp(graph_.op(node)));
     }
     return InvalidArgument(
         "Could not satisfy explicit device specification '{}'{}", requested,
@@ -151,13 +155,13 @@ Status ColocationGraph::NoCandidatesError(const Node& node, int root) {
       "Could not satisfy explicit device specification '{}' because the node "
       "{{{{colocation_node {}}}}} was colocated with a group of nodes that "
       "required incompatible device '{}'. All available devices [{}]. {}",
-      requested, node.name(), specs_.str(m.requested), fmt::join(names, ", "),
-      debug);
+      requested, graph_.name(node), specs_.str(m.requested),
+      fmt::join(names, ", "), debug);
 }
 
-Status ColocationGraph::LimitToAssignedDevice(const Node& node, int device) {
-  assigned_device_[node.id()] = device;
-  int root = FindRoot(node.id());
+Status ColocationGraph::LimitToAssignedDevice(int node, int device) {
+  assigned_device_[node] = device;
+  int root = FindRoot(node);
   Member& m = members_[root];
   if (m.size == 1) return Status::Ok();  // nobody else asks this group
   if (m.placed_by >= 0 && assigned_device_[m.placed_by] == device) {
@@ -179,7 +183,7 @@ Status ColocationGraph::LimitToAssignedDevice(const Node& node, int device) {
   m.assigned = m.resource = m.requested = spec;
   m.candidates = -1;
   m.soft = false;
-  if (m.placed_by < 0) m.placed_by = node.id();
+  if (m.placed_by < 0) m.placed_by = node;
   return Status::Ok();
 }
 
@@ -206,13 +210,13 @@ std::string ColocationGraph::MemberDebugString(const Member& m) {
 
 std::string ColocationGraph::DebugInfo(int root) {
   std::map<std::string, std::string> op_types;  // sorted, unlike TensorFlow
-  std::vector<const Node*> members;
-  for (const Node* node : op_nodes_) {
-    if (FindRoot(node->id()) != root) continue;
+  std::vector<int> members;
+  for (int node : graph_.op_nodes()) {
+    if (FindRoot(node) != root) continue;
     members.push_back(node);
     bool mismatch = false;
-    op_types[node->op()] =
-        kernels_->TypeNames(kernels_->SupportedTypes(*node, &mismatch), " ");
+    op_types[std::string(graph_.op(node))] =
+        kernels_->TypeNames(graph_.SupportedTypes(node, &mismatch), " ");
   }
   if (members.empty()) return "";
   std::string text =
@@ -225,10 +229,10 @@ std::string ColocationGraph::DebugInfo(int root) {
   text +=
       "\n\nColocation members, user-requested devices, and framework assigned "
       "devices, if any:";
-  for (const Node* node : members) {
-    text += fmt::format("\n  {} ({}) {}", node->name(), node->op(),
-                        node->requested_device());
-    int device = assigned_device_[node->id()];
+  for (int node : members) {
+    text += fmt::format("\n  {} ({}) {}", graph_.name(node), graph_.op(node),
+                        graph_.requested_device(node));
+    int device = assigned_device_[node];
     if (device >= 0) {
       text += " framework assigned device=" + devices_.devices()[device].name;
     }
@@ -236,22 +240,14 @@ std::string ColocationGraph::DebugInfo(int root) {
   return text + "\n";
 }
 
-std::string ColocationGraph::NodeDebugString(const Node& node) const {
-  int device = assigned_device_[node.id()];
+std::string ColocationGraph::NodeDebugString(int node) const {
+  int device = assigned_device_[node];
   return fmt::format(
       "{{name:'{}' id:{} op device:{{requested: '{}', assigned: '{}'}} "
       "def:{{{}}}}}",
-      node.name(), node.id(), node.requested_device(),
+      graph_.name(node), node, graph_.requested_device(node),
       device >= 0 ? devices_.devices()[device].name : "",
-      SummarizeNodeDef(node.def()));
-}
-
-// TensorFlow's AttrSlice::DebugString: the attrs, sorted, without _device.
-std::string ColocationGraph::AttrsString(const Node& node) const {
-  if (node.def().device().empty()) return SummarizeAttrs(node.def());
-  NodeDef copy = node.def();
-  copy.clear_device();
-  return SummarizeAttrs(copy);
+      graph_.DefSummary(node));
 }
 
 }  // namespace dfg::place_internal

@@ -51,16 +51,17 @@ TypeMask KernelSupport::ComputeMask(const OpInfo& info, const NodeDef& node,
   return mask;
 }
 
-KernelSupport::OpEntry& KernelSupport::Entry(const Node& node) {
-  if (last_entry_ != nullptr && *last_op_ == node.op()) return *last_entry_;
-  auto it = entries_.find(node.op());
+KernelSupport::OpEntry& KernelSupport::Entry(std::string_view op,
+                                             const NodeDef& node) {
+  if (last_entry_ != nullptr && *last_op_ == op) return *last_entry_;
+  auto it = entries_.find(std::string(op));
   if (it != entries_.end()) {
     last_op_ = &it->first;
     last_entry_ = &it->second;
     return it->second;
   }
   OpEntry entry;
-  entry.info = ops_.LookUpOpInfo(node.op());
+  entry.info = ops_.LookUpOpInfo(op);
   if (entry.info != nullptr) {
     for (const auto& [type, constraint] : entry.info->kernel_type_constraints) {
       const std::string& attr = constraint.first;
@@ -72,9 +73,9 @@ KernelSupport::OpEntry& KernelSupport::Entry(const Node& node) {
     std::sort(entry.constraint_attrs.begin(), entry.constraint_attrs.end());
     entry.constrained = !entry.constraint_attrs.empty();
     if (!entry.constrained) {
-      entry.mask = ComputeMask(*entry.info, node.def(), &entry.mismatch);
+      entry.mask = ComputeMask(*entry.info, node, &entry.mismatch);
     }
-  } else if (ops_.IsFunction(node.op())) {
+  } else if (ops_.IsFunction(op)) {
     // Function calls are not in the kernel registry: TensorFlow assumes every
     // device type supports them.
     entry.function = true;
@@ -84,25 +85,25 @@ KernelSupport::OpEntry& KernelSupport::Entry(const Node& node) {
     entry.unknown = true;
     entry.mask = TypeBit("CPU");
   }
-  it = entries_.emplace(node.op(), std::move(entry)).first;
+  it = entries_.emplace(std::string(op), std::move(entry)).first;
   last_op_ = &it->first;
   last_entry_ = &it->second;
   return it->second;
 }
 
-TypeMask KernelSupport::SupportedTypes(const Node& node, bool* attr_mismatch,
-                                       bool* unknown) {
-  OpEntry& entry = Entry(node);
+TypeMask KernelSupport::SupportedTypes(std::string_view op, const NodeDef& node,
+                                       bool* attr_mismatch, bool* unknown) {
+  OpEntry& entry = Entry(op, node);
   if (unknown != nullptr) *unknown = entry.unknown;
   if (!entry.constrained) {
     *attr_mismatch = entry.mismatch;
     return entry.mask;
   }
-  std::string key = node.op();
+  std::string key(op);
   for (const std::string& attr : entry.constraint_attrs) {
     key.push_back('\0');
-    auto it = node.def().attr().find(attr);
-    if (it == node.def().attr().end()) {
+    auto it = node.attr().find(attr);
+    if (it == node.attr().end()) {
       key.push_back('\1');
     } else if (it->second.value_case() == AttrValue::kType) {
       DataType type = it->second.type();
@@ -116,7 +117,7 @@ TypeMask KernelSupport::SupportedTypes(const Node& node, bool* attr_mismatch,
   auto cached = by_attrs_.find(key);
   if (cached == by_attrs_.end()) {
     bool mismatch = false;
-    TypeMask mask = ComputeMask(*entry.info, node.def(), &mismatch);
+    TypeMask mask = ComputeMask(*entry.info, node, &mismatch);
     cached = by_attrs_.emplace(std::move(key), std::pair(mask, mismatch)).first;
   }
   *attr_mismatch = cached->second.second;

@@ -38,11 +38,13 @@ class KernelSupport {
   // The types that support `node`. `*attr_mismatch` is set when some kernel
   // exists for the op but rejects the node's attrs; `*unknown` (may be null)
   // when neither the registry nor the library knows the op.
-  TypeMask SupportedTypes(const Node& node, bool* attr_mismatch,
-                          bool* unknown = nullptr);
+  TypeMask SupportedTypes(std::string_view op, const NodeDef& node,
+                          bool* attr_mismatch, bool* unknown = nullptr);
 
   // Calls of library functions are not in the registry.
-  bool IsFunctionCall(const Node& node) { return Entry(node).function; }
+  bool IsFunctionCall(std::string_view op, const NodeDef& node) {
+    return Entry(op, node).function;
+  }
 
   // "GPU CPU " (each type followed by `sep`) for the types in `mask`.
   std::string TypeNames(TypeMask mask, std::string_view sep) const;
@@ -60,7 +62,7 @@ class KernelSupport {
     bool mismatch = false;
     std::vector<std::string> constraint_attrs;
   };
-  OpEntry& Entry(const Node& node);
+  OpEntry& Entry(std::string_view op, const NodeDef& node);
   TypeMask ComputeMask(const OpInfo& info, const NodeDef& node,
                        bool* mismatch) const;
 
@@ -69,7 +71,7 @@ class KernelSupport {
   TypeMask all_types_ = 0;
   TypeMask xla_types_ = 0;
   std::vector<TypeMask> device_bits_;
-  std::unordered_map<std::string, OpEntry> entries_;
+  std::unordered_map<std::string, OpEntry> entries_;  // stable addresses
   // Graphs repeat ops in runs; the last entry answers without hashing.
   const std::string* last_op_ = nullptr;
   OpEntry* last_entry_ = nullptr;

@@ -12,6 +12,7 @@
 #include "lib/graph/op_registry.h"
 #include "lib/place/colocation.h"
 #include "lib/place/kernel_support.h"
+#include "lib/place/place_graph.h"
 
 namespace dfg {
 namespace {
@@ -22,16 +23,17 @@ using place_internal::Join;
 using place_internal::JoinKind;
 using place_internal::KernelSupport;
 using place_internal::Member;
+using place_internal::PlaceGraph;
 
 // Heuristic A's nodes: no inputs and one output that is not a ref.
-bool IsGenerator(const Node& node) {
-  return node.num_inputs() == 0 && node.num_outputs() == 1 &&
-         !IsRefType(node.output_type(0));
+bool IsGenerator(const PlaceGraph& graph, int node) {
+  return graph.num_inputs(node) == 0 && graph.num_outputs(node) == 1 &&
+         !IsRefType(graph.output_type(node, 0));
 }
 
 // Heuristic B's nodes: they read only their input's metadata.
-bool IsMetadata(const Node& node) {
-  std::string_view op = node.op();
+bool IsMetadata(const PlaceGraph& graph, int node) {
+  std::string_view op = graph.op(node);
   return op == "Shape" || op == "Size" || op == "Rank";
 }
 
@@ -48,14 +50,12 @@ struct Decision {
 
 class Placer {
  public:
-  Placer(Graph* graph, const DeviceSet& devices, const PlaceOptions& options,
-         PlacementReport* report)
+  Placer(PlaceGraph* graph, KernelSupport* kernels, const DeviceSet& devices,
+         const PlaceOptions& options, PlacementReport* report)
       : graph_(graph),
         devices_(devices),
         report_(report),
-        ops_(&graph->library()),
-        kernels_(devices, ops_),
-        colocation_(*graph, devices, &kernels_, options,
+        colocation_(*graph, devices, kernels, options,
                     report != nullptr && options.explain) {
     if (!options.explain) report_ = nullptr;  // only warnings, via Place()
   }
@@ -64,33 +64,32 @@ class Placer {
   const std::vector<std::string>& warnings() { return colocation_.warnings(); }
 
  private:
-  Status Assign(const Node& node, bool generator_pass);
-  int Heuristic(const Node& node, const std::vector<int>& candidates,
+  Status Assign(int node, bool generator_pass);
+  int Heuristic(int node, const std::vector<int>& candidates,
                 bool generator_pass, Decision* decision);
-  void Describe(const Node& node, bool by_heuristic, Decision* decision);
+  void Describe(int node, bool by_heuristic, Decision* decision);
   void WriteReport();
 
-  Graph* graph_;
+  PlaceGraph* graph_;  // Not owned.
   const DeviceSet& devices_;
   PlacementReport* report_;  // Not owned; may be null.
-  OpLookup ops_;
-  KernelSupport kernels_;
   ColocationGraph colocation_;
+  std::vector<int> scratch_;         // out-neighbours
   std::vector<Decision> decisions_;  // by node id, when reporting
 };
 
 Status Placer::Run() {
   DFG_RETURN_IF_ERROR(colocation_.Initialize());
   if (report_ != nullptr) decisions_.resize(graph_->num_node_ids());
-  std::vector<const Node*> second_pass;
-  for (const Node* node : colocation_.op_nodes()) {
-    int device = colocation_.assigned_device(node->id());
+  std::vector<int> second_pass;
+  for (int node : colocation_.op_nodes()) {
+    int device = colocation_.assigned_device(node);
     if (device >= 0) {
-      DFG_RETURN_IF_ERROR(colocation_.LimitToAssignedDevice(*node, device));
+      DFG_RETURN_IF_ERROR(colocation_.LimitToAssignedDevice(node, device));
       if (report_ != nullptr) {
-        Decision& d = decisions_[node->id()];
+        Decision& d = decisions_[node];
         d.rule = PlacementRule::kPreAssigned;
-        d.detail = node->assigned_device_name().empty()
+        d.detail = graph_->assigned_device_name(node).empty()
                        ? "its requested device is a full name, kept as "
                          "assigned"
                        : "kept its assigned device";
@@ -98,34 +97,34 @@ Status Placer::Run() {
       continue;
     }
     // Generators wait for their consumers (Heuristic A).
-    if (IsGenerator(*node)) {
+    if (IsGenerator(*graph_, node)) {
       second_pass.push_back(node);
       continue;
     }
-    DFG_RETURN_IF_ERROR(Assign(*node, /*generator_pass=*/false));
+    DFG_RETURN_IF_ERROR(Assign(node, /*generator_pass=*/false));
   }
-  for (const Node* node : second_pass) {
-    DFG_RETURN_IF_ERROR(Assign(*node, /*generator_pass=*/true));
+  for (int node : second_pass) {
+    DFG_RETURN_IF_ERROR(Assign(node, /*generator_pass=*/true));
   }
-  for (Node* node : graph_->op_nodes()) {
-    node->set_assigned_device_name(
-        devices_.devices()[colocation_.assigned_device(node->id())].name);
+  for (int node : graph_->op_nodes()) {
+    int device = colocation_.assigned_device(node);
+    graph_->SetAssigned(node, device, devices_.devices()[device].name);
   }
   if (report_ != nullptr) WriteReport();
   return Status::Ok();
 }
 
-Status Placer::Assign(const Node& node, bool generator_pass) {
+Status Placer::Assign(int node, bool generator_pass) {
   const std::vector<int>* candidates = nullptr;
   Status status = colocation_.GetDevicesForNode(node, &candidates);
   if (!status.ok()) {
     return AttachNode(
         InvalidArgument("Cannot assign a device for operation {}: {}",
-                        node.name(), status.message()),
-        node.name());
+                        graph_->name(node), status.message()),
+        graph_->name(node));
   }
   Decision scratch;
-  Decision* decision = report_ != nullptr ? &decisions_[node.id()] : &scratch;
+  Decision* decision = report_ != nullptr ? &decisions_[node] : &scratch;
   decision->candidates = candidates;
   int device = Heuristic(node, *candidates, generator_pass, decision);
   bool by_heuristic = device >= 0;
@@ -135,50 +134,57 @@ Status Placer::Assign(const Node& node, bool generator_pass) {
   return colocation_.LimitToAssignedDevice(node, device);
 }
 
-int Placer::Heuristic(const Node& node, const std::vector<int>& candidates,
+int Placer::Heuristic(int node, const std::vector<int>& candidates,
                       bool generator_pass, Decision* decision) {
+  auto device_of = [&](int n) {
+    return n < 0 ? -1 : colocation_.assigned_device(n);
+  };
   if (generator_pass) {
     // Heuristic A: every out-edge (control ones too) leads to one device.
-    const auto& out = node.out_edges();
+    std::vector<int>& out = scratch_;
+    graph_->OutNeighbors(node, &out);
     if (out.empty()) return -1;
-    int device = colocation_.assigned_device(out[0]->dst->id());
-    for (const Edge* e : out) {
-      if (colocation_.assigned_device(e->dst->id()) != device) return -1;
+    int device = device_of(out[0]);
+    for (int dst : out) {
+      if (device_of(dst) != device) return -1;
     }
     if (!Contains(candidates, device)) return -1;
     decision->rule = PlacementRule::kGenerator;
-    const Node* first = out[0]->dst;
+    if (report_ == nullptr) return device;
+    const int first = out[0];
     bool one = std::all_of(out.begin(), out.end(),
-                           [&](const Edge* e) { return e->dst == first; });
+                           [&](int dst) { return dst == first; });
     decision->detail =
-        one ? fmt::format("generator follows its consumer '{}'", first->name())
+        one ? fmt::format("generator follows its consumer '{}'",
+                          graph_->name(first))
             : fmt::format("generator follows its consumers ('{}', ...)",
-                          first->name());
+                          graph_->name(first));
     return device;
   }
   // Heuristic B: a metadata op goes where its (first) input already is.
-  if (!IsMetadata(node) || node.in_edges().empty()) return -1;
-  const Node& input = *node.in_edges()[0]->src;
-  int device = colocation_.assigned_device(input.id());
+  if (!IsMetadata(*graph_, node)) return -1;
+  int input = graph_->FirstInputSource(node);
+  int device = device_of(input);
   if (!Contains(candidates, device)) return -1;
   decision->rule = PlacementRule::kMetadata;
+  if (report_ == nullptr) return device;
   decision->detail =
-      fmt::format("metadata op follows its input '{}'", input.name());
+      fmt::format("metadata op follows its input '{}'", graph_->name(input));
   return device;
 }
 
 // The rule that decided. A group already placed by another member leaves a
 // single candidate, so that outranks the heuristics.
-void Placer::Describe(const Node& node, bool by_heuristic, Decision* decision) {
-  int root = colocation_.FindRoot(node.id());
+void Placer::Describe(int node, bool by_heuristic, Decision* decision) {
+  int root = colocation_.FindRoot(node);
   const Member& m = colocation_.member(root);
   const auto& specs = colocation_.specs();
   if (m.placed_by >= 0) {
-    const Join& join = colocation_.join(node.id());
-    std::string partner =
-        join.partner >= 0 ? graph_->FindNodeId(join.partner)->name() : "";
-    std::string root_name = graph_->FindNodeId(root)->name();
-    std::string placed = graph_->FindNodeId(m.placed_by)->name();
+    const Join& join = colocation_.join(node);
+    std::string_view partner =
+        join.partner >= 0 ? graph_->name(join.partner) : "";
+    std::string_view root_name = graph_->name(root);
+    std::string_view placed = graph_->name(m.placed_by);
     if (join.kind == JoinKind::kRefEdge ||
         join.kind == JoinKind::kResourceEdge) {
       decision->rule = PlacementRule::kRefEdge;
@@ -205,29 +211,28 @@ void Placer::Describe(const Node& node, bool by_heuristic, Decision* decision) {
     decision->rule = PlacementRule::kRequested;
     decision->detail =
         fmt::format("requested spec '{}'", specs.str(m.requested));
-    if (node.requested_device() != specs.str(m.requested)) {
-      decision->detail +=
-          node.requested_device().empty()
-              ? " (from its colocation group)"
-              : fmt::format(" (its own: '{}')", node.requested_device());
+    std::string_view own = graph_->requested_device(node);
+    if (own != specs.str(m.requested)) {
+      decision->detail += own.empty() ? " (from its colocation group)"
+                                      : fmt::format(" (its own: '{}')", own);
     }
   } else {
     decision->rule = PlacementRule::kDefault;
     decision->detail = "default = first candidate";
   }
-  auto note = colocation_.notes().find(node.id());
+  auto note = colocation_.notes().find(node);
   if (note != colocation_.notes().end())
     decision->detail += "; " + note->second;
 }
 
 void Placer::WriteReport() {
   report_->nodes.clear();
-  for (const Node* node : colocation_.op_nodes()) {
-    const Decision& d = decisions_[node->id()];
+  for (int node : colocation_.op_nodes()) {
+    const Decision& d = decisions_[node];
     NodePlacement p;
-    p.node = node->name();
-    p.op = node->op();
-    p.device = node->assigned_device_name();
+    p.node = graph_->name(node);
+    p.op = graph_->op(node);
+    p.device = devices_.devices()[colocation_.assigned_device(node)].name;
     if (d.candidates != nullptr) {
       for (int device : *d.candidates) {
         p.candidates.push_back(devices_.devices()[device].name);
@@ -283,21 +288,38 @@ std::string ExplainJson(const NodePlacement& p) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-Status Place(Graph* graph, const DeviceSet& devices,
-             const PlaceOptions& options, PlacementReport* report) {
+namespace place_internal {
+
+Status CheckDeviceSet(const DeviceSet& devices) {
   if (devices.empty()) return FailedPrecondition("No devices are registered");
   if (devices.PrioritizedDeviceTypeList().size() >
-      static_cast<size_t>(place_internal::kMaxDeviceTypes)) {
-    return InvalidArgument("more than {} device types",
-                           place_internal::kMaxDeviceTypes);
+      static_cast<size_t>(kMaxDeviceTypes)) {
+    return InvalidArgument("more than {} device types", kMaxDeviceTypes);
   }
-  Placer placer(graph, devices, options, report);
+  return Status::Ok();
+}
+
+Status PlaceView(PlaceGraph* graph, KernelSupport* kernels,
+                 const DeviceSet& devices, const PlaceOptions& options,
+                 PlacementReport* report) {
+  Placer placer(graph, kernels, devices, options, report);
   Status status = placer.Run();
   if (report != nullptr) {
     report->warnings = placer.warnings();
     if (!status.ok()) report->nodes.clear();
   }
   return status;
+}
+
+}  // namespace place_internal
+
+Status Place(Graph* graph, const DeviceSet& devices,
+             const PlaceOptions& options, PlacementReport* report) {
+  DFG_RETURN_IF_ERROR(place_internal::CheckDeviceSet(devices));
+  OpLookup ops(&graph->library());
+  KernelSupport kernels(devices, ops);
+  place_internal::GraphPlaceView view(graph, &kernels);
+  return place_internal::PlaceView(&view, &kernels, devices, options, report);
 }
 
 Status PlaceGraphDefInPlace(GraphDef* graph, const DeviceSet& devices,

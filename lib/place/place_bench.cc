@@ -1,12 +1,14 @@
 // Placement of large graphs: 1,000,000 nodes onto 8 devices, with requested
 // devices, ref and resource edges, `_class` groups, generators and metadata
-// ops. Import is measured on its own.
+// ops. Import is measured on its own, and the path `dfg place` takes for
+// binary GraphDefs (read from the bytes, placed, written) as a whole.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
 #include "lib/graph/graph_import.h"
 #include "lib/place/device_set.h"
 #include "lib/place/place.h"
+#include "lib/place/place_binary.h"
 
 namespace dfg {
 namespace {
@@ -143,6 +145,35 @@ void BM_PlaceGraphDefWithReport(benchmark::State& state) {
 }
 BENCHMARK(BM_PlaceGraphDefWithReport)
     ->Arg(100'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// `dfg place`'s path for binary GraphDefs (place_binary.h): the graph read
+// from its bytes, placed and written to a sink that only counts.
+void BM_PlaceBinaryGraphDef(benchmark::State& state) {
+  std::string bytes;
+  MakeGraph(static_cast<int>(state.range(0))).SerializeToString(&bytes);
+  DeviceSet devices = EightDevices();
+  for (auto _ : state) {
+    auto placed = PlaceBinaryGraphDef(bytes, devices, {});
+    if (placed == nullptr) {
+      state.SkipWithError("the bytes path declined");
+      return;
+    }
+    size_t written = 0;
+    Status status = placed->Write([&](std::string_view chunk) {
+      written += chunk.size();
+      return Status::Ok();
+    });
+    if (!status.ok()) state.SkipWithError(status.ToString().c_str());
+    benchmark::DoNotOptimize(written);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  state.SetBytesProcessed(state.iterations() * bytes.size());
+}
+BENCHMARK(BM_PlaceBinaryGraphDef)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
