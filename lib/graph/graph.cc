@@ -359,16 +359,17 @@ void Graph::MoveToGraphDef(GraphDef* out) {
 void Graph::ReleaseNodeDefs(const std::vector<Node*>& nodes, GraphDef* out) {
   auto* field = out->mutable_node();
   field->Reserve(field->size() + static_cast<int>(nodes.size()));
-  const bool same_arena = out->GetArena() == arena_;
-  for (Node* node : nodes) {
-    DFG_CHECK(node->IsOp() && FindNodeId(node->id()) == node);
-    if (same_arena) {
-      DFG_CHECK(node->owns_def_ || arena_ != nullptr);
-      field->AddAllocated(node->def_);
-      node->owns_def_ = false;
-    } else {
-      *field->Add() = *node->def_;
-    }
+  for (Node* node : nodes) ReleaseNodeDef(node, out);
+}
+
+void Graph::ReleaseNodeDef(Node* node, GraphDef* out) {
+  DFG_CHECK(node->IsOp() && FindNodeId(node->id()) == node);
+  if (out->GetArena() == arena_) {
+    DFG_CHECK(node->owns_def_ || arena_ != nullptr);
+    out->mutable_node()->AddAllocated(node->def_);
+    node->owns_def_ = false;
+  } else {
+    *out->add_node() = *node->def_;
   }
 }
 

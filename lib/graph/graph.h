@@ -205,6 +205,8 @@ class Graph {
   // graph's arena (copying them otherwise). The nodes keep pointing at them:
   // the graph must be destroyed before `out`.
   void ReleaseNodeDefs(const std::vector<Node*>& nodes, GraphDef* out);
+  // The same for one node.
+  void ReleaseNodeDef(Node* node, GraphDef* out);
 
   google::protobuf::Arena* arena() const { return arena_; }
 

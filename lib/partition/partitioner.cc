@@ -79,7 +79,13 @@ Status Partitioner::AssignDevices() {
       auto [pit, new_part] = partition_index.emplace(*key, keys_.size());
       if (new_part) {
         keys_.push_back(*key);
-        parts_.emplace_back();
+        if (move_defs_) {
+          parts_.push_back(google::protobuf::Arena::CreateMessage<GraphDef>(
+              graph_->arena()));
+        } else {
+          owned_parts_.push_back(std::make_unique<GraphDef>());
+          parts_.push_back(owned_parts_.back().get());
+        }
       }
       DeviceInfo info;
       info.type = parsed.type;
@@ -94,7 +100,7 @@ Status Partitioner::AssignDevices() {
   std::vector<int> sizes(parts_.size(), 0);
   for (const Node* node : nodes_) ++sizes[PartitionOf(node)];
   for (size_t i = 0; i < parts_.size(); ++i) {
-    parts_[i].mutable_node()->Reserve(sizes[i]);
+    parts_[i]->mutable_node()->Reserve(sizes[i]);
   }
   return Status::Ok();
 }
@@ -237,8 +243,8 @@ void Partitioner::AddTransfer(const Edge* edge, int dst_partition,
                               NodeDef** recv, NodeDef** real_recv,
                               int* transfer) {
   const Node* src = edge->src;
-  GraphDef* src_graph = &parts_[PartitionOf(src)];
-  GraphDef* dst_graph = &parts_[dst_partition];
+  GraphDef* src_graph = parts_[PartitionOf(src)];
+  GraphDef* dst_graph = parts_[dst_partition];
   std::string send_from;
   if (edge->IsControlEdge()) {
     NodeDef* dummy = src_graph->add_node();
