@@ -43,6 +43,11 @@ Node::~Node() {
   if (owns_def_) delete def_;
 }
 
+void Node::CopyAssignedDeviceFrom(const Node& other) {
+  DFG_CHECK(other.interned_ == interned_);
+  assigned_device_ = other.assigned_device_;
+}
+
 void Node::set_assigned_device_name(std::string_view device) {
   auto it = interned_->devices.find(device);
   if (it == interned_->devices.end())
@@ -75,6 +80,21 @@ bool Node::IsPlaceholder() const {
   return OpIs(*this, "Placeholder", "PlaceholderV2");
 }
 bool Node::IsControlFlow() const {
+  // Most ops are none of them: their first letter says so.
+  const std::string& name = op();
+  if (name.empty()) return false;
+  switch (name[0]) {
+    case 'S':  // Switch
+    case 'R':  // RefSwitch, RefMerge, RefEnter, RefExit, RefNextIteration
+    case '_':  // _SwitchN, _XlaMerge
+    case 'M':  // Merge
+    case 'E':  // Enter, Exit
+    case 'N':  // NextIteration
+    case 'L':  // LoopCond
+      break;
+    default:
+      return false;
+  }
   return IsSwitch() || IsMerge() || IsEnter() || IsExit() ||
          IsNextIteration() || IsLoopCond();
 }

@@ -80,6 +80,9 @@ class Node {
   const std::string& requested_device() const { return def_->device(); }
   const std::string& assigned_device_name() const { return *assigned_device_; }
   void set_assigned_device_name(std::string_view device);
+  // The same as set_assigned_device_name(other.assigned_device_name()), for
+  // a node of the same graph, without looking the name up.
+  void CopyAssignedDeviceFrom(const Node& other);
 
   // In ascending edge-id order.
   const std::vector<const Edge*>& in_edges() const { return in_edges_; }

@@ -346,30 +346,29 @@ std::map<std::string, GraphDef> CopyPartitions(
 }
 
 Status AssignCarriedDevices(Graph* graph) {
-  // A big graph names a handful of devices: each distinct name is parsed
-  // once (the last one's result is reused while nodes repeat it).
-  std::string last_device, last_assigned;
-  bool have_last = false;
+  // A big graph names a handful of devices: a node that repeats the previous
+  // node's device gets its assignment as it is.
+  const Node* last = nullptr;
   for (Node* node : graph->op_nodes()) {
     const std::string& device = node->requested_device();
-    if (have_last && device == last_device) {
-      node->set_assigned_device_name(last_assigned);
+    if (last != nullptr && device == last->requested_device()) {
+      node->CopyAssignedDeviceFrom(*last);
+      last = node;
       continue;
     }
     ParsedDeviceName parsed;
-    std::string assigned = device;
     if (!device.empty() && ParseFullName(device, &parsed)) {
       if (!parsed.IsFullySpecified()) {
         return FailedPrecondition(
             "node '{}' ({}) has device '{}', which is not a full device name",
             node->name(), node->op(), device);
       }
-      DFG_ASSIGN_OR_RETURN(assigned, CanonicalFullName(device));
+      DFG_ASSIGN_OR_RETURN(std::string canonical, CanonicalFullName(device));
+      node->set_assigned_device_name(canonical);
+    } else {
+      node->set_assigned_device_name(device);
     }
-    node->set_assigned_device_name(assigned);
-    last_device = device;
-    last_assigned = std::move(assigned);
-    have_last = true;
+    last = node;
   }
   return Status::Ok();
 }

@@ -71,6 +71,10 @@ class Partitioner {
     return devices_[node_device_[node->id()]];
   }
   int PartitionOf(const Node* node) const { return Device(node).partition; }
+  // Whether the two have one assigned device name.
+  bool SameDevice(const Node* a, const Node* b) const {
+    return node_device_[a->id()] == node_device_[b->id()];
+  }
   MemoryType InputMemory(const Node* node, int slot) const;
   MemoryType OutputMemory(const Node* node, int slot) const;
   bool NeedSameDeviceSendRecv(const Edge* edge) const;
@@ -111,7 +115,8 @@ class Partitioner {
   std::vector<std::string> keys_;  // by partition index
   std::vector<GraphDef*> parts_;   // by partition index
   std::vector<std::unique_ptr<GraphDef>> owned_parts_;  // without move_defs
-  std::vector<int> memory_index_;  // by node id: index into memory_, or -1
+  // by node id: index into memory_ (shared by nodes of one MemoryKey), or -1
+  std::vector<int> memory_index_;
   std::vector<NodeMemory> memory_;
 
   std::vector<int> recv_head_;  // by producer id: first entry, or -1
