@@ -22,7 +22,7 @@ bool OpIs(const Node& n, std::string_view a, std::string_view b,
 }
 
 // Edge lists are sorted by id; ids only grow, so an erase keeps them sorted.
-void EraseEdge(std::vector<const Edge*>* edges, const Edge* e) {
+void EraseEdge(EdgeList* edges, const Edge* e) {
   auto it = std::lower_bound(
       edges->begin(), edges->end(), e,
       [](const Edge* a, const Edge* b) { return a->id < b->id; });
@@ -117,7 +117,7 @@ Node* Graph::AddNode(NodeDef def, std::vector<DataType> input_types,
 Node* Graph::AdoptNode(NodeDef* def, std::vector<DataType> input_types,
                        std::vector<DataType> output_types, bool op_known) {
   DFG_CHECK(def != nullptr && def->GetArena() == arena_);
-  Node* node = &node_storage_.emplace_back();
+  Node* node = &node_storage_.emplace_back(&edge_pool_);
   node->id_ = static_cast<int>(nodes_.size());
   node->def_ = def;
   node->owns_def_ = arena_ == nullptr;
@@ -203,8 +203,8 @@ void Graph::RemoveNode(Node* node) {
   --num_nodes_;
   nodes_[node->id()] = nullptr;
   // Its memory stays with the graph; what it holds goes now.
-  std::vector<const Edge*>().swap(node->in_edges_);
-  std::vector<const Edge*>().swap(node->out_edges_);
+  EdgeList(&edge_pool_).swap(node->in_edges_);
+  EdgeList(&edge_pool_).swap(node->out_edges_);
 }
 
 void Graph::RemoveNodes(const std::vector<bool>& keep) {
