@@ -21,7 +21,8 @@ namespace {
 // names its send_device (§3.3 step 5); _HostSend/_HostRecv are left alone,
 // as TensorFlow does.
 void SetIncarnation(const PartitionOptions& options, NodeDef* def) {
-  if (def->op() != "_Send" && def->op() != "_Recv") return;
+  const std::string& op = def->op();
+  if (op.size() != 5 || (op != "_Send" && op != "_Recv")) return;
   auto& attr = *def->mutable_attr();
   auto device = attr.find("send_device");
   if (device == attr.end() || device->second.s().empty()) return;
