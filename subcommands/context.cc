@@ -212,25 +212,48 @@ Status WriteGraphOutput(Context& ctx, const OutputFlags& flags,
   return WriteOutput(ctx, flags, data, format == GraphFormat::kPb);
 }
 
-Status WritePartitionFiles(
-    const std::string& dir, GraphFormat format,
-    const std::map<std::string, tensorflow::GraphDef>& partitions) {
+namespace {
+
+Status MakeOutputDirectory(const std::string& dir) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (!std::filesystem::is_directory(dir)) {
     return InvalidArgument("{}: cannot create the output directory", dir);
   }
+  return Status::Ok();
+}
+
+Status WritePartitionFile(const std::string& dir, GraphFormat format,
+                          const std::string& key,
+                          const tensorflow::GraphDef& graph) {
+  std::string path = (std::filesystem::path(dir) /
+                      (PartitionFileName(key) + "." + GraphFormatName(format)))
+                         .string();
+  if (format == GraphFormat::kDot) {
+    DFG_ASSIGN_OR_RETURN(std::string data, GraphToDot(graph, DotOptions()));
+    return WriteFileAtomically(path, data);
+  }
+  return WriteGraphFile(path, graph, format);
+}
+
+}  // namespace
+
+Status WritePartitionFiles(
+    const std::string& dir, GraphFormat format,
+    const std::map<std::string, tensorflow::GraphDef>& partitions) {
+  DFG_RETURN_IF_ERROR(MakeOutputDirectory(dir));
   for (const auto& [key, graph] : partitions) {
-    std::string path =
-        (std::filesystem::path(dir) /
-         (PartitionFileName(key) + "." + GraphFormatName(format)))
-            .string();
-    if (format == GraphFormat::kDot) {
-      DFG_ASSIGN_OR_RETURN(std::string data, GraphToDot(graph, DotOptions()));
-      DFG_RETURN_IF_ERROR(WriteFileAtomically(path, data));
-    } else {
-      DFG_RETURN_IF_ERROR(WriteGraphFile(path, graph, format));
-    }
+    DFG_RETURN_IF_ERROR(WritePartitionFile(dir, format, key, graph));
+  }
+  return Status::Ok();
+}
+
+Status WritePartitionFiles(
+    const std::string& dir, GraphFormat format,
+    const std::map<std::string, tensorflow::GraphDef*>& partitions) {
+  DFG_RETURN_IF_ERROR(MakeOutputDirectory(dir));
+  for (const auto& [key, graph] : partitions) {
+    DFG_RETURN_IF_ERROR(WritePartitionFile(dir, format, key, *graph));
   }
   return Status::Ok();
 }

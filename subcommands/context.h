@@ -121,6 +121,9 @@ Status WriteGraphOutput(Context& ctx, const OutputFlags& flags,
 Status WritePartitionFiles(
     const std::string& dir, GraphFormat format,
     const std::map<std::string, tensorflow::GraphDef>& partitions);
+Status WritePartitionFiles(
+    const std::string& dir, GraphFormat format,
+    const std::map<std::string, tensorflow::GraphDef*>& partitions);
 
 // Splits repeated, comma-separated option values into one list.
 std::vector<std::string> SplitList(const std::vector<std::string>& values);

@@ -40,7 +40,7 @@ Status AssignDevices(const std::optional<DeviceSet>& devices, bool soft,
 }
 
 Status WriteResult(Context& ctx, const PartitionFlags& flags,
-                   const std::map<std::string, GraphDef>& parts) {
+                   const std::map<std::string, GraphDef*>& parts) {
   // -o is a directory: pbtxt files there by default, else DOT on stdout.
   const std::string& out = flags.output.output;
   bool to_dir = !out.empty() && out != "-";
@@ -50,13 +50,14 @@ Status WriteResult(Context& ctx, const PartitionFlags& flags,
                           to_dir ? GraphFormat::kPbtxt : GraphFormat::kDot));
   if (to_dir) return WritePartitionFiles(out, format, parts);
   if (format != GraphFormat::kDot) {
-    DFG_ASSIGN_OR_RETURN(std::string data,
-                         SerializeGraph(MergePartitions(parts), format));
+    DFG_ASSIGN_OR_RETURN(
+        std::string data,
+        SerializeGraph(MergePartitions(CopyPartitions(parts)), format));
     return WriteOutput(ctx, flags.output, data, format == GraphFormat::kPb);
   }
   DotReport report;
-  DFG_ASSIGN_OR_RETURN(std::string dot,
-                       PartitionsToDot(parts, DotOptions(), &report));
+  DFG_ASSIGN_OR_RETURN(std::string dot, PartitionsToDot(CopyPartitions(parts),
+                                                        DotOptions(), &report));
   for (const std::string& note : report.notes) {
     *ctx.io.err << "dfg partition: note: " << note << "\n";
   }
@@ -80,12 +81,15 @@ int RunPartition(Context& ctx, const PartitionFlags& flags) {
     if (!set.ok()) return ctx.Error(set.status());
     devices = std::move(set).value();
   }
+  // The graph, its nodes and the partitions made of them live on one arena.
+  google::protobuf::Arena arena(BigGraphArenaOptions());
   LoadedGraph loaded;
-  if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
+  GraphDef* def = LoadInput(ctx, flags.input, &arena, &loaded);
+  if (def == nullptr) return ctx.exit_code;
   const std::string where = InputName(flags.input);
   // In the order and with the edge ids of TensorFlow's session (a graph
   // from dfg prune: as TensorFlow pruned it).
-  auto graph = ImportClientGraph(std::move(loaded.graph));
+  auto graph = ImportClientGraph(def);
   if (!graph.ok()) return ctx.Error(graph.status(), where);
   if (Status s = AssignDevices(devices, flags.soft_placement, graph->get());
       !s.ok()) {
@@ -101,11 +105,12 @@ int RunPartition(Context& ctx, const PartitionFlags& flags) {
   options.incarnation = flags.incarnation;
   options.transfers = flags.json ? &transfers : nullptr;
   options.graph_copies = 2;  // BuildGraph's two CopyGraph calls
-  // The graph is not used afterwards: move attrs instead of copying them.
-  options.can_make_destructive_changes = true;
-  auto parts = Partition(graph->get(), options);
+  // The graph is not used afterwards: its nodes move into the partitions.
+  auto parts = PartitionOnArena(graph->get(), options);
   if (!parts.ok()) return NotPlaced(ctx, parts.status(), where);
-  if (flags.json) *ctx.io.err << PartitionReportJson(*parts, transfers);
+  if (flags.json) {
+    *ctx.io.err << PartitionReportJson(CopyPartitions(*parts), transfers);
+  }
   if (Status s = WriteResult(ctx, flags, *parts); !s.ok()) return ctx.Error(s);
   return kExitOk;
 }

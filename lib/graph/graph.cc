@@ -22,7 +22,7 @@ bool OpIs(const Node& n, std::string_view a, std::string_view b,
 }
 
 // Edge lists are sorted by id; ids only grow, so an erase keeps them sorted.
-void EraseEdge(std::vector<const Edge*>* edges, const Edge* e) {
+void EraseEdge(EdgeList* edges, const Edge* e) {
   auto it = std::lower_bound(
       edges->begin(), edges->end(), e,
       [](const Edge* a, const Edge* b) { return a->id < b->id; });
@@ -41,6 +41,11 @@ NodeDef PseudoNodeDef(const char* name) {
 
 Node::~Node() {
   if (owns_def_) delete def_;
+}
+
+void Node::CopyAssignedDeviceFrom(const Node& other) {
+  DFG_CHECK(other.interned_ == interned_);
+  assigned_device_ = other.assigned_device_;
 }
 
 void Node::set_assigned_device_name(std::string_view device) {
@@ -75,6 +80,21 @@ bool Node::IsPlaceholder() const {
   return OpIs(*this, "Placeholder", "PlaceholderV2");
 }
 bool Node::IsControlFlow() const {
+  // Most ops are none of them: their first letter says so.
+  const std::string& name = op();
+  if (name.empty()) return false;
+  switch (name[0]) {
+    case 'S':  // Switch
+    case 'R':  // RefSwitch, RefMerge, RefEnter, RefExit, RefNextIteration
+    case '_':  // _SwitchN, _XlaMerge
+    case 'M':  // Merge
+    case 'E':  // Enter, Exit
+    case 'N':  // NextIteration
+    case 'L':  // LoopCond
+      break;
+    default:
+      return false;
+  }
   return IsSwitch() || IsMerge() || IsEnter() || IsExit() ||
          IsNextIteration() || IsLoopCond();
 }
@@ -97,7 +117,7 @@ Node* Graph::AddNode(NodeDef def, std::vector<DataType> input_types,
 Node* Graph::AdoptNode(NodeDef* def, std::vector<DataType> input_types,
                        std::vector<DataType> output_types, bool op_known) {
   DFG_CHECK(def != nullptr && def->GetArena() == arena_);
-  Node* node = &node_storage_.emplace_back();
+  Node* node = &node_storage_.emplace_back(&edge_pool_);
   node->id_ = static_cast<int>(nodes_.size());
   node->def_ = def;
   node->owns_def_ = arena_ == nullptr;
@@ -183,8 +203,8 @@ void Graph::RemoveNode(Node* node) {
   --num_nodes_;
   nodes_[node->id()] = nullptr;
   // Its memory stays with the graph; what it holds goes now.
-  std::vector<const Edge*>().swap(node->in_edges_);
-  std::vector<const Edge*>().swap(node->out_edges_);
+  EdgeList(&edge_pool_).swap(node->in_edges_);
+  EdgeList(&edge_pool_).swap(node->out_edges_);
 }
 
 void Graph::RemoveNodes(const std::vector<bool>& keep) {
@@ -359,16 +379,17 @@ void Graph::MoveToGraphDef(GraphDef* out) {
 void Graph::ReleaseNodeDefs(const std::vector<Node*>& nodes, GraphDef* out) {
   auto* field = out->mutable_node();
   field->Reserve(field->size() + static_cast<int>(nodes.size()));
-  const bool same_arena = out->GetArena() == arena_;
-  for (Node* node : nodes) {
-    DFG_CHECK(node->IsOp() && FindNodeId(node->id()) == node);
-    if (same_arena) {
-      DFG_CHECK(node->owns_def_ || arena_ != nullptr);
-      field->AddAllocated(node->def_);
-      node->owns_def_ = false;
-    } else {
-      *field->Add() = *node->def_;
-    }
+  for (Node* node : nodes) ReleaseNodeDef(node, out);
+}
+
+void Graph::ReleaseNodeDef(Node* node, GraphDef* out) {
+  DFG_CHECK(node->IsOp() && FindNodeId(node->id()) == node);
+  if (out->GetArena() == arena_) {
+    DFG_CHECK(node->owns_def_ || arena_ != nullptr);
+    out->mutable_node()->AddAllocated(node->def_);
+    node->owns_def_ = false;
+  } else {
+    *out->add_node() = *node->def_;
   }
 }
 

@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <memory_resource>
 #include <set>
 #include <string>
 #include <string_view>
@@ -54,9 +55,17 @@ struct Edge {
   bool IsControlEdge() const { return src_output == kControlSlot; }
 };
 
+// A node's in- or out-edges. Their storage comes from the graph's pool and
+// goes with the graph: freeing two lists per node one by one costs a
+// million-node graph more than building it.
+using EdgeList = std::pmr::vector<const Edge*>;
+
 class Node {
  public:
   Node() = default;
+  // Edge lists allocated from `edge_pool` (not owned).
+  explicit Node(std::pmr::memory_resource* edge_pool)
+      : in_edges_(edge_pool), out_edges_(edge_pool) {}
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
   ~Node();
@@ -80,10 +89,13 @@ class Node {
   const std::string& requested_device() const { return def_->device(); }
   const std::string& assigned_device_name() const { return *assigned_device_; }
   void set_assigned_device_name(std::string_view device);
+  // The same as set_assigned_device_name(other.assigned_device_name()), for
+  // a node of the same graph, without looking the name up.
+  void CopyAssignedDeviceFrom(const Node& other);
 
   // In ascending edge-id order.
-  const std::vector<const Edge*>& in_edges() const { return in_edges_; }
-  const std::vector<const Edge*>& out_edges() const { return out_edges_; }
+  const EdgeList& in_edges() const { return in_edges_; }
+  const EdgeList& out_edges() const { return out_edges_; }
   // The data edge into input slot `idx`, or nullptr.
   const Edge* input_edge(int idx) const;
 
@@ -121,8 +133,8 @@ class Node {
   const std::vector<DataType>* output_types_ = nullptr;
   const std::string* assigned_device_ = nullptr;
   graph_internal::Interned* interned_ = nullptr;  // Not owned.
-  std::vector<const Edge*> in_edges_;
-  std::vector<const Edge*> out_edges_;
+  EdgeList in_edges_;
+  EdgeList out_edges_;
 };
 
 class Graph {
@@ -205,6 +217,8 @@ class Graph {
   // graph's arena (copying them otherwise). The nodes keep pointing at them:
   // the graph must be destroyed before `out`.
   void ReleaseNodeDefs(const std::vector<Node*>& nodes, GraphDef* out);
+  // The same for one node.
+  void ReleaseNodeDef(Node* node, GraphDef* out);
 
   google::protobuf::Arena* arena() const { return arena_; }
 
@@ -213,6 +227,9 @@ class Graph {
 
  private:
   google::protobuf::Arena* arena_;  // Not owned; may be null.
+  // The nodes' edge lists (declared before the nodes: it outlives them). A
+  // list that grows leaves its old storage here until the graph goes.
+  std::pmr::monotonic_buffer_resource edge_pool_;
   // Every node ever added, removed ones too (TensorFlow keeps them on a free
   // list): a million nodes cost a few hundred allocations.
   std::deque<Node> node_storage_;

@@ -5,6 +5,7 @@
 #include <map>
 #include <queue>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -146,6 +147,12 @@ class Importer {
   std::map<std::string, int> unknown_ops_;  // op -> node count
   std::vector<Node*> srcs_;                 // scratch: sources of one node
   std::vector<int> controls_;               // scratch: control sources
+  // InOutTypesForNode's results by AppendScalarAttrsKey (library functions
+  // are ops of this graph only, so the op name says which).
+  std::unordered_map<std::string,
+                     std::pair<std::vector<DataType>, std::vector<DataType>>>
+      signatures_;
+  std::string signature_key_;  // scratch
 };
 
 void Importer::TakeNodeDefs() {
@@ -344,7 +351,17 @@ Status Importer::MakeSignature(int o, NodeDef* def,
       if (options_.added_defaults != nullptr) NoteDefaults(o, *op_def, *def);
       AddDefaultsToNodeDef(*op_def, def);
     }
-    DFG_RETURN_IF_ERROR(InOutTypesForNode(*def, *op_def, inputs, outputs));
+    signature_key_.clear();
+    const bool keyed = AppendScalarAttrsKey(*def, &signature_key_);
+    auto it = keyed ? signatures_.find(signature_key_) : signatures_.end();
+    if (it != signatures_.end()) {
+      *inputs = it->second.first;
+      *outputs = it->second.second;
+    } else {
+      DFG_RETURN_IF_ERROR(InOutTypesForNode(*def, *op_def, inputs, outputs));
+      if (keyed)
+        signatures_.emplace(signature_key_, std::pair(*inputs, *outputs));
+    }
     *known = true;
     return CheckInputCount(*def, *op_def, *inputs, o);
   }

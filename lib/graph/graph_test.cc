@@ -34,7 +34,7 @@ std::string Edges(const Graph& g) {
   return out;
 }
 
-std::string Ids(const std::vector<const Edge*>& edges) {
+std::string Ids(const EdgeList& edges) {
   std::string out;
   for (const Edge* e : edges) out += std::to_string(e->id) + ",";
   return out;

@@ -274,4 +274,50 @@ void SlotArgNames(const NodeDef& node, const OpDef& op_def,
     output_args->insert(output_args->end(), ArgSlots(node, arg), arg.name());
 }
 
+bool AppendScalarAttrsKey(const tensorflow::NodeDef& node, std::string* key) {
+  using tensorflow::AttrValue;
+  // Called for every node of a big graph: no allocation but the key's.
+  constexpr int kMaxAttrs = 16;
+  std::pair<const std::string*, const AttrValue*> attrs[kMaxAttrs];
+  int n = 0;
+  for (const auto& [name, value] : node.attr()) {
+    switch (value.value_case()) {
+      case AttrValue::kList:
+      case AttrValue::kFunc:
+      case AttrValue::kPlaceholder:
+        return false;
+      default:
+        if (n == kMaxAttrs) return false;
+        attrs[n++] = {&name, &value};
+    }
+  }
+  // A NodeDef's attr map has no set order.
+  std::sort(attrs, attrs + n,
+            [](const auto& a, const auto& b) { return *a.first < *b.first; });
+  key->append(node.op());
+  for (int i = 0; i < n; ++i) {
+    const AttrValue& value = *attrs[i].second;
+    key->push_back('\0');
+    key->append(*attrs[i].first);
+    key->push_back('\0');
+    key->push_back(static_cast<char>('A' + value.value_case()));
+    int64_t scalar = 0;
+    switch (value.value_case()) {
+      case AttrValue::kType:
+        scalar = value.type();
+        break;
+      case AttrValue::kI:
+        scalar = value.i();
+        break;
+      case AttrValue::kB:
+        scalar = value.b();
+        break;
+      default:
+        continue;
+    }
+    key->append(reinterpret_cast<const char*>(&scalar), sizeof(scalar));
+  }
+  return true;
+}
+
 }  // namespace dfg

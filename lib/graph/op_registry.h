@@ -90,6 +90,15 @@ Status InOutTypesForNode(const tensorflow::NodeDef& node, const OpDef& op_def,
                          std::vector<DataType>* inputs,
                          std::vector<DataType>* outputs);
 
+// Appends to `key` what a node's signature and memory types can depend on:
+// its op, then its attrs by name with their kind, and the values of the
+// type, int and bool ones (the others, strings, floats, shapes, tensors,
+// decide neither). False, with `key` unusable, when an attr is a list, a func
+// or a placeholder: such a node is computed alone. Nodes with one key have
+// one InOutTypesForNode result, and on one device type one
+// MemoryTypesForNode result given their signature.
+bool AppendScalarAttrsKey(const tensorflow::NodeDef& node, std::string* key);
+
 // Adds each attr of `op_def` that has a default and is absent from `node`.
 void AddDefaultsToNodeDef(const OpDef& op_def, tensorflow::NodeDef* node);
 

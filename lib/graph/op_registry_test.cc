@@ -513,5 +513,49 @@ TEST_CASE("corpus nodes of registered ops validate against the registry",
   CHECK(failures == std::vector<std::string>{});
 }
 
+// The key of a node's text, or "none" when it has none.
+std::string ScalarKey(const std::string& text) {
+  std::string key;
+  return AppendScalarAttrsKey(ParseNode(text), &key) ? key : "none";
+}
+
+TEST_CASE("scalar attrs keys tell apart what signatures depend on",
+          "[graph][op_registry]") {
+  const std::string add =
+      "name: 'a' op: 'AddN' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'N' value { i: 3 } }";
+  const std::string add_swapped =
+      "name: 'b' op: 'AddN' input: 'x' attr { key: 'N' value { i: 3 } } "
+      "attr { key: 'T' value { type: DT_FLOAT } } device: '/cpu:0'";
+  // Names, inputs, devices and attr order do not count.
+  CHECK(ScalarKey(add) == ScalarKey(add_swapped));
+  CHECK(ScalarKey(add) !=
+        ScalarKey("name: 'a' op: 'AddN' "
+                  "attr { key: 'T' value { type: DT_INT32 } } "
+                  "attr { key: 'N' value { i: 3 } }"));
+  CHECK(ScalarKey(add) !=
+        ScalarKey("name: 'a' op: 'AddN' "
+                  "attr { key: 'T' value { type: DT_FLOAT } } "
+                  "attr { key: 'N' value { i: 2 } }"));
+  CHECK(ScalarKey(add) !=
+        ScalarKey("name: 'a' op: 'AddV2' "
+                  "attr { key: 'T' value { type: DT_FLOAT } } "
+                  "attr { key: 'N' value { i: 3 } }"));
+  // An attr's presence counts, a string's or a tensor's value does not.
+  CHECK(ScalarKey(add) !=
+        ScalarKey(add + " attr { key: '_x' value { s: 'a' } }"));
+  CHECK(ScalarKey(add + " attr { key: '_x' value { s: 'a' } }") ==
+        ScalarKey(add + " attr { key: '_x' value { s: 'b' } }"));
+  CHECK(ScalarKey(add + " attr { key: '_x' value { b: true } }") !=
+        ScalarKey(add + " attr { key: '_x' value { b: false } }"));
+  CHECK(ScalarKey(add + " attr { key: '_x' value { s: '' } }") !=
+        ScalarKey(add + " attr { key: '_x' value { i: 0 } }"));
+  // Lists and funcs: no key.
+  CHECK(ScalarKey(add + " attr { key: '_input_hostmem' value { list { i: 0 } "
+                        "} }") == "none");
+  CHECK(ScalarKey(add + " attr { key: 'f' value { func { name: 'g' } } }") ==
+        "none");
+}
+
 }  // namespace
 }  // namespace dfg

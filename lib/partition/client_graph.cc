@@ -77,7 +77,7 @@ class ClientGraphBuilder {
       consumers_pruned_[node->id()] = TakeConsumersPruned(node->mutable_def());
     }
     OrderKeptNodes();
-    out_ = std::make_unique<Graph>();
+    out_ = std::make_unique<Graph>(in_->arena());
     *out_->mutable_versions() = in_->versions();
     out_->mutable_library()->Swap(in_->mutable_library());
     out_->mutable_debug_info()->Swap(in_->mutable_debug_info());
@@ -155,10 +155,15 @@ class ClientGraphBuilder {
     }
   }
 
+  // On an arena, the definition itself (in_ is destroyed first, never
+  // deleting it); on the heap, moved into a new one.
   void CopyNode(Node* node) {
-    Node* copy =
-        out_->AddNode(std::move(*node->mutable_def()), node->input_types(),
-                      node->output_types(), node->op_known());
+    Node* copy = in_->arena() != nullptr
+                     ? out_->AdoptNode(node->mutable_def(), node->input_types(),
+                                       node->output_types(), node->op_known())
+                     : out_->AddNode(std::move(*node->mutable_def()),
+                                     node->input_types(), node->output_types(),
+                                     node->op_known());
     copy->set_assigned_device_name(node->assigned_device_name());
     copy_[node->id()] = copy;
   }
@@ -248,17 +253,22 @@ class ClientGraphBuilder {
 
 StatusOr<std::unique_ptr<Graph>> ImportClientGraph(
     GraphDef def, const ImportOptions& options) {
-  const int num_rewrite = CountRewriteNodes(def);
+  return ImportClientGraph(&def, options);
+}
+
+StatusOr<std::unique_ptr<Graph>> ImportClientGraph(
+    GraphDef* def, const ImportOptions& options) {
+  const int num_rewrite = CountRewriteNodes(*def);
   if (num_rewrite == 0) {
-    for (NodeDef& node : *def.mutable_node()) TakeConsumersPruned(&node);
-    return ImportGraphDef(std::move(def), options);
+    for (NodeDef& node : *def->mutable_node()) TakeConsumersPruned(&node);
+    return ImportGraphDef(def, options);
   }
-  const int num_nodes = def.node_size();
+  const int num_nodes = def->node_size();
   std::unordered_map<std::string, int> index;
   index.reserve(num_nodes);
-  for (int i = 0; i < num_nodes; ++i) index.emplace(def.node(i).name(), i);
+  for (int i = 0; i < num_nodes; ++i) index.emplace(def->node(i).name(), i);
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported,
-                       ImportGraphDef(std::move(def), options));
+                       ImportGraphDef(def, options));
   std::vector<int> position(imported->num_node_ids(), -1);
   for (Node* node : imported->op_nodes()) {
     auto it = index.find(node->name());

@@ -56,6 +56,11 @@ namespace dfg {
 // Errors: those of ImportGraphDef.
 StatusOr<std::unique_ptr<Graph>> ImportClientGraph(
     GraphDef def, const ImportOptions& options = {});
+// The same, taking the nodes of `*def` over (ImportGraphDef(GraphDef*)): when
+// `*def` lives on a protobuf Arena, the graph keeps its NodeDefs there, never
+// copied, and must be destroyed before the arena.
+StatusOr<std::unique_ptr<Graph>> ImportClientGraph(
+    GraphDef* def, const ImportOptions& options = {});
 
 }  // namespace dfg
 

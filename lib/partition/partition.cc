@@ -21,7 +21,8 @@ namespace {
 // names its send_device (§3.3 step 5); _HostSend/_HostRecv are left alone,
 // as TensorFlow does.
 void SetIncarnation(const PartitionOptions& options, NodeDef* def) {
-  if (def->op() != "_Send" && def->op() != "_Recv") return;
+  const std::string& op = def->op();
+  if (op.size() != 5 || (op != "_Send" && op != "_Recv")) return;
   auto& attr = *def->mutable_attr();
   auto device = attr.find("send_device");
   if (device == attr.end() || device->second.s().empty()) return;
@@ -56,7 +57,7 @@ void CopyDebugInfo(const tensorflow::GraphDebugInfo& from, GraphDef* graph) {
 
 }  // namespace
 
-StatusOr<std::map<std::string, GraphDef>> Partitioner::Run() {
+StatusOr<std::map<std::string, GraphDef*>> Partitioner::Run() {
   nodes_ = graph_->op_nodes();
   bool has_control_flow = false;
   for (const Node* node : nodes_) {
@@ -82,14 +83,23 @@ StatusOr<std::map<std::string, GraphDef>> Partitioner::Run() {
     DFG_RETURN_IF_ERROR(ProcessNode(dst));
   }
   Finish();
-  std::map<std::string, GraphDef> result;
+  std::map<std::string, GraphDef*> result;
   for (size_t i = 0; i < keys_.size(); ++i) {
-    result.emplace(std::move(keys_[i]), std::move(parts_[i]));
+    result.emplace(std::move(keys_[i]), parts_[i]);
   }
   return result;
 }
 
 NodeDef* Partitioner::CopyNode(Node* dst, GraphDef* graph) {
+  if (move_defs_) {
+    // The definition itself, with what a copy would not take cleared.
+    NodeDef* def = dst->mutable_def();
+    def->clear_input();
+    def->set_device(dst->assigned_device_name());
+    def->GetReflection()->MutableUnknownFields(def)->Clear();
+    graph_->ReleaseNodeDef(dst, graph);
+    return def;
+  }
   NodeDef* def = graph->add_node();
   NodeDef* from = dst->mutable_def();
   def->set_name(from->name());
@@ -202,7 +212,7 @@ void Partitioner::AddInputFrom(const Edge* edge, int dst_partition,
 
 Status Partitioner::ProcessNode(Node* dst) {
   const int dst_partition = PartitionOf(dst);
-  NodeDef* dst_def = CopyNode(dst, &parts_[dst_partition]);
+  NodeDef* dst_def = CopyNode(dst, parts_[dst_partition]);
   const Edge* control_flow_edge = nullptr;
   int num_control_flow_edges = 0;
   DFG_RETURN_IF_ERROR(
@@ -231,7 +241,8 @@ void Partitioner::Finish() {
       options_.library != nullptr ? *options_.library : graph_->library();
   const bool has_library =
       library.function_size() > 0 || library.gradient_size() > 0;
-  for (GraphDef& part : parts_) {
+  for (GraphDef* part_ptr : parts_) {
+    GraphDef& part = *part_ptr;
     *part.mutable_versions() = graph_->versions();
     if (has_library)
       *part.mutable_library() = ReachableFunctions(library, part);
@@ -312,12 +323,40 @@ std::string Partitioner::NewName(std::string_view prefix) {
 StatusOr<std::map<std::string, GraphDef>> Partition(
     Graph* graph, const PartitionOptions& options) {
   partition_internal::Partitioner partitioner(graph, options);
+  DFG_ASSIGN_OR_RETURN(auto parts, partitioner.Run());
+  std::map<std::string, GraphDef> result;
+  for (auto& [key, part] : parts) result.emplace(key, std::move(*part));
+  return result;
+}
+
+StatusOr<std::map<std::string, GraphDef*>> PartitionOnArena(
+    Graph* graph, const PartitionOptions& options) {
+  if (graph->arena() == nullptr) {
+    return Internal("PartitionOnArena needs a graph on an arena");
+  }
+  partition_internal::Partitioner partitioner(graph, options,
+                                              /*move_defs=*/true);
   return partitioner.Run();
 }
 
+std::map<std::string, GraphDef> CopyPartitions(
+    const std::map<std::string, GraphDef*>& partitions) {
+  std::map<std::string, GraphDef> copy;
+  for (const auto& [key, part] : partitions) copy.emplace(key, *part);
+  return copy;
+}
+
 Status AssignCarriedDevices(Graph* graph) {
+  // A big graph names a handful of devices: a node that repeats the previous
+  // node's device gets its assignment as it is.
+  const Node* last = nullptr;
   for (Node* node : graph->op_nodes()) {
     const std::string& device = node->requested_device();
+    if (last != nullptr && device == last->requested_device()) {
+      node->CopyAssignedDeviceFrom(*last);
+      last = node;
+      continue;
+    }
     ParsedDeviceName parsed;
     if (!device.empty() && ParseFullName(device, &parsed)) {
       if (!parsed.IsFullySpecified()) {
@@ -327,9 +366,10 @@ Status AssignCarriedDevices(Graph* graph) {
       }
       DFG_ASSIGN_OR_RETURN(std::string canonical, CanonicalFullName(device));
       node->set_assigned_device_name(canonical);
-      continue;
+    } else {
+      node->set_assigned_device_name(device);
     }
-    node->set_assigned_device_name(device);
+    last = node;
   }
   return Status::Ok();
 }

@@ -112,6 +112,20 @@ struct PartitionOptions {
 StatusOr<std::map<std::string, GraphDef>> Partition(
     Graph* graph, const PartitionOptions& options);
 
+// As Partition, for big graphs: the partitions are built on the graph's
+// arena (Graph::arena(), which must be set and outlive them), and each node's
+// definition moves into its partition instead of being copied (so
+// options.can_make_destructive_changes is implied). The graph must not be
+// used afterwards, except to be destroyed. The same partitions as Partition.
+// Errors: Partition's; kInternal for a graph without an arena.
+StatusOr<std::map<std::string, GraphDef*>> PartitionOnArena(
+    Graph* graph, const PartitionOptions& options);
+
+// The partitions as values (for what takes them so: MergePartitions,
+// PartitionReportJson, DOT).
+std::map<std::string, GraphDef> CopyPartitions(
+    const std::map<std::string, GraphDef*>& partitions);
+
 // Takes the device each node carries in its NodeDef (`device`, the output of
 // `dfg place`) as its assigned device, in canonical form, so that legacy
 // (`/cpu:0`) and full spellings of one device make one partition. Empty or

@@ -10,6 +10,17 @@
 namespace dfg::partition_internal {
 namespace {
 
+// What a node's memory types depend on, when a key can say it (the op's
+// registration, the device type, the signature and AppendScalarAttrsKey's
+// attrs); false for a node computed alone. A big graph has a handful.
+bool MemoryKey(const Node& node, const DeviceInfo& device, std::string* key) {
+  key->assign(device.type);
+  key->push_back('\0');
+  const void* signature[2] = {&node.input_types(), &node.output_types()};
+  key->append(reinterpret_cast<const char*>(signature), sizeof(signature));
+  return AppendScalarAttrsKey(node.def(), key);
+}
+
 DataType OutputType(const Node& node, int k) {
   return k >= 0 && k < node.num_outputs() ? node.output_type(k)
                                           : DataType::DT_INVALID;
@@ -79,7 +90,13 @@ Status Partitioner::AssignDevices() {
       auto [pit, new_part] = partition_index.emplace(*key, keys_.size());
       if (new_part) {
         keys_.push_back(*key);
-        parts_.emplace_back();
+        if (move_defs_) {
+          parts_.push_back(google::protobuf::Arena::CreateMessage<GraphDef>(
+              graph_->arena()));
+        } else {
+          owned_parts_.push_back(std::make_unique<GraphDef>());
+          parts_.push_back(owned_parts_.back().get());
+        }
       }
       DeviceInfo info;
       info.type = parsed.type;
@@ -94,7 +111,7 @@ Status Partitioner::AssignDevices() {
   std::vector<int> sizes(parts_.size(), 0);
   for (const Node* node : nodes_) ++sizes[PartitionOf(node)];
   for (size_t i = 0; i < parts_.size(); ++i) {
-    parts_[i].mutable_node()->Reserve(sizes[i]);
+    parts_[i]->mutable_node()->Reserve(sizes[i]);
   }
   return Status::Ok();
 }
@@ -109,21 +126,31 @@ Status Partitioner::ComputeMemoryTypes() {
       if (edge->IsControlEdge() || !edge->src->IsOp()) continue;
       const Node* src = edge->src;
       if (PartitionOf(src) != PartitionOf(dst) ||
-          (!Device(src).is_cpu &&
-           src->assigned_device_name() == dst->assigned_device_name())) {
+          (!Device(src).is_cpu && SameDevice(src, dst))) {
         needed[src->id()] = true;
         needed[dst->id()] = true;
       }
     }
   }
   OpLookup ops(&graph_->library());
+  std::unordered_map<std::string, int> by_key;
+  std::string key;
   for (const Node* node : nodes_) {
     if (!needed[node->id()]) continue;
+    const bool keyed = MemoryKey(*node, Device(node), &key);
+    if (keyed) {
+      auto it = by_key.find(key);
+      if (it != by_key.end()) {
+        memory_index_[node->id()] = it->second;
+        continue;
+      }
+    }
     NodeMemory memory;
     DFG_RETURN_IF_ERROR(MemoryTypesForNode(
         ops, Device(node).type, node->def(), node->input_types(),
         node->output_types(), &memory.inputs, &memory.outputs));
     memory_index_[node->id()] = static_cast<int>(memory_.size());
+    if (keyed) by_key.emplace(key, memory_index_[node->id()]);
     memory_.push_back(std::move(memory));
   }
   return Status::Ok();
@@ -153,7 +180,7 @@ bool Partitioner::NeedSameDeviceSendRecv(const Edge* edge) const {
   if (edge->IsControlEdge()) return false;
   const Node* src = edge->src;
   const Node* dst = edge->dst;
-  if (src->assigned_device_name() != dst->assigned_device_name()) return false;
+  if (!SameDevice(src, dst)) return false;
   if (Device(src).is_cpu) return false;
   return OutputMemory(src, edge->src_output) !=
          InputMemory(dst, edge->dst_input);
@@ -237,8 +264,8 @@ void Partitioner::AddTransfer(const Edge* edge, int dst_partition,
                               NodeDef** recv, NodeDef** real_recv,
                               int* transfer) {
   const Node* src = edge->src;
-  GraphDef* src_graph = &parts_[PartitionOf(src)];
-  GraphDef* dst_graph = &parts_[dst_partition];
+  GraphDef* src_graph = parts_[PartitionOf(src)];
+  GraphDef* dst_graph = parts_[dst_partition];
   std::string send_from;
   if (edge->IsControlEdge()) {
     NodeDef* dummy = src_graph->add_node();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,10 +46,15 @@ struct RecvEntry {
 
 class Partitioner {
  public:
-  Partitioner(Graph* graph, const PartitionOptions& options)
-      : graph_(graph), options_(options) {}
+  // With `move_defs`, the partitions are built on the graph's arena and the
+  // nodes' definitions move into them (PartitionOnArena).
+  Partitioner(Graph* graph, const PartitionOptions& options,
+              bool move_defs = false)
+      : graph_(graph), options_(options), move_defs_(move_defs) {}
 
-  StatusOr<std::map<std::string, GraphDef>> Run();
+  // The partitions, by key: on the graph's arena with move_defs, else owned
+  // by the Partitioner.
+  StatusOr<std::map<std::string, GraphDef*>> Run();
 
   std::string NewName(std::string_view prefix);
 
@@ -65,6 +71,10 @@ class Partitioner {
     return devices_[node_device_[node->id()]];
   }
   int PartitionOf(const Node* node) const { return Device(node).partition; }
+  // Whether the two have one assigned device name.
+  bool SameDevice(const Node* a, const Node* b) const {
+    return node_device_[a->id()] == node_device_[b->id()];
+  }
   MemoryType InputMemory(const Node* node, int slot) const;
   MemoryType OutputMemory(const Node* node, int slot) const;
   bool NeedSameDeviceSendRecv(const Edge* edge) const;
@@ -92,6 +102,7 @@ class Partitioner {
 
   Graph* graph_;  // Not owned.
   const PartitionOptions& options_;
+  const bool move_defs_;
   int64_t local_counter_ = 0;
   // With graph_copies: by edge id, the id in TensorFlow's last copy, for the
   // edges there before the control loops; those after start at copied_end_.
@@ -102,8 +113,10 @@ class Partitioner {
   std::vector<DeviceInfo> devices_;
   std::vector<int> node_device_;   // by node id: index into devices_
   std::vector<std::string> keys_;  // by partition index
-  std::vector<GraphDef> parts_;    // by partition index
-  std::vector<int> memory_index_;  // by node id: index into memory_, or -1
+  std::vector<GraphDef*> parts_;   // by partition index
+  std::vector<std::unique_ptr<GraphDef>> owned_parts_;  // without move_defs
+  // by node id: index into memory_ (shared by nodes of one MemoryKey), or -1
+  std::vector<int> memory_index_;
   std::vector<NodeMemory> memory_;
 
   std::vector<int> recv_head_;  // by producer id: first entry, or -1
