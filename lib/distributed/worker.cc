@@ -301,6 +301,9 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     args.runner = [pool](std::function<void()> fn) {
       pool->Schedule(std::move(fn));
     };
+    // A RecvTensor answer arrives on the completion loop's thread: the
+    // nodes it makes ready go on there (no pool thread woken per step).
+    args.continue_on_done_thread = true;
     Executor* exec = unit.executor.get();
     if (&unit == last) {
       // The last unit starts on this thread (its root nodes run here; the
