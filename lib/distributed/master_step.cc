@@ -166,6 +166,15 @@ struct MasterSession::Step : public std::enable_shared_from_this<Step> {
     if (first) CancelOthers(s);
     if (last) Finish();
   }
+  // The starter is done with the session.
+  void Started() {
+    bool last = false;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      last = --pending == 0;
+    }
+    if (last) Finish();
+  }
   void Finish();
   Status Collect();
 };
@@ -343,11 +352,9 @@ void MasterSession::StartStep(
     }
     step->parts.push_back(std::move(part));
   }
-  step->pending = static_cast<int>(step->parts.size());
-  if (step->parts.empty()) {
-    step->Finish();
-    return;
-  }
+  // One more than the parts: the step cannot finish (and its done drop the
+  // last reference to this session) before this function is done with it.
+  step->pending = static_cast<int>(step->parts.size()) + 1;
   CompletionLoop* loop = cache_->loop();
   for (auto& part_ptr : step->parts) {
     Step::Part* part = part_ptr.get();
@@ -396,6 +403,7 @@ void MasterSession::StartStep(
   cancel->OnCancel([weak] {
     if (auto s = weak.lock()) s->Stop(Cancelled("Run call was cancelled"));
   });
+  step->Started();
 }
 
 }  // namespace dfg
