@@ -75,6 +75,7 @@ StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES,
                              kFlowControlWindow);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, kMaxFrameSize);
+  builder.AddChannelArgument(GRPC_ARG_ENABLE_CHANNELZ, 0);
   builder.RegisterService(impl->worker_service->service());
   builder.RegisterService(impl->master_service->service());
   std::unique_ptr<grpc::ServerCompletionQueue> cq =

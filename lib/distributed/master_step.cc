@@ -356,11 +356,13 @@ void MasterSession::StartStep(
   // last reference to this session) before this function is done with it.
   step->pending = static_cast<int>(step->parts.size()) + 1;
   CompletionLoop* loop = cache_->loop();
+  // The remote parts first: they start on their tasks while the local part
+  // runs here.
+  Step::Part* local_part = nullptr;
   for (auto& part_ptr : step->parts) {
     Step::Part* part = part_ptr.get();
     if (part->local) {
-      local_->RunGraph(&part->request, &part->response,
-                       [step, part](const Status& s) { step->PartDone(part, s); });
+      local_part = part;
       continue;
     }
     WorkerStubs* stubs = cache_->Get(part->task).value();
@@ -375,6 +377,20 @@ void MasterSession::StartStep(
       part->keep.reset();
       step->PartDone(part, Cancelled("the server is shutting down"));
     }
+  }
+  if (local_part != nullptr) {
+    local_->RunGraph(&local_part->request, &local_part->response,
+                     [step, local_part](const Status& s) {
+                       step->PartDone(local_part, s);
+                     });
+    // A remote part that failed before the local one started could not
+    // cancel it.
+    Status failed;
+    {
+      std::lock_guard<std::mutex> lock(step->mu);
+      failed = step->first_error;
+    }
+    if (!failed.ok()) local_->AbortStep(step->step_id, failed);
   }
   // Stops come after every part started, so that each can be cancelled.
   if (options.timeout_ms > 0) {
