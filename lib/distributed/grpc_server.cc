@@ -58,11 +58,10 @@ StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   auto impl = std::make_unique<Impl>();
   impl->worker = std::make_unique<Worker>(w);
   impl->pool = std::make_unique<ThreadPool>(16);
-  impl->master = std::make_unique<Master>(impl->worker->cache(),
-                                          impl->worker->task_name(),
-                                          impl->pool.get(), impl->worker.get());
-  impl->worker_service =
-      NewWorkerService(impl->worker.get(), impl->pool.get());
+  impl->master =
+      std::make_unique<Master>(impl->worker->cache(), impl->worker->task_name(),
+                               impl->pool.get(), impl->worker.get());
+  impl->worker_service = NewWorkerService(impl->worker.get(), impl->pool.get());
   impl->master_service = NewMasterService(impl->master.get(), impl->pool.get());
   DFG_ASSIGN_OR_RETURN(auto creds, NewServerCredentials(options.tls));
   grpc::ServerBuilder builder;

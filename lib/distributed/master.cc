@@ -232,8 +232,8 @@ void Master::RunCallable(const tensorflow::RunCallableRequest* request,
     c = cit->second;
   }
   if (request->feed_size() != static_cast<int>(c.feeds.size())) {
-    done(InvalidArgument("Expected {} feed tensors, but got {}",
-                         c.feeds.size(), request->feed_size()));
+    done(InvalidArgument("Expected {} feed tensors, but got {}", c.feeds.size(),
+                         request->feed_size()));
     return;
   }
   for (int i = 0; i < request->feed_size(); ++i) {

@@ -47,10 +47,9 @@ class MasterServiceImpl final : public ServiceSet {
            [m](const auto& req, auto* resp) {
              return m->CloseSession(req, resp);
            });
-    OnPool(loop, cq, &MasterAsync::RequestListDevices,
-           [m](const auto& req, auto* resp) {
-             return m->ListDevices(req, resp);
-           });
+    OnPool(
+        loop, cq, &MasterAsync::RequestListDevices,
+        [m](const auto& req, auto* resp) { return m->ListDevices(req, resp); });
     OnPool(loop, cq, &MasterAsync::RequestReset,
            [m](const auto& req, auto* resp) { return m->Reset(req, resp); });
     OnPool(loop, cq, &MasterAsync::RequestMakeCallable,
@@ -67,19 +66,17 @@ class MasterServiceImpl final : public ServiceSet {
         Handler<tf::RunStepRequest, tf::RunStepResponse>([m](auto* call) {
           auto cancel = std::make_shared<StepCancellation>();
           call->OnCancel([cancel] { cancel->Cancel(); });
-          m->RunStep(&call->request, &call->response, cancel,
-                     [call](const Status& s) {
-                       if (!s.ok() &&
-                           call->request.store_errors_in_response_body()) {
-                         call->response.set_status_code(
-                             static_cast<int>(s.code()));
-                         call->response.set_status_error_message(
-                             std::string(s.message()));
-                         call->Finish(Status::Ok());
-                       } else {
-                         call->Finish(s);
-                       }
-                     });
+          m->RunStep(
+              &call->request, &call->response, cancel, [call](const Status& s) {
+                if (!s.ok() && call->request.store_errors_in_response_body()) {
+                  call->response.set_status_code(static_cast<int>(s.code()));
+                  call->response.set_status_error_message(
+                      std::string(s.message()));
+                  call->Finish(Status::Ok());
+                } else {
+                  call->Finish(s);
+                }
+              });
         }));
     Add(loop, cq, &MasterAsync::RequestRunCallable, true,
         Handler<tf::RunCallableRequest, tf::RunCallableResponse>(

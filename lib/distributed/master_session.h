@@ -45,8 +45,8 @@ class StepCancellation {
 
  private:
   std::mutex mu_;
-  bool cancelled_ = false;          // guarded by mu_
-  std::function<void()> action_;    // guarded by mu_
+  bool cancelled_ = false;        // guarded by mu_
+  std::function<void()> action_;  // guarded by mu_
 };
 
 class MasterSession {

@@ -263,8 +263,7 @@ void MasterSession::RunAsync(
     StepDone done) {
   std::vector<std::string> feed_names;
   for (const auto& [name, value] : *feeds) feed_names.push_back(name);
-  auto cached =
-      CachedSignature(SignatureKey(feed_names, *fetches, *targets));
+  auto cached = CachedSignature(SignatureKey(feed_names, *fetches, *targets));
   if (!cached.ok()) {
     done(cached.status());
     return;
@@ -379,10 +378,9 @@ void MasterSession::StartStep(
     }
   }
   if (local_part != nullptr) {
-    local_->RunGraph(&local_part->request, &local_part->response,
-                     [step, local_part](const Status& s) {
-                       step->PartDone(local_part, s);
-                     });
+    local_->RunGraph(
+        &local_part->request, &local_part->response,
+        [step, local_part](const Status& s) { step->PartDone(local_part, s); });
     // A remote part that failed before the local one started could not
     // cancel it.
     Status failed;

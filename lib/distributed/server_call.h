@@ -21,8 +21,9 @@ template <class Service, class Request, class Response>
 class ServerCall : public CqTag {
  public:
   using RequestFn = void (Service::*)(
-      grpc::ServerContext*, Request*, grpc::ServerAsyncResponseWriter<Response>*,
-      grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*);
+      grpc::ServerContext*, Request*,
+      grpc::ServerAsyncResponseWriter<Response>*, grpc::CompletionQueue*,
+      grpc::ServerCompletionQueue*, void*);
   // A method: how to request its calls and what to do with one. The
   // handler runs on the loop's thread and must not block; it calls Finish
   // (now or later, from any thread).
@@ -116,8 +117,8 @@ class ServerCall : public CqTag {
   bool finished_ = false;
   bool done_seen_ = false;
   std::mutex mu_;
-  bool cancelled_ = false;             // guarded by mu_
-  std::function<void()> on_cancel_;    // guarded by mu_
+  bool cancelled_ = false;           // guarded by mu_
+  std::function<void()> on_cancel_;  // guarded by mu_
 };
 
 }  // namespace dfg

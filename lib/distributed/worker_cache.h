@@ -48,8 +48,8 @@ class WorkerCache {
   const tensorflow::ClusterDef cluster_;
   const TlsOptions tls_;
   std::mutex mu_;
-  CompletionLoop* loop_ = nullptr;             // guarded by mu_
-  std::unique_ptr<CompletionLoop> own_loop_;  // guarded by mu_
+  CompletionLoop* loop_ = nullptr;                             // guarded by mu_
+  std::unique_ptr<CompletionLoop> own_loop_;                   // guarded by mu_
   std::map<std::string, std::unique_ptr<WorkerStubs>> stubs_;  // guarded by mu_
 };
 

@@ -45,8 +45,9 @@ class WorkerServiceImpl final : public ServiceSet {
     Worker* w = worker_;
     ThreadPool* pool = pool_;
     // Quick methods answer on the loop's thread.
-    Inline(loop, cq, &WorkerAsync::RequestGetStatus,
-           [w](const auto& req, auto* resp) { return w->GetStatus(req, resp); });
+    Inline(
+        loop, cq, &WorkerAsync::RequestGetStatus,
+        [w](const auto& req, auto* resp) { return w->GetStatus(req, resp); });
     Inline(loop, cq, &WorkerAsync::RequestDeleteWorkerSession,
            [w](const auto& req, auto* resp) {
              return w->DeleteWorkerSession(req, resp);
@@ -63,8 +64,9 @@ class WorkerServiceImpl final : public ServiceSet {
            [w](const auto& req, auto* resp) {
              return w->CleanupGraph(req, resp);
            });
-    Inline(loop, cq, &WorkerAsync::RequestCleanupAll,
-           [w](const auto& req, auto* resp) { return w->CleanupAll(req, resp); });
+    Inline(
+        loop, cq, &WorkerAsync::RequestCleanupAll,
+        [w](const auto& req, auto* resp) { return w->CleanupAll(req, resp); });
     // Building executors takes a while: on the pool.
     Add(loop, cq, &WorkerAsync::RequestRegisterGraph, false,
         Handler<tf::RegisterGraphRequest, tf::RegisterGraphResponse>(
@@ -77,19 +79,15 @@ class WorkerServiceImpl final : public ServiceSet {
     Add(loop, cq, &WorkerAsync::RequestRunGraph, true,
         Handler<tf::RunGraphRequest, tf::RunGraphResponse>([w](auto* call) {
           const int64_t step_id = call->request.step_id();
-          w->RunGraph(&call->request, &call->response,
-                      [call](const Status& s) {
-                        if (!s.ok() &&
-                            call->request.store_errors_in_response_body()) {
-                          call->response.set_status_code(
-                              static_cast<int>(s.code()));
-                          call->response.set_status_error_message(
-                              std::string(s.message()));
-                          call->Finish(Status::Ok());
-                        } else {
-                          call->Finish(s);
-                        }
-                      });
+          w->RunGraph(&call->request, &call->response, [call](const Status& s) {
+            if (!s.ok() && call->request.store_errors_in_response_body()) {
+              call->response.set_status_code(static_cast<int>(s.code()));
+              call->response.set_status_error_message(std::string(s.message()));
+              call->Finish(Status::Ok());
+            } else {
+              call->Finish(s);
+            }
+          });
           call->OnCancel([w, step_id] {
             w->AbortStep(step_id, Cancelled("Step {} was cancelled", step_id));
           });
@@ -101,13 +99,12 @@ class WorkerServiceImpl final : public ServiceSet {
     NotServed(loop, cq, &WorkerAsync::RequestTracing, "Tracing");
     NotServed(loop, cq, &WorkerAsync::RequestRecvBuf, "RecvBuf");
     NotServed(loop, cq, &WorkerAsync::RequestGetStepSequence,
-                  "GetStepSequence");
-    NotServed(loop, cq, &WorkerAsync::RequestCompleteGroup,
-                  "CompleteGroup");
+              "GetStepSequence");
+    NotServed(loop, cq, &WorkerAsync::RequestCompleteGroup, "CompleteGroup");
     NotServed(loop, cq, &WorkerAsync::RequestCompleteInstance,
-                  "CompleteInstance");
+              "CompleteInstance");
     NotServed(loop, cq, &WorkerAsync::RequestMarkRecvFinished,
-                  "MarkRecvFinished");
+              "MarkRecvFinished");
   }
 
  private:
@@ -141,23 +138,24 @@ class WorkerServiceImpl final : public ServiceSet {
   }
 
   // RecvTensor answers with hand-encoded bytes, when the tensor is there.
-  static void RecvTensor(Worker* w, Call<grpc::ByteBuffer, grpc::ByteBuffer>* call) {
+  static void RecvTensor(Worker* w,
+                         Call<grpc::ByteBuffer, grpc::ByteBuffer>* call) {
     tf::RecvTensorRequest req;
     grpc::ProtoBufferReader reader(&call->request);
     if (!req.ParseFromZeroCopyStream(&reader)) {
       call->Finish(InvalidArgument("RecvTensorRequest does not parse"));
       return;
     }
-    w->RecvTensor(req, [call](const Status& s, const Tensor& value,
-                              bool is_dead) {
-      if (s.ok()) {
-        auto now = std::chrono::duration_cast<std::chrono::microseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
-        EncodeRecvTensorResponse(value, is_dead, now, &call->response);
-      }
-      call->Finish(s);
-    });
+    w->RecvTensor(
+        req, [call](const Status& s, const Tensor& value, bool is_dead) {
+          if (s.ok()) {
+            auto now = std::chrono::duration_cast<std::chrono::microseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+            EncodeRecvTensorResponse(value, is_dead, now, &call->response);
+          }
+          call->Finish(s);
+        });
   }
 
   Worker* worker_;
