@@ -355,6 +355,23 @@ void MasterSession::StartStep(
   // last reference to this session) before this function is done with it.
   step->pending = static_cast<int>(step->parts.size()) + 1;
   CompletionLoop* loop = cache_->loop();
+  // The deadline counts from here. A stop before a part started still
+  // reaches it: a remote call cancelled before it starts is cancelled when
+  // it does, and the local part is aborted after it starts (below).
+  if (options.timeout_ms > 0) {
+    auto* timeout = new Step::Timeout;
+    timeout->step = step;
+    std::lock_guard<std::mutex> lock(step->mu);
+    if (step->pending > 0) {
+      step->alarm_set = loop->Start([&](grpc::CompletionQueue* cq) {
+        step->alarm.Set(cq,
+                        std::chrono::system_clock::now() +
+                            std::chrono::milliseconds(options.timeout_ms),
+                        timeout);
+      });
+    }
+    if (!step->alarm_set) delete timeout;
+  }
   // The remote parts first: they start on their tasks while the local part
   // runs here.
   Step::Part* local_part = nullptr;
@@ -381,29 +398,14 @@ void MasterSession::StartStep(
     local_->RunGraph(
         &local_part->request, &local_part->response,
         [step, local_part](const Status& s) { step->PartDone(local_part, s); });
-    // A remote part that failed before the local one started could not
-    // cancel it.
+    // A stop or a remote failure that came before the local part started
+    // could not abort it.
     Status failed;
     {
       std::lock_guard<std::mutex> lock(step->mu);
       failed = step->first_error;
     }
     if (!failed.ok()) local_->AbortStep(step->step_id, failed);
-  }
-  // Stops come after every part started, so that each can be cancelled.
-  if (options.timeout_ms > 0) {
-    auto* timeout = new Step::Timeout;
-    timeout->step = step;
-    std::lock_guard<std::mutex> lock(step->mu);
-    if (step->pending > 0) {
-      step->alarm_set = loop->Start([&](grpc::CompletionQueue* cq) {
-        step->alarm.Set(cq,
-                        std::chrono::system_clock::now() +
-                            std::chrono::milliseconds(options.timeout_ms),
-                        timeout);
-      });
-    }
-    if (!step->alarm_set) delete timeout;
   }
   bool closed = false;
   {
