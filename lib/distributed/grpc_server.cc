@@ -107,6 +107,9 @@ void GrpcServer::Shutdown() {
   impl_->worker->AbortAll();
   impl_->server->Wait();
   impl_->loop->Shutdown();
+  // Calls still on the pool finish against a loop that starts nothing more
+  // (before the loop and the services go).
+  impl_->pool.reset();
 }
 
 }  // namespace dfg
