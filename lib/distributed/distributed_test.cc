@@ -253,6 +253,32 @@ TEST_CASE("a timeout cancels the step on every task", "[distributed]") {
           .ok());
 }
 
+TEST_CASE("a loop on the master's task alone times out on every step",
+          "[distributed]") {
+  TestCluster c(2);
+  std::string loop = CountingLoop(1e30f);
+  for (size_t at = loop.find("task:1"); at != std::string::npos;
+       at = loop.find("task:1", at)) {
+    loop.replace(at, 6, "task:0");
+  }
+  auto client = Connect(c, Parse(loop));
+  // The second step finds its graphs registered and starts where RunStep
+  // arrives: the loop must not hold the server's completion loop.
+  for (int step = 0; step < 2; ++step) {
+    std::vector<Tensor> out;
+    auto start = std::chrono::steady_clock::now();
+    Status s = client->Run({}, {"x"}, {}, &out, 300, nullptr);
+    CHECK(s.code() == Code::kDeadlineExceeded);
+    // The master's own timeout, not the client's backstop (2 s later).
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+  }
+  auto ok = Connect(c, Parse(SquarePlusOne()));
+  std::vector<Tensor> out;
+  CHECK(
+      ok->Run({{"x", Tensor::Scalar<float>(2)}}, {"y"}, {}, &out, 5000, nullptr)
+          .ok());
+}
+
 TEST_CASE(
     "TensorFlow's method paths are served; the tensorflow.grpc ones "
     "are not",

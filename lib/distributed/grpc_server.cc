@@ -14,9 +14,11 @@ namespace dfg {
 struct GrpcServer::Impl {
   std::unique_ptr<Worker> worker;
   std::unique_ptr<Master> master;
-  std::unique_ptr<ThreadPool> master_pool;
-  std::unique_ptr<grpc::Service> worker_service;
-  std::unique_ptr<grpc::Service> master_service;
+  std::unique_ptr<ThreadPool> pool;  // calls that wait or build graphs
+  std::unique_ptr<ServiceSet> worker_service;
+  std::unique_ptr<ServiceSet> master_service;
+  // Every call of the process, served and made (completion_loop.h).
+  std::unique_ptr<CompletionLoop> loop;
   std::unique_ptr<grpc::Server> server;
   bool shut_down = false;
 };
@@ -55,12 +57,12 @@ StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   mallopt(M_TOP_PAD, 64 << 20);
   auto impl = std::make_unique<Impl>();
   impl->worker = std::make_unique<Worker>(w);
-  impl->master = std::make_unique<Master>(
-      impl->worker->cache(), impl->worker->task_name(), impl->worker.get());
-  impl->master_pool = std::make_unique<ThreadPool>(16);
-  impl->worker_service = NewWorkerService(impl->worker.get());
-  impl->master_service =
-      NewMasterService(impl->master.get(), impl->master_pool.get());
+  impl->pool = std::make_unique<ThreadPool>(16);
+  impl->master =
+      std::make_unique<Master>(impl->worker->cache(), impl->worker->task_name(),
+                               impl->pool.get(), impl->worker.get());
+  impl->worker_service = NewWorkerService(impl->worker.get(), impl->pool.get());
+  impl->master_service = NewMasterService(impl->master.get(), impl->pool.get());
   DFG_ASSIGN_OR_RETURN(auto creds, NewServerCredentials(options.tls));
   grpc::ServerBuilder builder;
   int port = 0;
@@ -72,13 +74,21 @@ StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES,
                              kFlowControlWindow);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, kMaxFrameSize);
-  builder.RegisterService(impl->worker_service.get());
-  builder.RegisterService(impl->master_service.get());
+  builder.AddChannelArgument(GRPC_ARG_ENABLE_CHANNELZ, 0);
+  builder.RegisterService(impl->worker_service->service());
+  builder.RegisterService(impl->master_service->service());
+  std::unique_ptr<grpc::ServerCompletionQueue> cq =
+      builder.AddCompletionQueue();
+  grpc::ServerCompletionQueue* server_cq = cq.get();
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || port == 0) {
     return Unavailable("could not bind {} (address in use or not local?)",
                        listen);
   }
+  impl->loop = std::make_unique<CompletionLoop>(std::move(cq));
+  impl->worker->cache()->SetLoop(impl->loop.get());
+  impl->worker_service->Serve(impl->loop.get(), server_cq);
+  impl->master_service->Serve(impl->loop.get(), server_cq);
   std::unique_ptr<GrpcServer> server(new GrpcServer(std::move(impl)));
   server->bound_address_ =
       listen.substr(0, listen.rfind(':')) + ":" + std::to_string(port);
@@ -96,6 +106,10 @@ void GrpcServer::Shutdown() {
                           std::chrono::seconds(2));
   impl_->worker->AbortAll();
   impl_->server->Wait();
+  impl_->loop->Shutdown();
+  // Calls still on the pool finish against a loop that starts nothing more
+  // (before the loop and the services go).
+  impl_->pool.reset();
 }
 
 }  // namespace dfg

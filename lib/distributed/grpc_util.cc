@@ -61,6 +61,11 @@ StatusOr<std::shared_ptr<grpc::Channel>> NewChannel(const std::string& address,
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, kFlowControlWindow);
   args.SetInt(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, kMaxFrameSize);
+  // Per-call work nobody uses: channelz's call accounting, and the retry
+  // filter's copies of every call's ops (dfg retries nothing; a step's
+  // failure is the caller's, as in TensorFlow).
+  args.SetInt(GRPC_ARG_ENABLE_CHANNELZ, 0);
+  args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
   std::shared_ptr<grpc::ChannelCredentials> creds;
   if (!tls.ca_file.empty()) {
     grpc::SslCredentialsOptions ssl;

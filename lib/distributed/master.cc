@@ -32,19 +32,24 @@ StatusOr<std::vector<std::pair<std::string, Tensor>>> Feeds(
 
 }  // namespace
 
-Master::Master(WorkerCache* cache, std::string master_task, Worker* local)
-    : cache_(cache), master_task_(std::move(master_task)), local_(local) {}
+Master::Master(WorkerCache* cache, std::string master_task, ThreadPool* pool,
+               Worker* local)
+    : cache_(cache),
+      master_task_(std::move(master_task)),
+      pool_(pool),
+      local_(local) {}
 
 Master::~Master() { CloseAll(); }
 
-StatusOr<std::shared_ptr<MasterSession>> Master::Find(
-    const std::string& handle) {
+Status Master::Find(const std::string& handle,
+                    std::shared_ptr<MasterSession>* session) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = sessions_.find(handle);
   if (it == sessions_.end()) {
     return Aborted("Session {} is not found.", handle);
   }
-  return it->second.session;
+  *session = it->second.session;
+  return Status::Ok();
 }
 
 Status Master::CreateSession(const tensorflow::CreateSessionRequest& request,
@@ -59,7 +64,7 @@ Status Master::CreateSession(const tensorflow::CreateSessionRequest& request,
   DFG_ASSIGN_OR_RETURN(
       std::unique_ptr<MasterSession> session,
       MasterSession::Create(handle, request.graph_def(), request.config(),
-                            cache_, master_task_, local_));
+                            cache_, master_task_, pool_, local_));
   response->set_session_handle(handle);
   response->set_graph_version(session->graph_version());
   std::lock_guard<std::mutex> lock(mu_);
@@ -69,7 +74,8 @@ Status Master::CreateSession(const tensorflow::CreateSessionRequest& request,
 
 Status Master::ExtendSession(const tensorflow::ExtendSessionRequest& request,
                              tensorflow::ExtendSessionResponse* response) {
-  DFG_ASSIGN_OR_RETURN(auto session, Find(request.session_handle()));
+  std::shared_ptr<MasterSession> session;
+  DFG_RETURN_IF_ERROR(Find(request.session_handle(), &session));
   int64_t version = 0;
   DFG_RETURN_IF_ERROR(session->Extend(
       request.graph_def(), request.current_graph_version(), &version));
@@ -77,32 +83,55 @@ Status Master::ExtendSession(const tensorflow::ExtendSessionRequest& request,
   return Status::Ok();
 }
 
-Status Master::RunStep(const tensorflow::RunStepRequest& request,
-                       tensorflow::RunStepResponse* response,
-                       const std::atomic<bool>* cancelled) {
-  if (!request.partial_run_handle().empty()) {
-    return Unimplemented("dfg's master does not run partial runs");
+// What a running step reads and writes, alive until its done.
+struct Master::StepArgs {
+  std::shared_ptr<MasterSession> session;  // open while the step runs
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::vector<std::string> fetches, targets;
+  std::vector<Tensor> outputs;
+};
+
+void Master::RunStep(const tensorflow::RunStepRequest* request,
+                     tensorflow::RunStepResponse* response,
+                     std::shared_ptr<StepCancellation> cancel,
+                     std::function<void(const Status&)> done) {
+  if (!request->partial_run_handle().empty()) {
+    done(Unimplemented("dfg's master does not run partial runs"));
+    return;
   }
-  DFG_ASSIGN_OR_RETURN(auto session, Find(request.session_handle()));
-  DFG_ASSIGN_OR_RETURN(auto feeds, Feeds(request.feed()));
-  std::vector<std::string> fetches(request.fetch().begin(),
-                                   request.fetch().end());
-  std::vector<std::string> targets(request.target().begin(),
-                                   request.target().end());
+  auto args = std::make_shared<StepArgs>();
+  if (Status s = Find(request->session_handle(), &args->session); !s.ok()) {
+    done(s);
+    return;
+  }
+  auto feeds = Feeds(request->feed());
+  if (!feeds.ok()) {
+    done(feeds.status());
+    return;
+  }
+  args->feeds = std::move(feeds).value();
+  args->fetches.assign(request->fetch().begin(), request->fetch().end());
+  args->targets.assign(request->target().begin(), request->target().end());
   MasterSession::StepOptions options;
-  options.timeout_ms = request.options().timeout_in_ms();
-  options.cancelled = cancelled;
-  if (request.options().trace_level() != tensorflow::RunOptions::NO_TRACE) {
+  options.timeout_ms = request->options().timeout_in_ms();
+  if (request->options().trace_level() != tensorflow::RunOptions::NO_TRACE) {
     options.stats = response->mutable_metadata()->mutable_step_stats();
   }
-  std::vector<Tensor> outputs;
-  DFG_RETURN_IF_ERROR(session->Run(feeds, fetches, targets, options, &outputs));
-  for (size_t i = 0; i < fetches.size(); ++i) {
-    auto* t = response->add_tensor();
-    t->set_name(fetches[i]);
-    outputs[i].ToProto(t->mutable_tensor(), true);
-  }
-  return Status::Ok();
+  MasterSession* session = args->session.get();
+  session->RunAsync(
+      &args->feeds, &args->fetches, &args->targets, options, std::move(cancel),
+      &args->outputs, [args, response, done = std::move(done)](Status s) {
+        if (s.ok()) {
+          for (size_t i = 0; i < args->fetches.size(); ++i) {
+            auto* t = response->add_tensor();
+            t->set_name(args->fetches[i]);
+            args->outputs[i].ToProto(t->mutable_tensor(), true);
+          }
+        }
+        // The session may close once the step is over.
+        std::shared_ptr<MasterSession> keep = std::move(args->session);
+        done(s);
+      });
 }
 
 Status Master::CloseSession(const tensorflow::CloseSessionRequest& request,
@@ -160,7 +189,8 @@ Status Master::MakeCallable(const tensorflow::MakeCallableRequest& request,
   if (o.tensor_connection_size() > 0) {
     return Unimplemented("dfg's master does not take tensor_connection");
   }
-  DFG_ASSIGN_OR_RETURN(auto session, Find(request.session_handle()));
+  std::shared_ptr<MasterSession> session;
+  DFG_RETURN_IF_ERROR(Find(request.session_handle(), &session));
   Callable c;
   c.feeds.assign(o.feed().begin(), o.feed().end());
   c.fetches.assign(o.fetch().begin(), o.fetch().end());
@@ -177,44 +207,59 @@ Status Master::MakeCallable(const tensorflow::MakeCallableRequest& request,
   return Status::Ok();
 }
 
-Status Master::RunCallable(const tensorflow::RunCallableRequest& request,
-                           tensorflow::RunCallableResponse* response,
-                           const std::atomic<bool>* cancelled) {
-  std::shared_ptr<MasterSession> session;
+void Master::RunCallable(const tensorflow::RunCallableRequest* request,
+                         tensorflow::RunCallableResponse* response,
+                         std::shared_ptr<StepCancellation> cancel,
+                         std::function<void(const Status&)> done) {
+  auto args = std::make_shared<StepArgs>();
   Callable c;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = sessions_.find(request.session_handle());
+    auto it = sessions_.find(request->session_handle());
     if (it == sessions_.end()) {
-      return Aborted("Session {} is not found.", request.session_handle());
+      done(Aborted("Session {} is not found.", request->session_handle()));
+      return;
     }
-    auto cit = it->second.callables.find(request.handle());
+    auto cit = it->second.callables.find(request->handle());
     if (cit == it->second.callables.end()) {
-      return InvalidArgument(
+      done(InvalidArgument(
           "Attempted to run callable {} that was not created or has been "
           "released.",
-          request.handle());
+          request->handle()));
+      return;
     }
-    session = it->second.session;
+    args->session = it->second.session;
     c = cit->second;
   }
-  if (request.feed_size() != static_cast<int>(c.feeds.size())) {
-    return InvalidArgument("Expected {} feed tensors, but got {}",
-                           c.feeds.size(), request.feed_size());
+  if (request->feed_size() != static_cast<int>(c.feeds.size())) {
+    done(InvalidArgument("Expected {} feed tensors, but got {}", c.feeds.size(),
+                         request->feed_size()));
+    return;
   }
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  for (int i = 0; i < request.feed_size(); ++i) {
-    DFG_ASSIGN_OR_RETURN(Tensor t, Tensor::FromProto(request.feed(i)));
-    feeds.emplace_back(c.feeds[i], std::move(t));
+  for (int i = 0; i < request->feed_size(); ++i) {
+    auto t = Tensor::FromProto(request->feed(i));
+    if (!t.ok()) {
+      done(t.status());
+      return;
+    }
+    args->feeds.emplace_back(c.feeds[i], std::move(t).value());
   }
+  args->fetches = std::move(c.fetches);
+  args->targets = std::move(c.targets);
   MasterSession::StepOptions options;
   options.timeout_ms = c.timeout_ms;
-  options.cancelled = cancelled;
-  std::vector<Tensor> outputs;
-  DFG_RETURN_IF_ERROR(
-      session->Run(feeds, c.fetches, c.targets, options, &outputs));
-  for (const Tensor& t : outputs) t.ToProto(response->add_fetch(), true);
-  return Status::Ok();
+  MasterSession* session = args->session.get();
+  session->RunAsync(
+      &args->feeds, &args->fetches, &args->targets, options, std::move(cancel),
+      &args->outputs, [args, response, done = std::move(done)](Status s) {
+        if (s.ok()) {
+          for (const Tensor& t : args->outputs) {
+            t.ToProto(response->add_fetch(), true);
+          }
+        }
+        std::shared_ptr<MasterSession> keep = std::move(args->session);
+        done(s);
+      });
 }
 
 Status Master::ReleaseCallable(

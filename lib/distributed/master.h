@@ -5,6 +5,7 @@
 #define DFG_LIB_DISTRIBUTED_MASTER_H_
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,8 +21,9 @@ namespace dfg {
 class Master {
  public:
   // `master_task`: "/job:J/replica:0/task:T" of this server; `local` (may
-  // be null) is that task's worker, called directly instead of over gRPC.
-  Master(WorkerCache* cache, std::string master_task,
+  // be null) is that task's worker, called directly instead of over gRPC;
+  // `pool` builds the graphs of a step's first run.
+  Master(WorkerCache* cache, std::string master_task, ThreadPool* pool,
          Worker* local = nullptr);  // Not owned.
   ~Master();
 
@@ -29,10 +31,13 @@ class Master {
                        tensorflow::CreateSessionResponse* response);
   Status ExtendSession(const tensorflow::ExtendSessionRequest& request,
                        tensorflow::ExtendSessionResponse* response);
-  // Blocks until the step ends; `cancelled` (may be null) is polled.
-  Status RunStep(const tensorflow::RunStepRequest& request,
-                 tensorflow::RunStepResponse* response,
-                 const std::atomic<bool>* cancelled);
+  // RunStep and RunCallable start the step and return (see
+  // MasterSession::RunAsync); `done` is called once, from any thread, after
+  // `response` is filled. `request` and `response` must live until then.
+  void RunStep(const tensorflow::RunStepRequest* request,
+               tensorflow::RunStepResponse* response,
+               std::shared_ptr<StepCancellation> cancel,
+               std::function<void(const Status&)> done);
   Status CloseSession(const tensorflow::CloseSessionRequest& request,
                       tensorflow::CloseSessionResponse* response);
   Status ListDevices(const tensorflow::ListDevicesRequest& request,
@@ -41,9 +46,10 @@ class Master {
                tensorflow::ResetResponse* response);
   Status MakeCallable(const tensorflow::MakeCallableRequest& request,
                       tensorflow::MakeCallableResponse* response);
-  Status RunCallable(const tensorflow::RunCallableRequest& request,
-                     tensorflow::RunCallableResponse* response,
-                     const std::atomic<bool>* cancelled);
+  void RunCallable(const tensorflow::RunCallableRequest* request,
+                   tensorflow::RunCallableResponse* response,
+                   std::shared_ptr<StepCancellation> cancel,
+                   std::function<void(const Status&)> done);
   Status ReleaseCallable(const tensorflow::ReleaseCallableRequest& request,
                          tensorflow::ReleaseCallableResponse* response);
 
@@ -60,10 +66,13 @@ class Master {
     std::map<int64_t, Callable> callables;
     int64_t next_callable = 0;
   };
-  StatusOr<std::shared_ptr<MasterSession>> Find(const std::string& handle);
+  struct StepArgs;
+  Status Find(const std::string& handle,
+              std::shared_ptr<MasterSession>* session);
 
   WorkerCache* const cache_;
   const std::string master_task_;
+  ThreadPool* const pool_;
   Worker* const local_;
   std::mutex mu_;
   std::map<std::string, Entry> sessions_;  // guarded by mu_

@@ -1,7 +1,6 @@
 #include "lib/distributed/master_client.h"
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
 
 #include "lib/distributed/master_service.grpc.pb.h"
@@ -77,25 +76,33 @@ Status MasterClient::Run(
                      std::chrono::milliseconds(timeout_ms + 2000));
   }
   tensorflow::RunStepResponse response;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
   grpc::Status rpc;
-  impl_->stub->async()->RunStep(&ctx, &request, &response, [&](grpc::Status s) {
-    std::lock_guard<std::mutex> lock(mu);
-    rpc = std::move(s);
-    done = true;
-    cv.notify_all();
-  });
+  // The call completes on a queue of its own, polled by this thread (as a
+  // sync call's is): no other thread wakes up for a step.
+  grpc::CompletionQueue cq;
+  auto reader = impl_->stub->PrepareAsyncRunStep(&ctx, request, &cq);
+  reader->StartCall();
+  reader->Finish(&response, &rpc, &rpc);
+  // Wakes every 20 ms to look at `cancelled` (raised by a signal handler).
+  bool cancel_sent = false;
+  while (true) {
+    void* tag = nullptr;
+    bool ok = false;
+    auto next = cq.AsyncNext(
+        &tag, &ok,
+        std::chrono::system_clock::now() + std::chrono::milliseconds(20));
+    if (next == grpc::CompletionQueue::GOT_EVENT && tag == &rpc) break;
+    DFG_CHECK(next != grpc::CompletionQueue::SHUTDOWN);
+    if (!cancel_sent && cancelled != nullptr && cancelled->load()) {
+      cancel_sent = true;
+      ctx.TryCancel();
+    }
+  }
+  cq.Shutdown();
   {
-    std::unique_lock<std::mutex> lock(mu);
-    bool cancel_sent = false;
-    while (!done) {
-      cv.wait_for(lock, std::chrono::milliseconds(20));
-      if (!cancel_sent && cancelled != nullptr && cancelled->load()) {
-        cancel_sent = true;
-        ctx.TryCancel();
-      }
+    void* tag = nullptr;
+    bool ok = false;
+    while (cq.Next(&tag, &ok)) {
     }
   }
   if (cancelled != nullptr && cancelled->load() && !rpc.ok()) {

@@ -1,130 +1,128 @@
+#include <type_traits>
+
 #include "lib/distributed/master_service.grpc.pb.h"
+#include "lib/distributed/server_call.h"
 #include "lib/distributed/services.h"
 
 namespace dfg {
 namespace {
 
 namespace tf = tensorflow;
-using grpc::CallbackServerContext;
-using grpc::ServerUnaryReactor;
+using MasterAsync = tf::MasterService::AsyncService;
 
-ServerUnaryReactor* Finish(CallbackServerContext* ctx, const Status& s) {
-  ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(s));
-  return reactor;
-}
+template <class Request, class Response>
+using Call = ServerCall<MasterAsync, Request, Response>;
+template <class Request, class Response>
+using Handler = std::function<void(Call<Request, Response>*)>;
+// `&MasterAsync::RequestX` (declared in a base class of MasterAsync).
+template <class Base, class Request, class Response>
+using RequestFn = void (Base::*)(grpc::ServerContext*, Request*,
+                                 grpc::ServerAsyncResponseWriter<Response>*,
+                                 grpc::CompletionQueue*,
+                                 grpc::ServerCompletionQueue*, void*);
 
-// A blocking master call run on the master's pool; a cancelled call
-// cancels its step on every worker.
-class StepReactor : public ServerUnaryReactor {
- public:
-  explicit StepReactor(std::function<Status(const std::atomic<bool>*)> run,
-                       std::function<void(const Status&)> store)
-      : run_(std::move(run)), store_(std::move(store)) {}
-  void Start(ThreadPool* pool) {
-    pool->Schedule([this] {
-      Status s = run_(&cancelled_);
-      if (!s.ok() && store_) {
-        store_(s);
-        Finish(grpc::Status::OK);
-      } else {
-        Finish(ToGrpcStatus(s));
-      }
-    });
-  }
-  void OnCancel() override { cancelled_.store(true); }
-  void OnDone() override { delete this; }
-
- private:
-  std::function<Status(const std::atomic<bool>*)> run_;
-  std::function<void(const Status&)> store_;
-  std::atomic<bool> cancelled_{false};
-};
-
-class MasterServiceImpl final : public tf::MasterService::CallbackService {
+class MasterServiceImpl final : public ServiceSet {
  public:
   MasterServiceImpl(Master* master, ThreadPool* pool)
       : master_(master), pool_(pool) {}
 
-  ServerUnaryReactor* CreateSession(CallbackServerContext* ctx,
-                                    const tf::CreateSessionRequest* req,
-                                    tf::CreateSessionResponse* resp) override {
-    return Finish(ctx, master_->CreateSession(*req, resp));
-  }
-  ServerUnaryReactor* ExtendSession(CallbackServerContext* ctx,
-                                    const tf::ExtendSessionRequest* req,
-                                    tf::ExtendSessionResponse* resp) override {
-    return Finish(ctx, master_->ExtendSession(*req, resp));
-  }
-  ServerUnaryReactor* PartialRunSetup(CallbackServerContext* ctx,
-                                      const tf::PartialRunSetupRequest*,
-                                      tf::PartialRunSetupResponse*) override {
-    return Finish(ctx, Unimplemented("dfg's master does not run partial runs"));
-  }
-  ServerUnaryReactor* RunStep(CallbackServerContext*,
-                              const tf::RunStepRequest* req,
-                              tf::RunStepResponse* resp) override {
-    std::function<void(const Status&)> store;
-    if (req->store_errors_in_response_body()) {
-      store = [resp](const Status& s) {
-        resp->set_status_code(static_cast<int>(s.code()));
-        resp->set_status_error_message(std::string(s.message()));
-      };
-    }
-    auto* reactor = new StepReactor(
-        [this, req, resp](const std::atomic<bool>* cancelled) {
-          return master_->RunStep(*req, resp, cancelled);
-        },
-        store);
-    reactor->Start(pool_);
-    return reactor;
-  }
-  ServerUnaryReactor* CloseSession(CallbackServerContext* ctx,
-                                   const tf::CloseSessionRequest* req,
-                                   tf::CloseSessionResponse* resp) override {
-    return Finish(ctx, master_->CloseSession(*req, resp));
-  }
-  ServerUnaryReactor* ListDevices(CallbackServerContext* ctx,
-                                  const tf::ListDevicesRequest* req,
-                                  tf::ListDevicesResponse* resp) override {
-    return Finish(ctx, master_->ListDevices(*req, resp));
-  }
-  ServerUnaryReactor* Reset(CallbackServerContext* ctx,
-                            const tf::ResetRequest* req,
-                            tf::ResetResponse* resp) override {
-    return Finish(ctx, master_->Reset(*req, resp));
-  }
-  ServerUnaryReactor* MakeCallable(CallbackServerContext* ctx,
-                                   const tf::MakeCallableRequest* req,
-                                   tf::MakeCallableResponse* resp) override {
-    return Finish(ctx, master_->MakeCallable(*req, resp));
-  }
-  ServerUnaryReactor* RunCallable(CallbackServerContext*,
-                                  const tf::RunCallableRequest* req,
-                                  tf::RunCallableResponse* resp) override {
-    auto* reactor = new StepReactor(
-        [this, req, resp](const std::atomic<bool>* cancelled) {
-          return master_->RunCallable(*req, resp, cancelled);
-        },
-        nullptr);
-    reactor->Start(pool_);
-    return reactor;
-  }
-  ServerUnaryReactor* ReleaseCallable(
-      CallbackServerContext* ctx, const tf::ReleaseCallableRequest* req,
-      tf::ReleaseCallableResponse* resp) override {
-    return Finish(ctx, master_->ReleaseCallable(*req, resp));
+  grpc::Service* service() override { return &service_; }
+
+  void Serve(CompletionLoop* loop, grpc::ServerCompletionQueue* cq) override {
+    Master* m = master_;
+    // Session management calls the workers and waits: on the pool.
+    OnPool(loop, cq, &MasterAsync::RequestCreateSession,
+           [m](const auto& req, auto* resp) {
+             return m->CreateSession(req, resp);
+           });
+    OnPool(loop, cq, &MasterAsync::RequestExtendSession,
+           [m](const auto& req, auto* resp) {
+             return m->ExtendSession(req, resp);
+           });
+    OnPool(loop, cq, &MasterAsync::RequestPartialRunSetup,
+           [](const auto&, auto*) {
+             return Unimplemented("dfg's master does not run partial runs");
+           });
+    OnPool(loop, cq, &MasterAsync::RequestCloseSession,
+           [m](const auto& req, auto* resp) {
+             return m->CloseSession(req, resp);
+           });
+    OnPool(
+        loop, cq, &MasterAsync::RequestListDevices,
+        [m](const auto& req, auto* resp) { return m->ListDevices(req, resp); });
+    OnPool(loop, cq, &MasterAsync::RequestReset,
+           [m](const auto& req, auto* resp) { return m->Reset(req, resp); });
+    OnPool(loop, cq, &MasterAsync::RequestMakeCallable,
+           [m](const auto& req, auto* resp) {
+             return m->MakeCallable(req, resp);
+           });
+    OnPool(loop, cq, &MasterAsync::RequestReleaseCallable,
+           [m](const auto& req, auto* resp) {
+             return m->ReleaseCallable(req, resp);
+           });
+    // A step starts on the loop's thread and finishes when its last part
+    // does; a cancelled call cancels it on every worker.
+    Add(loop, cq, &MasterAsync::RequestRunStep, true,
+        Handler<tf::RunStepRequest, tf::RunStepResponse>([m](auto* call) {
+          auto cancel = std::make_shared<StepCancellation>();
+          call->OnCancel([cancel] { cancel->Cancel(); });
+          m->RunStep(
+              &call->request, &call->response, cancel, [call](const Status& s) {
+                if (!s.ok() && call->request.store_errors_in_response_body()) {
+                  call->response.set_status_code(static_cast<int>(s.code()));
+                  call->response.set_status_error_message(
+                      std::string(s.message()));
+                  call->Finish(Status::Ok());
+                } else {
+                  call->Finish(s);
+                }
+              });
+        }));
+    Add(loop, cq, &MasterAsync::RequestRunCallable, true,
+        Handler<tf::RunCallableRequest, tf::RunCallableResponse>(
+            [m](auto* call) {
+              auto cancel = std::make_shared<StepCancellation>();
+              call->OnCancel([cancel] { cancel->Cancel(); });
+              m->RunCallable(&call->request, &call->response, cancel,
+                             [call](const Status& s) { call->Finish(s); });
+            }));
   }
 
  private:
+  template <class Base, class Request, class Response>
+  void Add(CompletionLoop* loop, grpc::ServerCompletionQueue* cq,
+           RequestFn<Base, Request, Response> request, bool cancellable,
+           std::type_identity_t<Handler<Request, Response>> handler) {
+    auto method = std::make_unique<typename Call<Request, Response>::Method>();
+    method->service = &service_;
+    method->request = request;  // to a member of the derived class
+    method->handler = std::move(handler);
+    method->cancellable = cancellable;
+    method->loop = loop;
+    method->cq = cq;
+    Call<Request, Response>::Await(method.get());
+    methods_.push_back(std::shared_ptr<void>(std::move(method)));
+  }
+  template <class Base, class Request, class Response, class Fn>
+  void OnPool(CompletionLoop* loop, grpc::ServerCompletionQueue* cq,
+              RequestFn<Base, Request, Response> request, Fn fn) {
+    ThreadPool* pool = pool_;
+    Add<Base, Request, Response>(
+        loop, cq, request, false, [pool, fn](auto* call) {
+          pool->Schedule(
+              [fn, call] { call->Finish(fn(call->request, &call->response)); });
+        });
+  }
+
   Master* master_;
   ThreadPool* pool_;
+  MasterAsync service_;
+  std::vector<std::shared_ptr<void>> methods_;
 };
 
 }  // namespace
 
-std::unique_ptr<grpc::Service> NewMasterService(Master* master,
-                                                ThreadPool* pool) {
+std::unique_ptr<ServiceSet> NewMasterService(Master* master, ThreadPool* pool) {
   return std::make_unique<MasterServiceImpl>(master, pool);
 }
 

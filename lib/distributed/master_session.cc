@@ -76,9 +76,10 @@ StatusOr<std::vector<tensorflow::DeviceAttributes>> DiscoverDevices(
 StatusOr<std::unique_ptr<MasterSession>> MasterSession::Create(
     std::string handle, tensorflow::GraphDef graph,
     tensorflow::ConfigProto config, WorkerCache* cache, std::string master_task,
-    Worker* local) {
+    ThreadPool* pool, Worker* local) {
   std::unique_ptr<MasterSession> s(new MasterSession());
   s->local_ = local;
+  s->pool_ = pool;
   s->handle_ = std::move(handle);
   s->master_task_ = std::move(master_task);
   s->cache_ = cache;
@@ -146,6 +147,8 @@ Status MasterSession::Extend(const tensorflow::GraphDef& nodes,
   graph_ = std::move(merged);
   *new_version = ++version_;
   placed_valid_ = false;
+  std::lock_guard<std::mutex> sig_lock(sig_mu_);
+  cache_map_.clear();  // a step must not find a signature of the old graph
   return Status::Ok();
 }
 
@@ -160,6 +163,7 @@ Status MasterSession::EnsurePlaced() {
   DFG_RETURN_IF_ERROR(Place(g.get(), device_set_, options));
   placed_ = g->ToGraphDef();
   placed_valid_ = true;
+  std::lock_guard<std::mutex> lock(sig_mu_);
   cache_map_.clear();  // signatures of an older graph version are stale
   return Status::Ok();
 }
@@ -232,9 +236,9 @@ StatusOr<std::shared_ptr<MasterSession::Signature>> MasterSession::Build(
   return sig;
 }
 
-StatusOr<std::shared_ptr<MasterSession::Signature>> MasterSession::GetSignature(
-    std::vector<std::string> feeds, std::vector<std::string> fetches,
-    std::vector<std::string> targets) {
+std::string MasterSession::SignatureKey(std::vector<std::string> feeds,
+                                        std::vector<std::string> fetches,
+                                        std::vector<std::string> targets) {
   std::sort(feeds.begin(), feeds.end());
   std::sort(fetches.begin(), fetches.end());
   std::sort(targets.begin(), targets.end());
@@ -243,27 +247,50 @@ StatusOr<std::shared_ptr<MasterSession::Signature>> MasterSession::GetSignature(
     for (const std::string& s : *list) key += s + ",";
     key += "->";
   }
+  return key;
+}
+
+StatusOr<std::shared_ptr<MasterSession::Signature>>
+MasterSession::CachedSignature(const std::string& key) {
+  std::lock_guard<std::mutex> lock(sig_mu_);
+  if (closed_) return Aborted("Session {} is not found.", handle_);
+  auto it = cache_map_.find(key);
+  if (it == cache_map_.end()) return std::shared_ptr<Signature>();
+  return it->second;
+}
+
+StatusOr<std::shared_ptr<MasterSession::Signature>> MasterSession::GetSignature(
+    std::vector<std::string> feeds, std::vector<std::string> fetches,
+    std::vector<std::string> targets) {
+  std::sort(feeds.begin(), feeds.end());
+  std::sort(fetches.begin(), fetches.end());
+  std::sort(targets.begin(), targets.end());
+  std::string key = SignatureKey(feeds, fetches, targets);
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return Aborted("Session {} is not found.", handle_);
   DFG_RETURN_IF_ERROR(EnsurePlaced());
-  auto it = cache_map_.find(key);
-  if (it == cache_map_.end()) {
-    DFG_ASSIGN_OR_RETURN(auto sig, Build(std::move(feeds), std::move(fetches),
-                                         std::move(targets)));
-    it = cache_map_.emplace(key, std::move(sig)).first;
+  {
+    std::lock_guard<std::mutex> sig_lock(sig_mu_);
+    auto it = cache_map_.find(key);
+    if (it != cache_map_.end()) return it->second;
   }
-  return it->second;
+  DFG_ASSIGN_OR_RETURN(auto sig, Build(std::move(feeds), std::move(fetches),
+                                       std::move(targets)));
+  std::lock_guard<std::mutex> sig_lock(sig_mu_);
+  cache_map_.emplace(key, sig);
+  return sig;
 }
 
 void MasterSession::Close() {
   std::map<std::string, std::shared_ptr<Signature>> sigs;
-  closing_.store(true);
   {
     std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> sig_lock(sig_mu_);
     if (closed_) return;
     closed_ = true;
     sigs.swap(cache_map_);
   }
+  StopSteps(Cancelled("Session {} was closed", handle_));
   for (auto& [key, sig] : sigs) DeregisterSignature(*sig, handle_, cache_);
   for (const std::string& task : tasks_) {
     auto stubs = cache_->Get(task);

@@ -7,9 +7,11 @@
 #define DFG_LIB_DISTRIBUTED_MASTER_SESSION_H_
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "lib/base/status.h"
 #include "lib/distributed/worker.h"
 #include "lib/distributed/worker_cache.h"
+#include "lib/exec/thread_pool.h"
 #include "lib/graph/graph.h"
 #include "lib/kernels/tensor.h"
 #include "lib/place/device_set.h"
@@ -31,12 +34,27 @@ namespace dfg {
 StatusOr<std::vector<tensorflow::DeviceAttributes>> DiscoverDevices(
     WorkerCache* cache, const std::string& master_task, int64_t timeout_ms);
 
+// A caller's cancellation of its step: the server's call raises it, the
+// running step stops on it.
+class StepCancellation {
+ public:
+  // Idempotent; runs the action (once).
+  void Cancel();
+  // Sets the action; runs it at once if already cancelled.
+  void OnCancel(std::function<void()> action);
+
+ private:
+  std::mutex mu_;
+  bool cancelled_ = false;        // guarded by mu_
+  std::function<void()> action_;  // guarded by mu_
+};
+
 class MasterSession {
  public:
   static StatusOr<std::unique_ptr<MasterSession>> Create(
       std::string handle, tensorflow::GraphDef graph,
       tensorflow::ConfigProto config, WorkerCache* cache,
-      std::string master_task, Worker* local = nullptr);
+      std::string master_task, ThreadPool* pool, Worker* local = nullptr);
   ~MasterSession();
 
   // Adds nodes. Errors: kFailedPrecondition on a version mismatch,
@@ -46,16 +64,22 @@ class MasterSession {
 
   struct StepOptions {
     int64_t timeout_ms = 0;
-    const std::atomic<bool>* cancelled = nullptr;  // Not owned.
     // When set, every task records the step's node statistics into it.
     tensorflow::StepStats* stats = nullptr;  // Not owned.
   };
-  // One step; `outputs` in fetch order. The first error of any task (named
-  // "From <task>:") is the result; the others are cancelled.
-  Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
-             const std::vector<std::string>& fetches,
-             const std::vector<std::string>& targets,
-             const StepOptions& options, std::vector<Tensor>* outputs);
+  // One step, started now (on any thread, the loop's too: nothing here
+  // blocks once the signature's graphs are registered; registering them the
+  // first time runs on `pool`). `done` is called once, from any thread,
+  // with `outputs` in fetch order; everything passed must live until then.
+  // The first error of any task (named "From <task>:") is the result; the
+  // others are cancelled, as on `cancel`, the timeout or Close.
+  void RunAsync(const std::vector<std::pair<std::string, Tensor>>* feeds,
+                const std::vector<std::string>* fetches,
+                const std::vector<std::string>* targets,
+                const StepOptions& options,
+                std::shared_ptr<StepCancellation> cancel,
+                std::vector<Tensor>* outputs,
+                std::function<void(const Status&)> done);
 
   // Deregisters every graph and deletes the worker sessions.
   void Close();
@@ -67,12 +91,29 @@ class MasterSession {
   }
 
   struct Signature;
+  struct Step;
 
  private:
   MasterSession() = default;
+  static std::string SignatureKey(std::vector<std::string> feeds,
+                                  std::vector<std::string> fetches,
+                                  std::vector<std::string> targets);
+  // The signature if built already (never blocks); null if not. Errors: the
+  // session is closed.
+  StatusOr<std::shared_ptr<Signature>> CachedSignature(const std::string& key);
+  // Builds and registers it if needed (blocks on the workers).
   StatusOr<std::shared_ptr<Signature>> GetSignature(
       std::vector<std::string> feeds, std::vector<std::string> fetches,
       std::vector<std::string> targets);
+  // Stops every running step with `why`.
+  void StopSteps(const Status& why);
+  void StartStep(std::shared_ptr<Signature> sig,
+                 const std::vector<std::pair<std::string, Tensor>>* feeds,
+                 const std::vector<std::string>* fetches,
+                 const StepOptions& options,
+                 std::shared_ptr<StepCancellation> cancel,
+                 std::vector<Tensor>* outputs,
+                 std::function<void(const Status&)> done);
   Status EnsurePlaced();
   StatusOr<std::shared_ptr<Signature>> Build(std::vector<std::string> feeds,
                                              std::vector<std::string> fetches,
@@ -83,6 +124,7 @@ class MasterSession {
   std::string client_device_;
   uint64_t client_incarnation_ = 0;
   WorkerCache* cache_ = nullptr;  // Not owned.
+  ThreadPool* pool_ = nullptr;    // Not owned.
   Worker* local_ = nullptr;       // Not owned; the master task's worker
   tensorflow::ConfigProto config_;
   std::vector<tensorflow::DeviceAttributes> devices_;
@@ -91,14 +133,21 @@ class MasterSession {
   std::vector<std::string> tasks_;  // every task with a worker session
   std::atomic<int64_t> name_counter_{0};
 
+  // Steps running now, stopped by Close.
+  std::mutex steps_mu_;
+  std::set<Step*> steps_;  // guarded by steps_mu_
+
+  // Lookups of built signatures (cache_map_) take sig_mu_ only, never held
+  // while a call is made; mu_ is held while building.
+  std::mutex sig_mu_;
   std::mutex mu_;
   tensorflow::GraphDef graph_;   // guarded by mu_
   int64_t version_ = 0;          // guarded by mu_
   bool placed_valid_ = false;    // guarded by mu_
   tensorflow::GraphDef placed_;  // guarded by mu_
-  std::map<std::string, std::shared_ptr<Signature>> cache_map_;  // guarded
-  bool closed_ = false;                                          // guarded
-  std::atomic<bool> closing_{false};  // running steps stop when set
+  // Guarded by sig_mu_ (written with mu_ held too).
+  std::map<std::string, std::shared_ptr<Signature>> cache_map_;
+  bool closed_ = false;  // written with mu_ and sig_mu_ held
 };
 
 }  // namespace dfg

@@ -1,7 +1,8 @@
 #include "lib/distributed/master_step.h"
 
+#include <grpcpp/alarm.h>
+
 #include <chrono>
-#include <condition_variable>
 #include <random>
 
 #include "lib/proto/worker.pb.h"
@@ -9,54 +10,225 @@
 namespace dfg {
 namespace {
 
-struct PartCall {
-  grpc::ClientContext context;
-  tensorflow::RunGraphRequest request;
-  tensorflow::RunGraphResponse response;
-  std::string task;
-  bool local = false;     // the master's own worker, called directly
-  bool finished = false;  // guarded by StepCalls::mu
-};
+using StepDone = std::function<void(const Status&)>;
 
-// Shared by the step and the callbacks of its calls.
-struct StepCalls {
-  std::mutex mu;
-  std::condition_variable cv;
-  int pending = 0;
-  Status first_error;
-  std::vector<std::unique_ptr<PartCall>> calls;
-};
-
+// CleanupGraph without waiting for the answer.
 void SendCleanup(WorkerCache* cache, const std::string& task, int64_t step) {
   auto stubs = cache->Get(task);
   if (!stubs.ok()) return;
-  struct Call {
+  struct Call : public CqTag {
     grpc::ClientContext context;
     tensorflow::CleanupGraphRequest request;
     tensorflow::CleanupGraphResponse response;
+    grpc::Status status;
+    std::unique_ptr<
+        grpc::ClientAsyncResponseReader<tensorflow::CleanupGraphResponse>>
+        reader;
+    void OnEvent(bool) override { delete this; }
   };
   auto* call = new Call;
   call->request.set_step_id(step);
   call->context.set_deadline(std::chrono::system_clock::now() +
                              std::chrono::seconds(10));
-  (*stubs)->stub->async()->CleanupGraph(&call->context, &call->request,
-                                        &call->response,
-                                        [call](grpc::Status) { delete call; });
-}
-
-Status PartStatus(const PartCall& call, const grpc::Status& rpc) {
-  if (!rpc.ok()) {
-    Status s = FromGrpcStatus(rpc);
-    return Status(s.code(),
-                  fmt::format("From {}:\n{}", call.task, s.message()));
-  }
-  int code = call.response.status_code();
-  if (code == 0) return Status::Ok();
-  if (code < 0 || code > static_cast<int>(Code::kDataLoss)) code = 2;
-  return Status(static_cast<Code>(code), call.response.status_error_message());
+  tensorflow::WorkerService::Stub* stub = (*stubs)->stub.get();
+  bool started = cache->loop()->Start([&](grpc::CompletionQueue* cq) {
+    call->reader =
+        stub->PrepareAsyncCleanupGraph(&call->context, call->request, cq);
+    call->reader->StartCall();
+    call->reader->Finish(&call->response, &call->status, call);
+  });
+  if (!started) delete call;
 }
 
 }  // namespace
+
+void StepCancellation::Cancel() {
+  std::function<void()> action;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cancelled_) return;
+    cancelled_ = true;
+    action = std::move(action_);
+  }
+  if (action) action();
+}
+
+void StepCancellation::OnCancel(std::function<void()> action) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!cancelled_) {
+      action_ = std::move(action);
+      return;
+    }
+  }
+  action();
+}
+
+// One running step: a RunGraph per part (the master's own part called
+// directly), finished by whichever part ends last.
+struct MasterSession::Step : public std::enable_shared_from_this<Step> {
+  struct Part : public CqTag {
+    std::shared_ptr<Step> keep;  // the step, while the call is in flight
+    grpc::ClientContext context;
+    tensorflow::RunGraphRequest request;
+    tensorflow::RunGraphResponse response;
+    grpc::Status rpc;
+    std::unique_ptr<
+        grpc::ClientAsyncResponseReader<tensorflow::RunGraphResponse>>
+        reader;
+    std::string task;
+    bool local = false;     // the master's own worker, called directly
+    bool finished = false;  // guarded by Step::mu
+    void OnEvent(bool) override {
+      std::shared_ptr<Step> s = std::move(keep);
+      s->PartDone(this, RemoteStatus());
+    }
+    Status RemoteStatus() const {
+      if (!rpc.ok()) {
+        Status s = FromGrpcStatus(rpc);
+        return Status(s.code(), fmt::format("From {}:\n{}", task, s.message()));
+      }
+      int code = response.status_code();
+      if (code == 0) return Status::Ok();
+      if (code < 0 || code > static_cast<int>(Code::kDataLoss)) code = 2;
+      return Status(static_cast<Code>(code), response.status_error_message());
+    }
+  };
+  // Fires at the step's deadline (or when cancelled, with !ok).
+  struct Timeout : public CqTag {
+    std::shared_ptr<Step> step;
+    void OnEvent(bool ok) override {
+      if (ok) {
+        step->Stop(DeadlineExceeded("Timed out waiting for the step ({} ms)",
+                                    step->options.timeout_ms));
+      }
+      delete this;
+    }
+  };
+
+  MasterSession* session = nullptr;  // Not owned; outlives the step's done
+  std::shared_ptr<Signature> sig;
+  const std::vector<std::string>* fetches = nullptr;
+  StepOptions options;
+  std::vector<Tensor>* outputs = nullptr;
+  StepDone done;
+  int64_t step_id = 0;
+  grpc::Alarm alarm;
+
+  bool finished = false;  // guarded by session->steps_mu_
+
+  std::mutex mu;
+  int pending = 0;         // guarded by mu
+  bool stopped = false;    // guarded by mu
+  bool alarm_set = false;  // guarded by mu
+  Status first_error;      // guarded by mu
+  std::vector<std::unique_ptr<Part>> parts;
+
+  // Cancels the parts not finished yet (outside mu: aborting the local part
+  // may finish it on this thread).
+  void CancelOthers(const Status& why) {
+    std::vector<Part*> open;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      for (auto& part : parts) {
+        if (!part->finished) open.push_back(part.get());
+      }
+    }
+    for (Part* part : open) {
+      if (part->local) {
+        session->local_->AbortStep(step_id, why);
+      } else {
+        part->context.TryCancel();
+      }
+    }
+  }
+  // Cancellation, the timeout, Close: the first stop wins.
+  void Stop(const Status& why) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (stopped || pending == 0) return;
+      stopped = true;
+      if (first_error.ok()) first_error = why;
+    }
+    CancelOthers(why);
+  }
+  void PartDone(Part* part, const Status& s) {
+    bool first = false, last = false;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      part->finished = true;
+      if (!s.ok() && first_error.ok()) {
+        first_error = s;
+        first = true;
+      }
+      last = --pending == 0;
+    }
+    if (first) CancelOthers(s);
+    if (last) Finish();
+  }
+  // The starter is done with the session.
+  void Started() {
+    bool last = false;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      last = --pending == 0;
+    }
+    if (last) Finish();
+  }
+  void Finish();
+  Status Collect();
+};
+
+void MasterSession::Step::Finish() {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (alarm_set) alarm.Cancel();
+  }
+  for (const Signature::Part& part : sig->parts) {
+    if (session->local_ != nullptr && part.task == session->master_task_) {
+      tensorflow::CleanupGraphRequest request;
+      request.set_step_id(step_id);
+      tensorflow::CleanupGraphResponse response;
+      (void)session->local_->CleanupGraph(request, &response);
+    } else {
+      SendCleanup(session->cache_, part.task, step_id);
+    }
+  }
+  Status s = first_error.ok() ? Collect() : first_error;
+  {
+    std::lock_guard<std::mutex> lock(session->steps_mu_);
+    finished = true;
+    session->steps_.erase(this);
+  }
+  StepDone d = std::move(done);
+  d(s);
+}
+
+Status MasterSession::Step::Collect() {
+  if (options.stats != nullptr) {
+    for (auto& part : parts) {
+      for (const auto& dev : part->response.step_stats().dev_stats())
+        *options.stats->add_dev_stats() = dev;
+    }
+  }
+  outputs->clear();
+  for (const std::string& f : *fetches) {
+    auto pos = std::lower_bound(sig->fetches.begin(), sig->fetches.end(), f);
+    const std::string& key = sig->fetch_keys[pos - sig->fetches.begin()];
+    const tensorflow::TensorProto* found = nullptr;
+    for (auto& part : parts) {
+      for (const auto& recv : part->response.recv()) {
+        if (recv.name() == key) found = &recv.tensor();
+      }
+    }
+    if (found == nullptr) {
+      return Internal("RunGraph returned no value for fetch {}", f);
+    }
+    DFG_ASSIGN_OR_RETURN(Tensor t, Tensor::FromProto(*found));
+    outputs->push_back(std::move(t));
+  }
+  return Status::Ok();
+}
 
 void DeregisterSignature(const MasterSession::Signature& sig,
                          const std::string& session_handle,
@@ -83,35 +255,87 @@ int64_t NewStepId() {
   return static_cast<int64_t>(gen() & ((uint64_t{1} << 56) - 1));
 }
 
-Status MasterSession::Run(
-    const std::vector<std::pair<std::string, Tensor>>& feeds,
-    const std::vector<std::string>& fetches,
-    const std::vector<std::string>& targets, const StepOptions& options,
-    std::vector<Tensor>* outputs) {
+void MasterSession::RunAsync(
+    const std::vector<std::pair<std::string, Tensor>>* feeds,
+    const std::vector<std::string>* fetches,
+    const std::vector<std::string>* targets, const StepOptions& options,
+    std::shared_ptr<StepCancellation> cancel, std::vector<Tensor>* outputs,
+    StepDone done) {
   std::vector<std::string> feed_names;
-  for (const auto& [name, value] : feeds) feed_names.push_back(name);
-  DFG_ASSIGN_OR_RETURN(std::shared_ptr<Signature> sig,
-                       GetSignature(feed_names, fetches, targets));
-  const int64_t step_id = NewStepId();
-  auto step = std::make_shared<StepCalls>();
+  for (const auto& [name, value] : *feeds) feed_names.push_back(name);
+  auto cached = CachedSignature(SignatureKey(feed_names, *fetches, *targets));
+  if (!cached.ok()) {
+    done(cached.status());
+    return;
+  }
+  if (*cached != nullptr) {
+    StartStep(std::move(cached).value(), feeds, fetches, options,
+              std::move(cancel), outputs, std::move(done));
+    return;
+  }
+  // The first step of a signature builds and registers its graphs: calls
+  // that wait for the workers, this task's too, so not on the loop.
+  pool_->Schedule([this, feed_names = std::move(feed_names), feeds, fetches,
+                   targets, options, cancel = std::move(cancel), outputs,
+                   done = std::move(done)]() mutable {
+    auto sig = GetSignature(std::move(feed_names), *fetches, *targets);
+    if (!sig.ok()) {
+      done(sig.status());
+      return;
+    }
+    StartStep(std::move(sig).value(), feeds, fetches, options,
+              std::move(cancel), outputs, std::move(done));
+  });
+}
+
+void MasterSession::StopSteps(const Status& why) {
+  std::vector<std::shared_ptr<Step>> steps;
+  {
+    std::lock_guard<std::mutex> lock(steps_mu_);
+    for (Step* step : steps_) {
+      if (auto s = step->weak_from_this().lock()) steps.push_back(s);
+    }
+  }
+  for (auto& step : steps) step->Stop(why);
+}
+
+void MasterSession::StartStep(
+    std::shared_ptr<Signature> sig,
+    const std::vector<std::pair<std::string, Tensor>>* feeds,
+    const std::vector<std::string>* fetches, const StepOptions& options,
+    std::shared_ptr<StepCancellation> cancel, std::vector<Tensor>* outputs,
+    StepDone done) {
   for (const Signature::Part& part : sig->parts) {
     // Every task must be reachable by name before any call starts.
-    DFG_RETURN_IF_ERROR(cache_->Get(part.task).status());
-    auto call = std::make_unique<PartCall>();
-    call->task = part.task;
-    call->local = local_ != nullptr && part.task == master_task_;
-    auto& req = call->request;
+    if (Status s = cache_->Get(part.task).status(); !s.ok()) {
+      done(s);
+      return;
+    }
+  }
+  auto step = std::make_shared<Step>();
+  step->session = this;
+  step->sig = sig;
+  step->fetches = fetches;
+  step->options = options;
+  step->outputs = outputs;
+  step->done = std::move(done);
+  step->step_id = NewStepId();
+  for (const Signature::Part& sig_part : sig->parts) {
+    auto part = std::make_unique<Step::Part>();
+    part->task = sig_part.task;
+    part->local = local_ != nullptr && sig_part.task == master_task_;
+    auto& req = part->request;
     req.set_session_handle(handle_);
     req.set_create_worker_session_called(true);
-    req.set_graph_handle(part.graph_handle);
-    req.set_step_id(step_id);
+    req.set_graph_handle(sig_part.graph_handle);
+    req.set_step_id(step->step_id);
     req.set_store_errors_in_response_body(true);
     if (options.stats != nullptr) {
       req.mutable_exec_opts()->set_record_timeline(true);
     }
-    if (part.is_client) {
+    if (sig_part.is_client) {
       for (size_t i = 0; i < sig->feeds.size(); ++i) {
-        for (const auto& [name, value] : feeds) {
+        for (const auto& [name, value] : *feeds) {
           if (name != sig->feeds[i]) continue;
           auto* send = req.add_send();
           send->set_name(sig->feed_keys[i]);
@@ -122,121 +346,80 @@ Status MasterSession::Run(
       for (const std::string& key : sig->fetch_keys) req.add_recv_key(key);
     }
     if (options.timeout_ms > 0) {
-      call->context.set_deadline(std::chrono::system_clock::now() +
+      part->context.set_deadline(std::chrono::system_clock::now() +
                                  std::chrono::milliseconds(options.timeout_ms));
     }
-    step->calls.push_back(std::move(call));
+    step->parts.push_back(std::move(part));
   }
-  step->pending = static_cast<int>(step->calls.size());
-  Worker* local = local_;
-  // Cancels the calls not finished yet (outside step->mu: aborting a local
-  // step may finish it on this thread).
-  auto cancel_others = [step, local, step_id](const Status& why) {
-    std::vector<PartCall*> open;
-    {
-      std::lock_guard<std::mutex> lock(step->mu);
-      for (auto& call : step->calls) {
-        if (!call->finished) open.push_back(call.get());
-      }
+  // One more than the parts: the step cannot finish (and its done drop the
+  // last reference to this session) before this function is done with it.
+  step->pending = static_cast<int>(step->parts.size()) + 1;
+  CompletionLoop* loop = cache_->loop();
+  // The deadline counts from here. A stop before a part started still
+  // reaches it: a remote call cancelled before it starts is cancelled when
+  // it does, and the local part is aborted after it starts (below).
+  if (options.timeout_ms > 0) {
+    auto* timeout = new Step::Timeout;
+    timeout->step = step;
+    std::lock_guard<std::mutex> lock(step->mu);
+    if (step->pending > 0) {
+      step->alarm_set = loop->Start([&](grpc::CompletionQueue* cq) {
+        step->alarm.Set(cq,
+                        std::chrono::system_clock::now() +
+                            std::chrono::milliseconds(options.timeout_ms),
+                        timeout);
+      });
     }
-    for (PartCall* call : open) {
-      if (call->local) {
-        local->AbortStep(step_id, why);
-      } else {
-        call->context.TryCancel();
-      }
-    }
-  };
-  auto finish = [step, cancel_others](PartCall* call, const Status& s) {
-    bool first = false;
-    {
-      std::lock_guard<std::mutex> lock(step->mu);
-      call->finished = true;
-      if (!s.ok() && step->first_error.ok()) {
-        step->first_error = s;
-        first = true;
-      }
-      --step->pending;
-    }
-    if (first) cancel_others(s);
-    step->cv.notify_all();
-  };
-  for (auto& call_ptr : step->calls) {
-    PartCall* call = call_ptr.get();
-    if (call->local) {
-      local->RunGraph(&call->request, &call->response,
-                      [call, finish](const Status& s) { finish(call, s); });
+    if (!step->alarm_set) delete timeout;
+  }
+  // The remote parts first: they start on their tasks while the local part
+  // runs here.
+  Step::Part* local_part = nullptr;
+  for (auto& part_ptr : step->parts) {
+    Step::Part* part = part_ptr.get();
+    if (part->local) {
+      local_part = part;
       continue;
     }
-    WorkerStubs* stubs = cache_->Get(call->task).value();
-    stubs->stub->async()->RunGraph(&call->context, &call->request,
-                                   &call->response,
-                                   [call, finish](grpc::Status rpc) {
-                                     finish(call, PartStatus(*call, rpc));
-                                   });
+    WorkerStubs* stubs = cache_->Get(part->task).value();
+    part->keep = step;
+    bool started = loop->Start([&](grpc::CompletionQueue* cq) {
+      part->reader =
+          stubs->stub->PrepareAsyncRunGraph(&part->context, part->request, cq);
+      part->reader->StartCall();
+      part->reader->Finish(&part->response, &part->rpc, part);
+    });
+    if (!started) {
+      part->keep.reset();
+      step->PartDone(part, Cancelled("the server is shutting down"));
+    }
   }
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(options.timeout_ms);
-  bool stopped = false;
-  while (true) {
-    Status stop;
+  if (local_part != nullptr) {
+    local_->RunGraph(
+        &local_part->request, &local_part->response,
+        [step, local_part](const Status& s) { step->PartDone(local_part, s); });
+    // A stop or a remote failure that came before the local part started
+    // could not abort it.
+    Status failed;
     {
-      std::unique_lock<std::mutex> lock(step->mu);
-      if (step->pending == 0) break;
-      step->cv.wait_for(lock, std::chrono::milliseconds(20));
-      if (step->pending == 0) break;
-      if (stopped) continue;
-      if (closing_.load()) {
-        stop = Cancelled("Session {} was closed", handle_);
-      } else if (options.cancelled != nullptr && options.cancelled->load()) {
-        stop = Cancelled("Run call was cancelled");
-      } else if (options.timeout_ms > 0 &&
-                 std::chrono::steady_clock::now() >= deadline) {
-        stop = DeadlineExceeded("Timed out waiting for the step ({} ms)",
-                                options.timeout_ms);
-      }
-      if (stop.ok()) continue;
-      stopped = true;
-      if (step->first_error.ok()) step->first_error = stop;
+      std::lock_guard<std::mutex> lock(step->mu);
+      failed = step->first_error;
     }
-    cancel_others(stop);
+    if (!failed.ok()) local_->AbortStep(step->step_id, failed);
   }
-  for (const Signature::Part& part : sig->parts) {
-    if (local_ != nullptr && part.task == master_task_) {
-      tensorflow::CleanupGraphRequest request;
-      request.set_step_id(step_id);
-      tensorflow::CleanupGraphResponse response;
-      (void)local_->CleanupGraph(request, &response);
-    } else {
-      SendCleanup(cache_, part.task, step_id);
-    }
+  bool closed = false;
+  {
+    std::lock_guard<std::mutex> lock(sig_mu_);
+    closed = closed_;
+    std::lock_guard<std::mutex> steps_lock(steps_mu_);
+    if (!closed && !step->finished) steps_.insert(step.get());
   }
-  if (!step->first_error.ok()) return step->first_error;
-
-  if (options.stats != nullptr) {
-    for (auto& call : step->calls) {
-      for (const auto& dev : call->response.step_stats().dev_stats())
-        *options.stats->add_dev_stats() = dev;
-    }
-  }
-  std::map<std::string, Tensor> received;
-  for (auto& call : step->calls) {
-    for (const auto& recv : call->response.recv()) {
-      DFG_ASSIGN_OR_RETURN(Tensor t, Tensor::FromProto(recv.tensor()));
-      received[recv.name()] = std::move(t);
-    }
-  }
-  outputs->clear();
-  for (const std::string& f : fetches) {
-    auto pos = std::lower_bound(sig->fetches.begin(), sig->fetches.end(), f);
-    const std::string& key = sig->fetch_keys[pos - sig->fetches.begin()];
-    auto it = received.find(key);
-    if (it == received.end()) {
-      return Internal("RunGraph returned no value for fetch {}", f);
-    }
-    outputs->push_back(it->second);
-  }
-  return Status::Ok();
+  if (closed) step->Stop(Cancelled("Session {} was closed", handle_));
+  std::weak_ptr<Step> weak = step;
+  cancel->OnCancel([weak] {
+    if (auto s = weak.lock()) s->Stop(Cancelled("Run call was cancelled"));
+  });
+  step->Started();
 }
 
 }  // namespace dfg

@@ -6,10 +6,39 @@
 
 namespace dfg {
 
-struct RemoteRendezvous::Call {
+// One RecvTensor call, completed on the cache's loop.
+struct RemoteRendezvous::Call : public CqTag {
   grpc::ClientContext context;
   grpc::ByteBuffer request;
   grpc::ByteBuffer response;
+  grpc::Status status;
+  std::unique_ptr<grpc::GenericClientAsyncResponseReader> reader;
+  std::shared_ptr<RemoteRendezvous> self;
+  std::string task;
+  DoneCallback done;
+
+  void OnEvent(bool) override {
+    std::shared_ptr<RemoteRendezvous> r = std::move(self);
+    Status aborted;
+    {
+      std::lock_guard<std::mutex> lock(r->mu_);
+      r->calls_.erase(this);
+      aborted = r->aborted_;
+    }
+    Tensor value;
+    bool is_dead = false;
+    Status s = FromGrpcStatus(status);
+    if (!aborted.ok()) {
+      s = aborted;
+    } else if (!s.ok()) {
+      s = Status(s.code(), fmt::format("From {}:\n{}", task, s.message()));
+    } else {
+      s = DecodeRecvTensorResponse(&response, &value, &is_dead);
+    }
+    DoneCallback d = std::move(done);
+    delete this;
+    d(s, value, is_dead);
+  }
 };
 
 RemoteRendezvous::RemoteRendezvous(int64_t step_id, std::string local_task,
@@ -42,7 +71,7 @@ void RemoteRendezvous::RecvRemote(const ParsedKey& key, DoneCallback done) {
     done(stubs.status(), Tensor(), false);
     return;
   }
-  auto call = new Call;
+  auto* call = new Call;
   tensorflow::RecvTensorRequest request;
   request.set_step_id(step_id_);
   request.set_rendezvous_key(key.FullKey());
@@ -50,41 +79,37 @@ void RemoteRendezvous::RecvRemote(const ParsedKey& key, DoneCallback done) {
   std::string bytes = request.SerializeAsString();
   grpc::Slice slice(bytes);
   call->request = grpc::ByteBuffer(&slice, 1);
+  call->task = (*stubs)->task;
+  call->done = std::move(done);
+  grpc::GenericStub* generic = (*stubs)->generic.get();
+  CompletionLoop* loop = cache_->loop();
+  Status refused;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!aborted_.ok()) {
-      Status s = aborted_;
-      delete call;
-      done(s, Tensor(), false);
-      return;
-    }
-    calls_.insert(call);
-  }
-  std::shared_ptr<RemoteRendezvous> self = shared_from_this();
-  std::string task = (*stubs)->task;
-  (*stubs)->generic->UnaryCall(
-      &call->context, kRecvTensorMethod, grpc::StubOptions(), &call->request,
-      &call->response,
-      [self, call, task, done = std::move(done)](grpc::Status rpc) {
-        Status aborted;
-        {
-          std::lock_guard<std::mutex> lock(self->mu_);
-          self->calls_.erase(call);
-          aborted = self->aborted_;
-        }
-        Tensor value;
-        bool is_dead = false;
-        Status s = FromGrpcStatus(rpc);
-        if (!aborted.ok()) {
-          s = aborted;
-        } else if (!s.ok()) {
-          s = Status(s.code(), fmt::format("From {}:\n{}", task, s.message()));
-        } else {
-          s = DecodeRecvTensorResponse(&call->response, &value, &is_dead);
-        }
-        delete call;
-        done(s, value, is_dead);
+      refused = aborted_;
+    } else {
+      call->self = shared_from_this();
+      // Under mu_, so that StartAbort cancels it once started.
+      bool started = loop->Start([&](grpc::CompletionQueue* cq) {
+        call->reader = generic->PrepareUnaryCall(
+            &call->context, kRecvTensorMethod, call->request, cq);
+        call->reader->StartCall();
+        call->reader->Finish(&call->response, &call->status, call);
       });
+      if (started) {
+        calls_.insert(call);
+      } else {
+        call->self.reset();
+        refused = Cancelled("the server is shutting down");
+      }
+    }
+  }
+  if (!refused.ok()) {
+    DoneCallback d = std::move(call->done);
+    delete call;
+    d(refused, Tensor(), false);
+  }
 }
 
 void RemoteRendezvous::StartAbort(const Status& status) {

@@ -1,7 +1,10 @@
 // The gRPC services: TensorFlow's WorkerService and MasterService method
-// paths over a Worker and a Master. RecvTensor answers with hand-encoded
-// bytes (tensor_coding.h); RunGraph and RunStep finish asynchronously and
-// stop their step when the caller cancels.
+// paths over a Worker and a Master, served with gRPC's async API on the
+// server's CompletionLoop. Quick methods answer on the loop's thread;
+// RunGraph and RunStep start their step there and finish when it ends (a
+// cancelled call stops the step); methods that wait for other tasks or
+// build graphs run on a pool. RecvTensor answers with hand-encoded bytes
+// (tensor_coding.h).
 #ifndef DFG_LIB_DISTRIBUTED_SERVICES_H_
 #define DFG_LIB_DISTRIBUTED_SERVICES_H_
 
@@ -9,16 +12,26 @@
 
 #include <memory>
 
+#include "lib/distributed/completion_loop.h"
 #include "lib/distributed/master.h"
 #include "lib/distributed/worker.h"
 #include "lib/exec/thread_pool.h"
 
 namespace dfg {
 
-std::unique_ptr<grpc::Service> NewWorkerService(Worker* worker);  // Not owned.
-// RunStep and RunCallable run on `pool` (they block until their step ends).
-std::unique_ptr<grpc::Service> NewMasterService(Master* master,
-                                                ThreadPool* pool);
+class ServiceSet {
+ public:
+  virtual ~ServiceSet() = default;
+  // To register with the ServerBuilder.
+  virtual grpc::Service* service() = 0;
+  // Once the server started: waits for calls of every method on `cq`,
+  // which `loop` polls.
+  virtual void Serve(CompletionLoop* loop, grpc::ServerCompletionQueue* cq) = 0;
+};
+
+// Not owned: `worker`, `master`, `pool`.
+std::unique_ptr<ServiceSet> NewWorkerService(Worker* worker, ThreadPool* pool);
+std::unique_ptr<ServiceSet> NewMasterService(Master* master, ThreadPool* pool);
 
 }  // namespace dfg
 

@@ -21,6 +21,10 @@ struct Worker::GraphItem {
     ResourceMgr* resources = nullptr;  // Not owned.
   };
   std::vector<Unit> units;
+  // Every node runs at most once per step (no loops, no function calls):
+  // the step may start, and go on after a RecvTensor answer, on the
+  // calling thread (the completion loop's) without holding it for long.
+  bool bounded = false;
 };
 
 struct Worker::WorkerSession {
@@ -31,6 +35,32 @@ struct Worker::WorkerSession {
 };
 
 namespace {
+
+// A node that may run many times in a step, or run a function's body.
+bool Unbounded(const Node& node, const tensorflow::GraphDef& graph) {
+  static const char* const kFunctional[] = {"If",
+                                            "StatelessIf",
+                                            "While",
+                                            "StatelessWhile",
+                                            "Case",
+                                            "StatelessCase",
+                                            "For",
+                                            "PartitionedCall",
+                                            "StatefulPartitionedCall",
+                                            "SymbolicGradient",
+                                            "RemoteCall"};
+  if (node.IsSwitch() || node.IsMerge() || node.IsEnter() || node.IsExit() ||
+      node.IsNextIteration()) {
+    return true;
+  }
+  for (const char* op : kFunctional) {
+    if (node.op() == op) return true;
+  }
+  for (const auto& f : graph.library().function()) {
+    if (f.signature().name() == node.op()) return true;
+  }
+  return false;
+}
 
 uint64_t RandomNonZero() {
   static std::mutex mu;
@@ -153,8 +183,12 @@ StatusOr<std::shared_ptr<Worker::GraphItem>> Worker::BuildGraphItem(
     auto it = incarnations_.find(std::string(device));
     return it == incarnations_.end() ? uint64_t{0} : it->second;
   };
-  DFG_ASSIGN_OR_RETURN(auto partitions, Partition(g.get(), popts));
   auto item = std::make_shared<GraphItem>();
+  item->bounded = true;
+  for (Node* n : g->op_nodes()) {
+    if (Unbounded(*n, graph)) item->bounded = false;
+  }
+  DFG_ASSIGN_OR_RETURN(auto partitions, Partition(g.get(), popts));
   for (auto& [device, def] : partitions) {
     ImportOptions import_options;
     import_options.allow_internal_ops = true;
@@ -301,11 +335,15 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     args.runner = [pool](std::function<void()> fn) {
       pool->Schedule(std::move(fn));
     };
+    // A RecvTensor answer arrives on the completion loop's thread: the
+    // nodes it makes ready go on there (no pool thread woken per step).
+    args.continue_on_done_thread = item->bounded;
     Executor* exec = unit.executor.get();
-    if (&unit == last) {
+    if (&unit == last && item->bounded) {
       // The last unit starts on this thread (its root nodes run here; the
       // executor hands expensive successors to the pool): one thread
-      // hand-off less per step.
+      // hand-off less per step. Only a bounded graph: the caller may be the
+      // completion loop, which a loop running here would hold for good.
       exec->RunAsync(args, unit_done);
     } else {
       pool->Schedule(

@@ -25,4 +25,19 @@ StatusOr<WorkerStubs*> WorkerCache::Get(const std::string& task_or_device) {
   return out;
 }
 
+CompletionLoop* WorkerCache::loop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (loop_ == nullptr) {
+    own_loop_ = std::make_unique<CompletionLoop>(
+        std::make_unique<grpc::CompletionQueue>());
+    loop_ = own_loop_.get();
+  }
+  return loop_;
+}
+
+void WorkerCache::SetLoop(CompletionLoop* loop) {
+  std::lock_guard<std::mutex> lock(mu_);
+  loop_ = loop;
+}
+
 }  // namespace dfg

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "lib/base/status.h"
+#include "lib/distributed/completion_loop.h"
 #include "lib/distributed/grpc_util.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
 #include "lib/proto/cluster.pb.h"
@@ -38,10 +39,17 @@ class WorkerCache {
 
   const tensorflow::ClusterDef& cluster() const { return cluster_; }
 
+  // The loop that completes the async calls to the workers: the server's
+  // (SetLoop, before the first call), or one of the cache's own.
+  CompletionLoop* loop();
+  void SetLoop(CompletionLoop* loop);  // Not owned.
+
  private:
   const tensorflow::ClusterDef cluster_;
   const TlsOptions tls_;
   std::mutex mu_;
+  CompletionLoop* loop_ = nullptr;                             // guarded by mu_
+  std::unique_ptr<CompletionLoop> own_loop_;                   // guarded by mu_
   std::map<std::string, std::unique_ptr<WorkerStubs>> stubs_;  // guarded by mu_
 };
 

@@ -1,7 +1,9 @@
 #include <grpcpp/support/proto_buffer_reader.h>
 
 #include <chrono>
+#include <type_traits>
 
+#include "lib/distributed/server_call.h"
 #include "lib/distributed/services.h"
 #include "lib/distributed/tensor_coding.h"
 #include "lib/distributed/worker_service.grpc.pb.h"
@@ -10,168 +12,162 @@ namespace dfg {
 namespace {
 
 namespace tf = tensorflow;
-using grpc::CallbackServerContext;
-using grpc::ServerUnaryReactor;
+using WorkerAsync = tf::WorkerService::WithRawMethod_RecvTensor<
+    tf::WorkerService::AsyncService>;
 
-ServerUnaryReactor* Finish(CallbackServerContext* ctx, const Status& s) {
-  ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(s));
-  return reactor;
+template <class Request, class Response>
+using Call = ServerCall<WorkerAsync, Request, Response>;
+template <class Request, class Response>
+using Handler = std::function<void(Call<Request, Response>*)>;
+
+// `&WorkerAsync::RequestX` (declared in a base class of WorkerAsync).
+template <class Base, class Request, class Response>
+using RequestFn = void (Base::*)(grpc::ServerContext*, Request*,
+                                 grpc::ServerAsyncResponseWriter<Response>*,
+                                 grpc::CompletionQueue*,
+                                 grpc::ServerCompletionQueue*, void*);
+
+Status NotImplemented(const char* method) {
+  return Unimplemented(
+      "{} is not implemented by dfg's worker (collectives and tracing are "
+      "not supported)",
+      method);
 }
 
-ServerUnaryReactor* NotImplemented(CallbackServerContext* ctx,
-                                   const char* method) {
-  return Finish(ctx, Unimplemented("{} is not implemented by dfg's worker "
-                                   "(collectives and tracing are not "
-                                   "supported)",
-                                   method));
-}
-
-// RunGraph: finishes when the step does; a cancelled call aborts the step.
-class RunGraphReactor : public ServerUnaryReactor {
+class WorkerServiceImpl final : public ServiceSet {
  public:
-  RunGraphReactor(Worker* worker, const tf::RunGraphRequest* request,
-                  tf::RunGraphResponse* response)
-      : worker_(worker), request_(request), response_(response) {}
-  void Start() {
-    worker_->RunGraph(request_, response_, [this](const Status& s) {
-      if (!s.ok() && request_->store_errors_in_response_body()) {
-        response_->set_status_code(static_cast<int>(s.code()));
-        response_->set_status_error_message(std::string(s.message()));
-        Finish(grpc::Status::OK);
-      } else {
-        Finish(ToGrpcStatus(s));
-      }
-    });
+  WorkerServiceImpl(Worker* worker, ThreadPool* pool)
+      : worker_(worker), pool_(pool) {}
+
+  grpc::Service* service() override { return &service_; }
+
+  void Serve(CompletionLoop* loop, grpc::ServerCompletionQueue* cq) override {
+    Worker* w = worker_;
+    ThreadPool* pool = pool_;
+    // Quick methods answer on the loop's thread.
+    Inline(
+        loop, cq, &WorkerAsync::RequestGetStatus,
+        [w](const auto& req, auto* resp) { return w->GetStatus(req, resp); });
+    Inline(loop, cq, &WorkerAsync::RequestDeleteWorkerSession,
+           [w](const auto& req, auto* resp) {
+             return w->DeleteWorkerSession(req, resp);
+           });
+    Inline(loop, cq, &WorkerAsync::RequestCreateWorkerSession,
+           [w](const auto& req, auto* resp) {
+             return w->CreateWorkerSession(req, resp);
+           });
+    Inline(loop, cq, &WorkerAsync::RequestDeregisterGraph,
+           [w](const auto& req, auto* resp) {
+             return w->DeregisterGraph(req, resp);
+           });
+    Inline(loop, cq, &WorkerAsync::RequestCleanupGraph,
+           [w](const auto& req, auto* resp) {
+             return w->CleanupGraph(req, resp);
+           });
+    Inline(
+        loop, cq, &WorkerAsync::RequestCleanupAll,
+        [w](const auto& req, auto* resp) { return w->CleanupAll(req, resp); });
+    // Building executors takes a while: on the pool.
+    Add(loop, cq, &WorkerAsync::RequestRegisterGraph, false,
+        Handler<tf::RegisterGraphRequest, tf::RegisterGraphResponse>(
+            [w, pool](auto* call) {
+              pool->Schedule([w, call] {
+                call->Finish(w->RegisterGraph(call->request, &call->response));
+              });
+            }));
+    // RunGraph finishes when the step does; a cancelled call aborts it.
+    Add(loop, cq, &WorkerAsync::RequestRunGraph, true,
+        Handler<tf::RunGraphRequest, tf::RunGraphResponse>([w](auto* call) {
+          const int64_t step_id = call->request.step_id();
+          w->RunGraph(&call->request, &call->response, [call](const Status& s) {
+            if (!s.ok() && call->request.store_errors_in_response_body()) {
+              call->response.set_status_code(static_cast<int>(s.code()));
+              call->response.set_status_error_message(std::string(s.message()));
+              call->Finish(Status::Ok());
+            } else {
+              call->Finish(s);
+            }
+          });
+          call->OnCancel([w, step_id] {
+            w->AbortStep(step_id, Cancelled("Step {} was cancelled", step_id));
+          });
+        }));
+    Add(loop, cq, &WorkerAsync::RequestRecvTensor, false,
+        Handler<grpc::ByteBuffer, grpc::ByteBuffer>(
+            [w](auto* call) { RecvTensor(w, call); }));
+    NotServed(loop, cq, &WorkerAsync::RequestLogging, "Logging");
+    NotServed(loop, cq, &WorkerAsync::RequestTracing, "Tracing");
+    NotServed(loop, cq, &WorkerAsync::RequestRecvBuf, "RecvBuf");
+    NotServed(loop, cq, &WorkerAsync::RequestGetStepSequence,
+              "GetStepSequence");
+    NotServed(loop, cq, &WorkerAsync::RequestCompleteGroup, "CompleteGroup");
+    NotServed(loop, cq, &WorkerAsync::RequestCompleteInstance,
+              "CompleteInstance");
+    NotServed(loop, cq, &WorkerAsync::RequestMarkRecvFinished,
+              "MarkRecvFinished");
   }
-  void OnCancel() override {
-    worker_->AbortStep(request_->step_id(),
-                       Cancelled("Step {} was cancelled", request_->step_id()));
-  }
-  void OnDone() override { delete this; }
 
  private:
-  Worker* worker_;
-  const tf::RunGraphRequest* request_;
-  tf::RunGraphResponse* response_;
-};
+  template <class Base, class Request, class Response>
+  void Add(CompletionLoop* loop, grpc::ServerCompletionQueue* cq,
+           RequestFn<Base, Request, Response> request, bool cancellable,
+           std::type_identity_t<Handler<Request, Response>> handler) {
+    auto method = std::make_unique<typename Call<Request, Response>::Method>();
+    method->service = &service_;
+    method->request = request;  // to a member of the derived class
+    method->handler = std::move(handler);
+    method->cancellable = cancellable;
+    method->loop = loop;
+    method->cq = cq;
+    Call<Request, Response>::Await(method.get());
+    methods_.push_back(std::shared_ptr<void>(std::move(method)));
+  }
+  template <class Base, class Request, class Response, class Fn>
+  void Inline(CompletionLoop* loop, grpc::ServerCompletionQueue* cq,
+              RequestFn<Base, Request, Response> request, Fn fn) {
+    Add<Base, Request, Response>(loop, cq, request, false, [fn](auto* call) {
+      call->Finish(fn(call->request, &call->response));
+    });
+  }
+  template <class Base, class Request, class Response>
+  void NotServed(CompletionLoop* loop, grpc::ServerCompletionQueue* cq,
+                 RequestFn<Base, Request, Response> request, const char* name) {
+    Add<Base, Request, Response>(loop, cq, request, false, [name](auto* call) {
+      call->Finish(NotImplemented(name));
+    });
+  }
 
-using Base = tf::WorkerService::WithRawCallbackMethod_RecvTensor<
-    tf::WorkerService::CallbackService>;
-
-class WorkerServiceImpl final : public Base {
- public:
-  explicit WorkerServiceImpl(Worker* worker) : worker_(worker) {}
-
-  ServerUnaryReactor* GetStatus(CallbackServerContext* ctx,
-                                const tf::GetStatusRequest* req,
-                                tf::GetStatusResponse* resp) override {
-    return Finish(ctx, worker_->GetStatus(*req, resp));
-  }
-  ServerUnaryReactor* CreateWorkerSession(
-      CallbackServerContext* ctx, const tf::CreateWorkerSessionRequest* req,
-      tf::CreateWorkerSessionResponse* resp) override {
-    return Finish(ctx, worker_->CreateWorkerSession(*req, resp));
-  }
-  ServerUnaryReactor* DeleteWorkerSession(
-      CallbackServerContext* ctx, const tf::DeleteWorkerSessionRequest* req,
-      tf::DeleteWorkerSessionResponse* resp) override {
-    return Finish(ctx, worker_->DeleteWorkerSession(*req, resp));
-  }
-  ServerUnaryReactor* RegisterGraph(CallbackServerContext* ctx,
-                                    const tf::RegisterGraphRequest* req,
-                                    tf::RegisterGraphResponse* resp) override {
-    return Finish(ctx, worker_->RegisterGraph(*req, resp));
-  }
-  ServerUnaryReactor* DeregisterGraph(
-      CallbackServerContext* ctx, const tf::DeregisterGraphRequest* req,
-      tf::DeregisterGraphResponse* resp) override {
-    return Finish(ctx, worker_->DeregisterGraph(*req, resp));
-  }
-  ServerUnaryReactor* RunGraph(CallbackServerContext*,
-                               const tf::RunGraphRequest* req,
-                               tf::RunGraphResponse* resp) override {
-    auto* reactor = new RunGraphReactor(worker_, req, resp);
-    reactor->Start();
-    return reactor;
-  }
-  ServerUnaryReactor* CleanupGraph(CallbackServerContext* ctx,
-                                   const tf::CleanupGraphRequest* req,
-                                   tf::CleanupGraphResponse* resp) override {
-    return Finish(ctx, worker_->CleanupGraph(*req, resp));
-  }
-  ServerUnaryReactor* CleanupAll(CallbackServerContext* ctx,
-                                 const tf::CleanupAllRequest* req,
-                                 tf::CleanupAllResponse* resp) override {
-    return Finish(ctx, worker_->CleanupAll(*req, resp));
-  }
-  ServerUnaryReactor* RecvTensor(CallbackServerContext* ctx,
-                                 const grpc::ByteBuffer* request,
-                                 grpc::ByteBuffer* response) override {
+  // RecvTensor answers with hand-encoded bytes, when the tensor is there.
+  static void RecvTensor(Worker* w,
+                         Call<grpc::ByteBuffer, grpc::ByteBuffer>* call) {
     tf::RecvTensorRequest req;
-    grpc::ByteBuffer copy(*request);
-    grpc::ProtoBufferReader reader(&copy);
+    grpc::ProtoBufferReader reader(&call->request);
     if (!req.ParseFromZeroCopyStream(&reader)) {
-      return Finish(ctx, InvalidArgument("RecvTensorRequest does not parse"));
+      call->Finish(InvalidArgument("RecvTensorRequest does not parse"));
+      return;
     }
-    ServerUnaryReactor* reactor = ctx->DefaultReactor();
-    worker_->RecvTensor(
-        req, [reactor, response](const Status& s, const Tensor& value,
-                                 bool is_dead) {
+    w->RecvTensor(
+        req, [call](const Status& s, const Tensor& value, bool is_dead) {
           if (s.ok()) {
             auto now = std::chrono::duration_cast<std::chrono::microseconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
-            EncodeRecvTensorResponse(value, is_dead, now, response);
+            EncodeRecvTensorResponse(value, is_dead, now, &call->response);
           }
-          reactor->Finish(ToGrpcStatus(s));
+          call->Finish(s);
         });
-    return reactor;
-  }
-  ServerUnaryReactor* Logging(CallbackServerContext* ctx,
-                              const tf::LoggingRequest*,
-                              tf::LoggingResponse*) override {
-    return NotImplemented(ctx, "Logging");
-  }
-  ServerUnaryReactor* Tracing(CallbackServerContext* ctx,
-                              const tf::TracingRequest*,
-                              tf::TracingResponse*) override {
-    return NotImplemented(ctx, "Tracing");
-  }
-  ServerUnaryReactor* RecvBuf(CallbackServerContext* ctx,
-                              const tf::RecvBufRequest*,
-                              tf::RecvBufResponse*) override {
-    return NotImplemented(ctx, "RecvBuf");
-  }
-  ServerUnaryReactor* GetStepSequence(CallbackServerContext* ctx,
-                                      const tf::GetStepSequenceRequest*,
-                                      tf::GetStepSequenceResponse*) override {
-    return NotImplemented(ctx, "GetStepSequence");
-  }
-  ServerUnaryReactor* CompleteGroup(CallbackServerContext* ctx,
-                                    const tf::CompleteGroupRequest*,
-                                    tf::CompleteGroupResponse*) override {
-    return NotImplemented(ctx, "CompleteGroup");
-  }
-  ServerUnaryReactor* CompleteInstance(CallbackServerContext* ctx,
-                                       const tf::CompleteInstanceRequest*,
-                                       tf::CompleteInstanceResponse*) override {
-    return NotImplemented(ctx, "CompleteInstance");
-  }
-  ServerUnaryReactor* MarkRecvFinished(CallbackServerContext* ctx,
-                                       const tf::MarkRecvFinishedRequest*,
-                                       tf::MarkRecvFinishedResponse*) override {
-    return NotImplemented(ctx, "MarkRecvFinished");
   }
 
- private:
   Worker* worker_;
+  ThreadPool* pool_;
+  WorkerAsync service_;
+  std::vector<std::shared_ptr<void>> methods_;
 };
 
 }  // namespace
 
-std::unique_ptr<grpc::Service> NewWorkerService(Worker* worker) {
-  return std::make_unique<WorkerServiceImpl>(worker);
+std::unique_ptr<ServiceSet> NewWorkerService(Worker* worker, ThreadPool* pool) {
+  return std::make_unique<WorkerServiceImpl>(worker, pool);
 }
 
 }  // namespace dfg

@@ -77,6 +77,11 @@ class Executor {
     ThreadPoolInterface* intra_op_pool = nullptr;  // Not owned.
     // Runs a closure (expensive nodes, async continuations). Null: inline.
     std::function<void(std::function<void()>)> runner;
+    // With a runner: an async kernel that finishes on a thread running no
+    // node of any executor (a network thread) goes on with what it made
+    // ready on that thread, by the inline rules of the executor's own
+    // threads, instead of handing all of it to `runner`.
+    bool continue_on_done_thread = false;
     ExecutionObserver* observer = nullptr;  // Not owned; may be null.
   };
   using DoneCallback = std::function<void(const Status&)>;

@@ -64,6 +64,9 @@ struct AsyncState {
   std::atomic<int> phase{0};  // the second of (caller, done) finishes
 };
 
+// Process calls running on this thread (of any executor).
+thread_local int process_depth = 0;
+
 // The nodes a Process call runs inline, first in first out.
 class InlineQueue {
  public:
@@ -180,6 +183,19 @@ void ExecutorState::ScheduleReady(ReadyList* ready, InlineQueue* inline_ready) {
       return;
     }
   }
+  if (inline_ready == nullptr && args_.runner &&
+      args_.continue_on_done_thread && process_depth == 0) {
+    // An async kernel finished on a thread that runs no node (a network
+    // thread): what it made ready runs here by the inline rules below,
+    // as at Start, instead of waking a pool thread for it.
+    InlineQueue here;
+    ScheduleReady(ready, &here);
+    std::vector<TaggedNode> nodes;
+    while (!here.empty()) nodes.push_back(here.pop_front());
+    // The last node to finish deletes this state: only locals from here.
+    for (const TaggedNode& t : nodes) Process(t);
+    return;
+  }
   if (inline_ready == nullptr) {
     for (const TaggedNode& t : *ready) {
       if (args_.runner) {
@@ -222,6 +238,10 @@ void ExecutorState::ScheduleReady(ReadyList* ready, InlineQueue* inline_ready) {
 }
 
 void ExecutorState::Process(TaggedNode first) {
+  struct Depth {
+    Depth() { ++process_depth; }
+    ~Depth() { --process_depth; }
+  } depth;
   InlineQueue inline_ready;
   inline_ready.push_back(first);
   Scratch scratch;

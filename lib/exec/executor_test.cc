@@ -1,6 +1,9 @@
 #include "lib/exec/executor.h"
 
+#include <atomic>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "lib/exec/call_frame.h"
@@ -290,6 +293,82 @@ TEST_CASE("executor passes tensors between partitions through the rendezvous",
   REQUIRE(r0.status.ok());
   REQUIRE(r1.status.ok());
   CHECK(r1.rets[0].scalar<float>() == -9);
+}
+
+// A Recv of graph `g` that the test thread completes with Send, outside any
+// executor: which thread runs the rest of the step?
+struct DoneThreadRun {
+  int runner_calls = 0;
+  bool done_on_sender = false;
+  float out = 0;
+};
+
+DoneThreadRun RunRecvCompletedBySend(bool continue_on_done_thread) {
+  std::string attrs =
+      std::string(
+          "attr { key: 'tensor_name' value { s: 't' } } "
+          "attr { key: 'send_device' value { s: '") +
+      kCpu0 + "' } } attr { key: 'recv_device' value { s: '" + kCpu0 +
+      "' } } attr { key: 'send_device_incarnation' value { i: 1 } } "
+      "attr { key: 'client_terminated' value { b: false } } ";
+  std::string g =
+      "node { name: 'recv' op: '_Recv' "
+      "attr { key: 'tensor_type' value { type: DT_FLOAT } } " +
+      attrs + "}\n" + Unary("neg", "Neg", "recv") + Retval("out", "neg", 0);
+  auto exec = Make(g);
+  CallFrame frame({}, {tensorflow::DT_FLOAT});
+  LocalRendezvous rendezvous;
+  ResourceMgr resources;
+  ThreadPool pool(1);
+  DoneThreadRun run;
+  std::atomic<int> runner_calls{0};
+  Executor::Args args;
+  args.call_frame = &frame;
+  args.rendezvous = &rendezvous;
+  args.resource_mgr = &resources;
+  args.runner = [&](std::function<void()> fn) {
+    runner_calls++;
+    pool.Schedule(std::move(fn));
+  };
+  args.continue_on_done_thread = continue_on_done_thread;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
+  Status status;
+  std::thread::id done_thread;
+  exec->RunAsync(args, [&](const Status& s) {
+    std::lock_guard<std::mutex> lock(mu);
+    status = s;
+    done_thread = std::this_thread::get_id();
+    finished = true;
+    cv.notify_all();
+  });
+  ParsedKey key;
+  REQUIRE(ParseKey(CreateKey(kCpu0, 1, kCpu0, "t", {}), &key).ok());
+  REQUIRE(rendezvous.Send(key, Tensor::Scalar<float>(2), false).ok());
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return finished; });
+  REQUIRE(status.ok());
+  std::vector<Tensor> rets;
+  REQUIRE(frame.ConsumeRetvals(&rets).ok());
+  run.out = rets[0].scalar<float>();
+  run.runner_calls = runner_calls.load();
+  run.done_on_sender = done_thread == std::this_thread::get_id();
+  return run;
+}
+
+TEST_CASE(
+    "continue_on_done_thread: nodes after a recv run on the thread that "
+    "completed it",
+    "[exec]") {
+  DoneThreadRun on = RunRecvCompletedBySend(true);
+  CHECK(on.out == -2);
+  CHECK(on.runner_calls == 0);
+  CHECK(on.done_on_sender);
+  DoneThreadRun off = RunRecvCompletedBySend(false);
+  CHECK(off.out == -2);
+  CHECK(off.runner_calls > 0);
+  CHECK_FALSE(off.done_on_sender);
 }
 
 TEST_CASE("executor fails a recv whose dtype differs from the send", "[exec]") {

@@ -74,14 +74,4 @@ for _mode in ["dfg", "mixed", "tfclient", "tfmixed"]:
         KNOWN[f"cluster/{_mode}/errors/{_case}"] = (
             "dfg's master does not prefix a task's error returned in RunGraphResponse's "
             "status fields with 'From /job:worker/replica:0/task:N:' as TensorFlow's "
-            "RunManyGraphs::WhenDone does (lib/distributed/master_step.cc PartStatus)")
-# dfg bug in lib/distributed/master_service.cc: CreateSession (also
-# CloseSession, MakeCallable...) runs inline on a gRPC callback thread and
-# blocks on GetStatus RPCs to every task, the master's own included; a few
-# concurrent CreateSessions hold all of gRPC's callback threads, the
-# GetStatus to the master itself is never served, and each fails after
-# 5 s with "no answer from <its own address> within 5000 ms".
-KNOWN["cluster/dfg/concurrent_sessions"] = (
-    "dfg's master blocks gRPC callback threads in CreateSession (GetStatus RPCs to its "
-    "own task): concurrent sessions fail with 'no answer from ... within 5000 ms' "
-    "(lib/distributed/master_service.cc)")
+            "RunManyGraphs::WhenDone does (lib/distributed/master_step.cc Part::RemoteStatus)")
