@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   io.stdin_is_terminal = isatty(STDIN_FILENO) != 0;
   io.stdout_is_terminal = isatty(STDOUT_FILENO) != 0;
   io.stderr_is_terminal = isatty(STDERR_FILENO) != 0;
+  io.exits_after = true;  // returns from main right after
   int code = dfg::DfgMain(argc, argv, io);
   std::cout.flush();
   return code;

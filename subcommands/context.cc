@@ -14,6 +14,11 @@
 
 namespace dfg {
 
+std::vector<std::shared_ptr<void>>& KeptUntilExit() {
+  static auto* kept = new std::vector<std::shared_ptr<void>>;
+  return *kept;
+}
+
 int Context::Error(std::string_view message) {
   *io.err << fmt::format("dfg {}: error: {}\n", subcommand, message);
   exit_code = kExitError;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,10 @@ struct Io {
   bool stdin_is_terminal = false;
   bool stdout_is_terminal = false;
   bool stderr_is_terminal = false;
+  // The caller ends the process as soon as DfgMain returns (the dfg binary;
+  // not tests that run DfgMain in-process): a subcommand may then leave its
+  // big graph to the OS instead of freeing it piece by piece (LeaveToExit).
+  bool exits_after = false;
 };
 
 // Exit codes (CLI.md): 0 success, 1 a graph/tensor/file is wrong, 2 usage.
@@ -55,6 +60,21 @@ struct Context {
 // ctx.subcommand and ctx.app set, and its result becomes ctx.exit_code.
 CLI::App* AddSubcommand(CLI::App& app, Context& ctx, const char* name,
                         const char* summary, std::function<int(Context&)> run);
+
+// The objects left to the OS at exit: never destroyed, still reachable (so
+// not leaks to LeakSanitizer).
+std::vector<std::shared_ptr<void>>& KeptUntilExit();
+
+// When the process exits right after this subcommand (ctx.io.exits_after),
+// takes `*object` and keeps it alive until exit, never destroyed: freeing a
+// graph of a million nodes string by string costs more CPU than some whole
+// stages. Else leaves `*object` to be destroyed where it is, as usual. Call
+// it last, on success, for objects nothing else uses.
+template <typename T>
+void LeaveToExit(const Context& ctx, std::unique_ptr<T>* object) {
+  if (*object == nullptr || !ctx.io.exits_after) return;
+  KeptUntilExit().push_back(std::shared_ptr<void>(std::move(*object)));
+}
 
 // INPUT and --meta-graph-tag.
 struct InputFlags {

@@ -82,9 +82,10 @@ int RunPartition(Context& ctx, const PartitionFlags& flags) {
     devices = std::move(set).value();
   }
   // The graph, its nodes and the partitions made of them live on one arena.
-  google::protobuf::Arena arena(BigGraphArenaOptions());
+  auto arena =
+      std::make_unique<google::protobuf::Arena>(BigGraphArenaOptions());
   LoadedGraph loaded;
-  GraphDef* def = LoadInput(ctx, flags.input, &arena, &loaded);
+  GraphDef* def = LoadInput(ctx, flags.input, arena.get(), &loaded);
   if (def == nullptr) return ctx.exit_code;
   const std::string where = InputName(flags.input);
   // In the order and with the edge ids of TensorFlow's session (a graph
@@ -112,6 +113,10 @@ int RunPartition(Context& ctx, const PartitionFlags& flags) {
     *ctx.io.err << PartitionReportJson(CopyPartitions(*parts), transfers);
   }
   if (Status s = WriteResult(ctx, flags, *parts); !s.ok()) return ctx.Error(s);
+  // The graph and the arena (the partitions' nodes) are not used any more:
+  // the process may end without freeing them.
+  LeaveToExit(ctx, &*graph);
+  LeaveToExit(ctx, &arena);
   return kExitOk;
 }
 
