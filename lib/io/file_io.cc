@@ -272,8 +272,13 @@ StatusOr<tensorflow::GraphDef*> ParseGraphOnArena(
   auto* graph =
       google::protobuf::Arena::CreateMessage<tensorflow::GraphDef>(arena);
   *info = LoadedGraph();
-  DFG_RETURN_IF_ERROR(io_internal::ParseGraphInto(
-      input.bytes, io_internal::DisplayName(input.file), options, graph, info));
+  Status parsed = io_internal::ParseGraphInto(
+      input.bytes, io_internal::DisplayName(input.file), options, graph, info);
+  if (!parsed.ok()) {
+    // Without an arena the message is the caller's only on success.
+    if (arena == nullptr) delete graph;
+    return parsed;
+  }
   SetExportDir(input.file, info);
   return graph;
 }
