@@ -14,12 +14,6 @@ template <class Request, class Response>
 using Call = ServerCall<MasterAsync, Request, Response>;
 template <class Request, class Response>
 using Handler = std::function<void(Call<Request, Response>*)>;
-// `&MasterAsync::RequestX` (declared in a base class of MasterAsync).
-template <class Base, class Request, class Response>
-using RequestFn = void (Base::*)(grpc::ServerContext*, Request*,
-                                 grpc::ServerAsyncResponseWriter<Response>*,
-                                 grpc::CompletionQueue*,
-                                 grpc::ServerCompletionQueue*, void*);
 
 class MasterServiceImpl final : public ServiceSet {
  public:
@@ -62,7 +56,8 @@ class MasterServiceImpl final : public ServiceSet {
            });
     // A step starts on the loop's thread and finishes when its last part
     // does; a cancelled call cancels it on every worker.
-    Add(loop, cq, &MasterAsync::RequestRunStep, true,
+    methods_.Add(
+        loop, cq, &MasterAsync::RequestRunStep, true,
         Handler<tf::RunStepRequest, tf::RunStepResponse>([m](auto* call) {
           auto cancel = std::make_shared<StepCancellation>();
           call->OnCancel([cancel] { cancel->Cancel(); });
@@ -78,36 +73,23 @@ class MasterServiceImpl final : public ServiceSet {
                 }
               });
         }));
-    Add(loop, cq, &MasterAsync::RequestRunCallable, true,
-        Handler<tf::RunCallableRequest, tf::RunCallableResponse>(
-            [m](auto* call) {
-              auto cancel = std::make_shared<StepCancellation>();
-              call->OnCancel([cancel] { cancel->Cancel(); });
-              m->RunCallable(&call->request, &call->response, cancel,
-                             [call](const Status& s) { call->Finish(s); });
-            }));
+    methods_.Add(loop, cq, &MasterAsync::RequestRunCallable, true,
+                 Handler<tf::RunCallableRequest, tf::RunCallableResponse>(
+                     [m](auto* call) {
+                       auto cancel = std::make_shared<StepCancellation>();
+                       call->OnCancel([cancel] { cancel->Cancel(); });
+                       m->RunCallable(
+                           &call->request, &call->response, cancel,
+                           [call](const Status& s) { call->Finish(s); });
+                     }));
   }
 
  private:
-  template <class Base, class Request, class Response>
-  void Add(CompletionLoop* loop, grpc::ServerCompletionQueue* cq,
-           RequestFn<Base, Request, Response> request, bool cancellable,
-           std::type_identity_t<Handler<Request, Response>> handler) {
-    auto method = std::make_unique<typename Call<Request, Response>::Method>();
-    method->service = &service_;
-    method->request = request;  // to a member of the derived class
-    method->handler = std::move(handler);
-    method->cancellable = cancellable;
-    method->loop = loop;
-    method->cq = cq;
-    Call<Request, Response>::Await(method.get());
-    methods_.push_back(std::shared_ptr<void>(std::move(method)));
-  }
   template <class Base, class Request, class Response, class Fn>
   void OnPool(CompletionLoop* loop, grpc::ServerCompletionQueue* cq,
-              RequestFn<Base, Request, Response> request, Fn fn) {
+              AsyncRequestFn<Base, Request, Response> request, Fn fn) {
     ThreadPool* pool = pool_;
-    Add<Base, Request, Response>(
+    methods_.Add<Base, Request, Response>(
         loop, cq, request, false, [pool, fn](auto* call) {
           pool->Schedule(
               [fn, call] { call->Finish(fn(call->request, &call->response)); });
@@ -117,7 +99,7 @@ class MasterServiceImpl final : public ServiceSet {
   Master* master_;
   ThreadPool* pool_;
   MasterAsync service_;
-  std::vector<std::shared_ptr<void>> methods_;
+  ServedMethods<MasterAsync> methods_{&service_};
 };
 
 }  // namespace

@@ -9,7 +9,9 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "lib/base/status.h"
 #include "lib/distributed/completion_loop.h"
@@ -119,6 +121,44 @@ class ServerCall : public CqTag {
   std::mutex mu_;
   bool cancelled_ = false;           // guarded by mu_
   std::function<void()> on_cancel_;  // guarded by mu_
+};
+
+// `&Service::RequestX`, which the generated code declares in a base class of
+// the service.
+template <class Base, class Request, class Response>
+using AsyncRequestFn = void (Base::*)(
+    grpc::ServerContext*, Request*, grpc::ServerAsyncResponseWriter<Response>*,
+    grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*);
+
+// The methods one async service serves, each waiting for its next call on a
+// loop; owns their descriptions, which must outlive the loop's calls.
+template <class Service>
+class ServedMethods {
+ public:
+  template <class Request, class Response>
+  using Handler = std::function<void(ServerCall<Service, Request, Response>*)>;
+
+  explicit ServedMethods(Service* service) : service_(service) {}
+
+  template <class Base, class Request, class Response>
+  void Add(CompletionLoop* loop, grpc::ServerCompletionQueue* cq,
+           AsyncRequestFn<Base, Request, Response> request, bool cancellable,
+           std::type_identity_t<Handler<Request, Response>> handler) {
+    using Call = ServerCall<Service, Request, Response>;
+    auto method = std::make_unique<typename Call::Method>();
+    method->service = service_;
+    method->request = request;  // to a member of the derived class
+    method->handler = std::move(handler);
+    method->cancellable = cancellable;
+    method->loop = loop;
+    method->cq = cq;
+    Call::Await(method.get());
+    methods_.push_back(std::shared_ptr<void>(std::move(method)));
+  }
+
+ private:
+  Service* service_;
+  std::vector<std::shared_ptr<void>> methods_;
 };
 
 }  // namespace dfg

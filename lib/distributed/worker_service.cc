@@ -20,13 +20,6 @@ using Call = ServerCall<WorkerAsync, Request, Response>;
 template <class Request, class Response>
 using Handler = std::function<void(Call<Request, Response>*)>;
 
-// `&WorkerAsync::RequestX` (declared in a base class of WorkerAsync).
-template <class Base, class Request, class Response>
-using RequestFn = void (Base::*)(grpc::ServerContext*, Request*,
-                                 grpc::ServerAsyncResponseWriter<Response>*,
-                                 grpc::CompletionQueue*,
-                                 grpc::ServerCompletionQueue*, void*);
-
 Status NotImplemented(const char* method) {
   return Unimplemented(
       "{} is not implemented by dfg's worker (collectives and tracing are "
@@ -68,7 +61,8 @@ class WorkerServiceImpl final : public ServiceSet {
         loop, cq, &WorkerAsync::RequestCleanupAll,
         [w](const auto& req, auto* resp) { return w->CleanupAll(req, resp); });
     // Building executors takes a while: on the pool.
-    Add(loop, cq, &WorkerAsync::RequestRegisterGraph, false,
+    methods_.Add(
+        loop, cq, &WorkerAsync::RequestRegisterGraph, false,
         Handler<tf::RegisterGraphRequest, tf::RegisterGraphResponse>(
             [w, pool](auto* call) {
               pool->Schedule([w, call] {
@@ -76,7 +70,8 @@ class WorkerServiceImpl final : public ServiceSet {
               });
             }));
     // RunGraph finishes when the step does; a cancelled call aborts it.
-    Add(loop, cq, &WorkerAsync::RequestRunGraph, true,
+    methods_.Add(
+        loop, cq, &WorkerAsync::RequestRunGraph, true,
         Handler<tf::RunGraphRequest, tf::RunGraphResponse>([w](auto* call) {
           const int64_t step_id = call->request.step_id();
           w->RunGraph(&call->request, &call->response, [call](const Status& s) {
@@ -92,9 +87,9 @@ class WorkerServiceImpl final : public ServiceSet {
             w->AbortStep(step_id, Cancelled("Step {} was cancelled", step_id));
           });
         }));
-    Add(loop, cq, &WorkerAsync::RequestRecvTensor, false,
-        Handler<grpc::ByteBuffer, grpc::ByteBuffer>(
-            [w](auto* call) { RecvTensor(w, call); }));
+    methods_.Add(loop, cq, &WorkerAsync::RequestRecvTensor, false,
+                 Handler<grpc::ByteBuffer, grpc::ByteBuffer>(
+                     [w](auto* call) { RecvTensor(w, call); }));
     NotServed(loop, cq, &WorkerAsync::RequestLogging, "Logging");
     NotServed(loop, cq, &WorkerAsync::RequestTracing, "Tracing");
     NotServed(loop, cq, &WorkerAsync::RequestRecvBuf, "RecvBuf");
@@ -108,33 +103,20 @@ class WorkerServiceImpl final : public ServiceSet {
   }
 
  private:
-  template <class Base, class Request, class Response>
-  void Add(CompletionLoop* loop, grpc::ServerCompletionQueue* cq,
-           RequestFn<Base, Request, Response> request, bool cancellable,
-           std::type_identity_t<Handler<Request, Response>> handler) {
-    auto method = std::make_unique<typename Call<Request, Response>::Method>();
-    method->service = &service_;
-    method->request = request;  // to a member of the derived class
-    method->handler = std::move(handler);
-    method->cancellable = cancellable;
-    method->loop = loop;
-    method->cq = cq;
-    Call<Request, Response>::Await(method.get());
-    methods_.push_back(std::shared_ptr<void>(std::move(method)));
-  }
   template <class Base, class Request, class Response, class Fn>
   void Inline(CompletionLoop* loop, grpc::ServerCompletionQueue* cq,
-              RequestFn<Base, Request, Response> request, Fn fn) {
-    Add<Base, Request, Response>(loop, cq, request, false, [fn](auto* call) {
-      call->Finish(fn(call->request, &call->response));
-    });
+              AsyncRequestFn<Base, Request, Response> request, Fn fn) {
+    methods_.Add<Base, Request, Response>(
+        loop, cq, request, false,
+        [fn](auto* call) { call->Finish(fn(call->request, &call->response)); });
   }
   template <class Base, class Request, class Response>
   void NotServed(CompletionLoop* loop, grpc::ServerCompletionQueue* cq,
-                 RequestFn<Base, Request, Response> request, const char* name) {
-    Add<Base, Request, Response>(loop, cq, request, false, [name](auto* call) {
-      call->Finish(NotImplemented(name));
-    });
+                 AsyncRequestFn<Base, Request, Response> request,
+                 const char* name) {
+    methods_.Add<Base, Request, Response>(
+        loop, cq, request, false,
+        [name](auto* call) { call->Finish(NotImplemented(name)); });
   }
 
   // RecvTensor answers with hand-encoded bytes, when the tensor is there.
@@ -161,7 +143,7 @@ class WorkerServiceImpl final : public ServiceSet {
   Worker* worker_;
   ThreadPool* pool_;
   WorkerAsync service_;
-  std::vector<std::shared_ptr<void>> methods_;
+  ServedMethods<WorkerAsync> methods_{&service_};
 };
 
 }  // namespace

@@ -264,15 +264,21 @@ TEST_CASE("executor runs a loop that never iterates", "[exec]") {
   CHECK(r.rets[1].scalar<int32_t>() == 0);
 }
 
+// The attrs of a _Send/_Recv pair for `tensor_name` (incarnation 1, not
+// client-terminated), as node text.
+std::string TransferAttrs(const std::string& tensor_name,
+                          const std::string& send_device,
+                          const std::string& recv_device) {
+  return "attr { key: 'tensor_name' value { s: '" + tensor_name +
+         "' } } attr { key: 'send_device' value { s: '" + send_device +
+         "' } } attr { key: 'recv_device' value { s: '" + recv_device +
+         "' } } attr { key: 'send_device_incarnation' value { i: 1 } } "
+         "attr { key: 'client_terminated' value { b: false } } ";
+}
+
 TEST_CASE("executor passes tensors between partitions through the rendezvous",
           "[exec]") {
-  std::string send_attrs =
-      std::string(
-          "attr { key: 'tensor_name' value { s: 'edge_1_x' } } "
-          "attr { key: 'send_device' value { s: '") +
-      kCpu0 + "' } } attr { key: 'recv_device' value { s: '" + kCpu1 +
-      "' } } attr { key: 'send_device_incarnation' value { i: 1 } } "
-      "attr { key: 'client_terminated' value { b: false } } ";
+  std::string send_attrs = TransferAttrs("edge_1_x", kCpu0, kCpu1);
   std::string p0 = Arg("x", 0) + Unary("sq", "Square", "x") +
                    "node { name: 'send' op: '_Send' input: 'sq' "
                    "attr { key: 'T' value { type: DT_FLOAT } } " +
@@ -304,13 +310,7 @@ struct DoneThreadRun {
 };
 
 DoneThreadRun RunRecvCompletedBySend(bool continue_on_done_thread) {
-  std::string attrs =
-      std::string(
-          "attr { key: 'tensor_name' value { s: 't' } } "
-          "attr { key: 'send_device' value { s: '") +
-      kCpu0 + "' } } attr { key: 'recv_device' value { s: '" + kCpu0 +
-      "' } } attr { key: 'send_device_incarnation' value { i: 1 } } "
-      "attr { key: 'client_terminated' value { b: false } } ";
+  std::string attrs = TransferAttrs("t", kCpu0, kCpu0);
   std::string g =
       "node { name: 'recv' op: '_Recv' "
       "attr { key: 'tensor_type' value { type: DT_FLOAT } } " +
@@ -372,13 +372,7 @@ TEST_CASE(
 }
 
 TEST_CASE("executor fails a recv whose dtype differs from the send", "[exec]") {
-  std::string attrs =
-      std::string(
-          "attr { key: 'tensor_name' value { s: 't' } } "
-          "attr { key: 'send_device' value { s: '") +
-      kCpu0 + "' } } attr { key: 'recv_device' value { s: '" + kCpu0 +
-      "' } } attr { key: 'send_device_incarnation' value { i: 1 } } "
-      "attr { key: 'client_terminated' value { b: false } } ";
+  std::string attrs = TransferAttrs("t", kCpu0, kCpu0);
   std::string g =
       "node { name: 'recv' op: '_Recv' "
       "attr { key: 'tensor_type' value { type: DT_INT32 } } " +
@@ -395,13 +389,7 @@ TEST_CASE("executor fails a recv whose dtype differs from the send", "[exec]") {
 }
 
 TEST_CASE("executor returns the abort status of its rendezvous", "[exec]") {
-  std::string attrs =
-      std::string(
-          "attr { key: 'tensor_name' value { s: 'never' } } "
-          "attr { key: 'send_device' value { s: '") +
-      kCpu0 + "' } } attr { key: 'recv_device' value { s: '" + kCpu0 +
-      "' } } attr { key: 'send_device_incarnation' value { i: 1 } } "
-      "attr { key: 'client_terminated' value { b: false } } ";
+  std::string attrs = TransferAttrs("never", kCpu0, kCpu0);
   std::string g =
       "node { name: 'recv' op: '_Recv' "
       "attr { key: 'tensor_type' value { type: DT_FLOAT } } " +
