@@ -4,6 +4,7 @@
 // signatures.
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 
 #include "lib/savedmodel/runner.h"
@@ -23,6 +24,7 @@ struct RunFlags {
   RunOutputOptions output;
   std::vector<std::string> devices, init_targets, final_targets;
   std::string dump_partitions, master, tls_ca;
+  int busy_poll_us = static_cast<int>(kDefaultBusyPoll.count());
   bool no_soft_placement = false;
 };
 
@@ -58,8 +60,11 @@ int RunRun(RunFlags f, Context& ctx) {
   options.collect_stats = !f.output.trace.empty() || f.output.stats;
   if (!f.master.empty()) {
     options.remote = [&f](GraphDef graph, std::vector<NodeStat>* stats) {
-      return MasterStepFn(f.master, f.tls_ca, std::move(graph),
-                          !f.no_soft_placement, stats);
+      MasterClientOptions client;
+      client.allow_soft_placement = !f.no_soft_placement;
+      client.tls.ca_file = f.tls_ca;
+      client.busy_poll = std::chrono::microseconds(f.busy_poll_us);
+      return MasterStepFn(f.master, client, std::move(graph), stats);
     };
   }
   interrupted.store(false);
@@ -146,6 +151,10 @@ void RegisterRun(CLI::App& app, Context& ctx) {
   HintFile(sub->add_option(
       "--tls-ca", flags->tls_ca,
       "with --master: PEM CA certificate; talk TLS to the master"));
+  sub->add_option("--busy-poll-us", flags->busy_poll_us,
+                  "with --master: microseconds a step's wait polls before it "
+                  "sleeps (default 50; 0: sleep at once)")
+      ->check(CLI::Range(0, 1000000));
 }
 
 }  // namespace dfg

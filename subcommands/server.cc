@@ -19,6 +19,7 @@ namespace {
 struct ServerFlags {
   std::string cluster, job = "worker", listen, tls_cert, tls_key, tls_ca;
   int task = 0, cpus = 1, threads = 0, intra_threads = 0;
+  int busy_poll_us = static_cast<int>(kDefaultBusyPoll.count());
 };
 
 std::atomic<bool> stop_requested{false};
@@ -38,6 +39,7 @@ int RunServer(const ServerFlags& f, Context& ctx) {
   options.tls.cert_file = f.tls_cert;
   options.tls.key_file = f.tls_key;
   options.worker.tls.ca_file = f.tls_ca;
+  options.busy_poll = std::chrono::microseconds(f.busy_poll_us);
   stop_requested.store(false);
   auto old_term = std::signal(SIGTERM, OnStopSignal);
   auto old_int = std::signal(SIGINT, OnStopSignal);
@@ -91,6 +93,10 @@ void RegisterServer(CLI::App& app, Context& ctx) {
                   "PEM private key for --tls-cert");
   sub->add_option("--tls-ca", flags->tls_ca,
                   "PEM CA certificate: talk TLS to the other tasks");
+  sub->add_option("--busy-poll-us", flags->busy_poll_us,
+                  "microseconds the network thread polls after each event "
+                  "before it sleeps (default 50; 0: sleep at once)")
+      ->check(CLI::Range(0, 1000000));
 }
 
 }  // namespace dfg

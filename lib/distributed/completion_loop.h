@@ -8,17 +8,37 @@
 //
 // Work that may block (sync calls, graph building) does not belong on the
 // loop's thread: a sync call to this process would wait for the loop.
+//
+// Busy polling: after an event the thread keeps polling the queue without
+// sleeping for a short while (yielding the CPU to any other runnable thread
+// between polls) before it blocks. A step's messages come in bursts, and a
+// thread that blocks between them pays for its wake-up on every message:
+// the sender's kernel wakes it, and on a virtual machine an idle virtual
+// CPU must be woken by the hypervisor first (tens of microseconds each).
+// Polling is bounded, so an idle process sleeps.
 #ifndef DFG_LIB_DISTRIBUTED_COMPLETION_LOOP_H_
 #define DFG_LIB_DISTRIBUTED_COMPLETION_LOOP_H_
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
 
 namespace dfg {
+
+// How long a thread waiting for gRPC events polls before it sleeps
+// (`dfg server --busy-poll-us`, `dfg run --busy-poll-us`).
+inline constexpr std::chrono::microseconds kDefaultBusyPoll{50};
+
+// The next event of `cq` (grpc::CompletionQueue::AsyncNext's result),
+// waiting until `deadline`: polls without sleeping until `poll_until`
+// (sched_yield between polls), then blocks.
+grpc::CompletionQueue::NextStatus NextEvent(
+    grpc::CompletionQueue* cq, void** tag, bool* ok,
+    std::chrono::steady_clock::time_point poll_until, gpr_timespec deadline);
 
 // What a completion queue returns: each operation started with a tag
 // delivers it once, to OnEvent on the loop's thread.
@@ -31,8 +51,11 @@ class CqTag {
 
 class CompletionLoop {
  public:
-  // Polls `cq` (a server's queue, or a plain one) on a thread of its own.
-  explicit CompletionLoop(std::unique_ptr<grpc::CompletionQueue> cq);
+  // Polls `cq` (a server's queue, or a plain one) on a thread of its own,
+  // busy for `busy_poll` after each event (0: blocks at once).
+  explicit CompletionLoop(
+      std::unique_ptr<grpc::CompletionQueue> cq,
+      std::chrono::microseconds busy_poll = kDefaultBusyPoll);
   ~CompletionLoop();  // Shutdown()
   CompletionLoop(const CompletionLoop&) = delete;
   CompletionLoop& operator=(const CompletionLoop&) = delete;
@@ -47,6 +70,8 @@ class CompletionLoop {
   void Shutdown();
 
  private:
+  void Run(std::chrono::microseconds busy_poll);
+
   std::unique_ptr<grpc::CompletionQueue> cq_;
   std::mutex mu_;
   bool shut_down_ = false;  // guarded by mu_

@@ -85,7 +85,8 @@ StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     return Unavailable("could not bind {} (address in use or not local?)",
                        listen);
   }
-  impl->loop = std::make_unique<CompletionLoop>(std::move(cq));
+  impl->loop =
+      std::make_unique<CompletionLoop>(std::move(cq), options.busy_poll);
   impl->worker->cache()->SetLoop(impl->loop.get());
   impl->worker_service->Serve(impl->loop.get(), server_cq);
   impl->master_service->Serve(impl->loop.get(), server_cq);

@@ -5,10 +5,12 @@
 #ifndef DFG_LIB_DISTRIBUTED_GRPC_SERVER_H_
 #define DFG_LIB_DISTRIBUTED_GRPC_SERVER_H_
 
+#include <chrono>
 #include <memory>
 #include <string>
 
 #include "lib/base/status.h"
+#include "lib/distributed/completion_loop.h"
 #include "lib/distributed/worker.h"
 
 namespace dfg {
@@ -19,6 +21,9 @@ struct ServerOptions {
   // cluster. Port 0 picks a free port.
   std::string listen;
   TlsOptions tls;  // server certificate and key (SslServerCredentials)
+  // How long the network thread polls after an event before it sleeps
+  // (completion_loop.h).
+  std::chrono::microseconds busy_poll = kDefaultBusyPoll;
 };
 
 class GrpcServer {

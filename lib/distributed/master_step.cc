@@ -184,24 +184,36 @@ void MasterSession::Step::Finish() {
     std::lock_guard<std::mutex> lock(mu);
     if (alarm_set) alarm.Cancel();
   }
-  for (const Signature::Part& part : sig->parts) {
-    if (session->local_ != nullptr && part.task == session->master_task_) {
-      tensorflow::CleanupGraphRequest request;
-      request.set_step_id(step_id);
-      tensorflow::CleanupGraphResponse response;
-      (void)session->local_->CleanupGraph(request, &response);
-    } else {
-      SendCleanup(session->cache_, part.task, step_id);
-    }
-  }
   Status s = first_error.ok() ? Collect() : first_error;
   {
     std::lock_guard<std::mutex> lock(session->steps_mu_);
     finished = true;
     session->steps_.erase(this);
   }
+  // The step's state on every task goes after the answer, off the step's
+  // time (TensorFlow's master cleans up asynchronously too). The worker and
+  // the cache outlive the session, which `done` may release.
+  Worker* local = session->local_;
+  WorkerCache* cache = session->cache_;
+  const std::string& master_task = session->master_task_;
+  std::vector<const std::string*> remote;
+  bool clean_local = false;
+  for (const Signature::Part& part : sig->parts) {
+    if (local != nullptr && part.task == master_task) {
+      clean_local = true;
+    } else {
+      remote.push_back(&part.task);
+    }
+  }
   StepDone d = std::move(done);
   d(s);
+  for (const std::string* task : remote) SendCleanup(cache, *task, step_id);
+  if (clean_local) {
+    tensorflow::CleanupGraphRequest request;
+    request.set_step_id(step_id);
+    tensorflow::CleanupGraphResponse response;
+    (void)local->CleanupGraph(request, &response);
+  }
 }
 
 Status MasterSession::Step::Collect() {
