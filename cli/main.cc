@@ -4,9 +4,11 @@
 #include <iostream>
 
 #include "cli/dfg_main.h"
+#include "lib/kernels/blas_threads.h"
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
+  dfg::UseSingleThreadedBlas();
   dfg::Io io;
   io.in = &std::cin;
   io.out = &std::cout;

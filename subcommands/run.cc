@@ -24,7 +24,7 @@ struct RunFlags {
   RunOutputOptions output;
   std::vector<std::string> devices, init_targets, final_targets;
   std::string dump_partitions, master, tls_ca;
-  int busy_poll_us = static_cast<int>(kDefaultBusyPoll.count());
+  int busy_poll_us = static_cast<int>(kIdlePoll.count());
   bool no_soft_placement = false;
 };
 

@@ -19,7 +19,7 @@ namespace {
 struct ServerFlags {
   std::string cluster, job = "worker", listen, tls_cert, tls_key, tls_ca;
   int task = 0, cpus = 1, threads = 0, intra_threads = 0;
-  int busy_poll_us = static_cast<int>(kDefaultBusyPoll.count());
+  int busy_poll_us = static_cast<int>(kIdlePoll.count());
 };
 
 std::atomic<bool> stop_requested{false};

@@ -1,40 +1,42 @@
 #include "lib/distributed/completion_loop.h"
 
-#include <sched.h>
-
 namespace dfg {
 
-grpc::CompletionQueue::NextStatus NextEvent(
-    grpc::CompletionQueue* cq, void** tag, bool* ok,
-    std::chrono::steady_clock::time_point poll_until, gpr_timespec deadline) {
-  while (std::chrono::steady_clock::now() < poll_until) {
-    // A deadline in the past: one look at the sockets, without sleeping.
-    auto status = cq->AsyncNext(tag, ok, gpr_time_0(GPR_CLOCK_MONOTONIC));
-    if (status != grpc::CompletionQueue::TIMEOUT) return status;
-    sched_yield();
+grpc::CompletionQueue::NextStatus NextEvent(grpc::CompletionQueue* cq,
+                                            void** tag, bool* ok,
+                                            std::chrono::microseconds poll,
+                                            gpr_timespec deadline) {
+  auto status = grpc::CompletionQueue::TIMEOUT;
+  // A deadline in the past: one look at the sockets, without sleeping.
+  if (poll.count() > 0 && PollFor(poll, [&] {
+        status = cq->AsyncNext(tag, ok, gpr_time_0(GPR_CLOCK_MONOTONIC));
+        return status != grpc::CompletionQueue::TIMEOUT;
+      })) {
+    return status;
   }
   return cq->AsyncNext(tag, ok, deadline);
 }
 
 CompletionLoop::CompletionLoop(std::unique_ptr<grpc::CompletionQueue> cq,
-                               std::chrono::microseconds busy_poll)
+                               std::chrono::microseconds poll)
     : cq_(std::move(cq)) {
-  thread_ = std::thread([this, busy_poll] { Run(busy_poll); });
+  thread_ = std::thread([this, poll] { Run(poll); });
 }
 
 CompletionLoop::~CompletionLoop() { Shutdown(); }
 
-void CompletionLoop::Run(std::chrono::microseconds busy_poll) {
+void CompletionLoop::Run(std::chrono::microseconds poll) {
   const gpr_timespec forever = gpr_inf_future(GPR_CLOCK_REALTIME);
-  auto poll_until = std::chrono::steady_clock::now();
+  // No poll before the first event: a loop that has served nothing sleeps.
+  std::chrono::microseconds next_poll{0};
   while (true) {
     void* tag = nullptr;
     bool ok = false;
-    auto status = NextEvent(cq_.get(), &tag, &ok, poll_until, forever);
+    auto status = NextEvent(cq_.get(), &tag, &ok, next_poll, forever);
     if (status == grpc::CompletionQueue::SHUTDOWN) return;
     if (status != grpc::CompletionQueue::GOT_EVENT) continue;
     static_cast<CqTag*>(tag)->OnEvent(ok);
-    poll_until = std::chrono::steady_clock::now() + busy_poll;
+    next_poll = poll;
   }
 }
 

@@ -9,13 +9,9 @@
 // Work that may block (sync calls, graph building) does not belong on the
 // loop's thread: a sync call to this process would wait for the loop.
 //
-// Busy polling: after an event the thread keeps polling the queue without
-// sleeping for a short while (yielding the CPU to any other runnable thread
-// between polls) before it blocks. A step's messages come in bursts, and a
-// thread that blocks between them pays for its wake-up on every message:
-// the sender's kernel wakes it, and on a virtual machine an idle virtual
-// CPU must be woken by the hypervisor first (tens of microseconds each).
-// Polling is bounded, so an idle process sleeps.
+// After an event the thread polls the queue for a short while before it
+// sleeps (lib/base/poll.h): a step's messages come in bursts, and a thread
+// that sleeps between them pays for a wake-up on every message.
 #ifndef DFG_LIB_DISTRIBUTED_COMPLETION_LOOP_H_
 #define DFG_LIB_DISTRIBUTED_COMPLETION_LOOP_H_
 
@@ -27,18 +23,17 @@
 #include <mutex>
 #include <thread>
 
+#include "lib/base/poll.h"
+
 namespace dfg {
 
-// How long a thread waiting for gRPC events polls before it sleeps
-// (`dfg server --busy-poll-us`, `dfg run --busy-poll-us`).
-inline constexpr std::chrono::microseconds kDefaultBusyPoll{50};
-
 // The next event of `cq` (grpc::CompletionQueue::AsyncNext's result),
-// waiting until `deadline`: polls without sleeping until `poll_until`
-// (sched_yield between polls), then blocks.
-grpc::CompletionQueue::NextStatus NextEvent(
-    grpc::CompletionQueue* cq, void** tag, bool* ok,
-    std::chrono::steady_clock::time_point poll_until, gpr_timespec deadline);
+// waiting until `deadline`: polls the sockets without sleeping for `poll`
+// first (PollFor), then blocks.
+grpc::CompletionQueue::NextStatus NextEvent(grpc::CompletionQueue* cq,
+                                            void** tag, bool* ok,
+                                            std::chrono::microseconds poll,
+                                            gpr_timespec deadline);
 
 // What a completion queue returns: each operation started with a tag
 // delivers it once, to OnEvent on the loop's thread.
@@ -52,10 +47,10 @@ class CqTag {
 class CompletionLoop {
  public:
   // Polls `cq` (a server's queue, or a plain one) on a thread of its own,
-  // busy for `busy_poll` after each event (0: blocks at once).
-  explicit CompletionLoop(
-      std::unique_ptr<grpc::CompletionQueue> cq,
-      std::chrono::microseconds busy_poll = kDefaultBusyPoll);
+  // busy for `poll` after each event (0: sleeps at once; `dfg server
+  // --busy-poll-us`).
+  explicit CompletionLoop(std::unique_ptr<grpc::CompletionQueue> cq,
+                          std::chrono::microseconds poll = kIdlePoll);
   ~CompletionLoop();  // Shutdown()
   CompletionLoop(const CompletionLoop&) = delete;
   CompletionLoop& operator=(const CompletionLoop&) = delete;
@@ -70,7 +65,7 @@ class CompletionLoop {
   void Shutdown();
 
  private:
-  void Run(std::chrono::microseconds busy_poll);
+  void Run(std::chrono::microseconds poll);
 
   std::unique_ptr<grpc::CompletionQueue> cq_;
   std::mutex mu_;

@@ -23,7 +23,7 @@ struct ServerOptions {
   TlsOptions tls;  // server certificate and key (SslServerCredentials)
   // How long the network thread polls after an event before it sleeps
   // (completion_loop.h).
-  std::chrono::microseconds busy_poll = kDefaultBusyPoll;
+  std::chrono::microseconds busy_poll = kIdlePoll;
 };
 
 class GrpcServer {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <utility>
 
 #include "lib/distributed/completion_loop.h"
 #include "lib/distributed/master_service.grpc.pb.h"
@@ -87,13 +88,14 @@ Status MasterClient::Run(
   auto reader = impl_->stub->PrepareAsyncRunStep(&ctx, request, &cq);
   reader->StartCall();
   reader->Finish(&response, &rpc, &rpc);
-  const auto poll_until = std::chrono::steady_clock::now() + impl_->busy_poll;
+  std::chrono::microseconds poll = impl_->busy_poll;  // the first wait
   // Wakes every 20 ms to look at `cancelled` (raised by a signal handler).
   bool cancel_sent = false;
   while (true) {
     void* tag = nullptr;
     bool ok = false;
-    auto next = NextEvent(&cq, &tag, &ok, poll_until,
+    auto next = NextEvent(&cq, &tag, &ok,
+                          std::exchange(poll, std::chrono::microseconds{0}),
                           gpr_time_add(gpr_now(GPR_CLOCK_REALTIME),
                                        gpr_time_from_millis(20, GPR_TIMESPAN)));
     if (next == grpc::CompletionQueue::GOT_EVENT && tag == &rpc) break;

@@ -24,7 +24,7 @@ struct MasterClientOptions {
   TlsOptions tls;  // tls.ca_file: talk TLS to the master
   int64_t connect_timeout_ms = 10000;
   // How long a step's wait polls before it sleeps (completion_loop.h).
-  std::chrono::microseconds busy_poll = kDefaultBusyPoll;
+  std::chrono::microseconds busy_poll = kIdlePoll;
 };
 
 class MasterClient {

@@ -1,12 +1,14 @@
 #include "lib/exec/session.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 
+#include "lib/base/poll.h"
 #include "lib/base/strings.h"
 #include "lib/exec/call_frame.h"
 #include "lib/exec/feed_check.h"
@@ -345,13 +347,14 @@ Status Session::Impl::RunSignature(const Signature& sig,
 
   std::mutex mu;
   std::condition_variable cv;
-  int pending = static_cast<int>(sig.executors.size());
+  // Written under mu; read without it while this thread polls.
+  std::atomic<int> pending{static_cast<int>(sig.executors.size())};
   Status first_error;
   // Each executor aborts the rendezvous itself on its first error.
   auto done = [&](const Status& s) {
     std::lock_guard<std::mutex> lock(mu);
     if (!s.ok() && first_error.ok()) first_error = s;
-    if (--pending == 0) cv.notify_all();
+    if (pending.fetch_sub(1) == 1) cv.notify_all();
   };
   Watch watch;
   const bool watched = options.timeout_ms > 0 || options.cancelled != nullptr;
@@ -388,9 +391,13 @@ Status Session::Impl::RunSignature(const Signature& sig,
     }
     pe.executor->RunAsync(a, done);
   }
+  // A step that ends on another thread within microseconds is polled for
+  // (lib/base/poll.h). Either way the wait ends under mu, so the last `done`
+  // has let go of mu and cv before they go.
+  PollFor(kIdlePoll, [&] { return pending.load() == 0; });
   {
     std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return pending == 0; });
+    cv.wait(lock, [&] { return pending.load() == 0; });
   }
   // The step's own resources (TensorArrays) end with it.
   for (const PartitionExecutor& pe : sig.executors) {

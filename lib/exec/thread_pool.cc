@@ -7,7 +7,8 @@ namespace {
 thread_local int current_thread_id = -1;
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads) {
+ThreadPool::ThreadPool(int num_threads, std::chrono::microseconds poll)
+    : poll_(poll) {
   if (num_threads < 1) num_threads = 1;
   threads_.reserve(num_threads);
   for (int i = 0; i < num_threads; ++i) {
@@ -25,27 +26,40 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::Schedule(std::function<void()> fn) {
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(fn));
+    queued_.store(queue_.size(), std::memory_order_relaxed);
+    // A polling worker takes the work when it next looks (under mu_, after
+    // this push); a sleeper is woken only for work beyond the pollers'.
+    wake = queue_.size() > static_cast<size_t>(polling_);
   }
-  cv_.notify_one();
+  if (wake) cv_.notify_one();
 }
 
 int ThreadPool::CurrentThreadId() { return current_thread_id; }
 
 void ThreadPool::WorkerLoop(int index) {
   current_thread_id = index;
+  std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    std::function<void()> fn;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping and drained
-      fn = std::move(queue_.front());
-      queue_.pop_front();
+    if (queue_.empty() && !stopping_ && poll_.count() > 0) {
+      ++polling_;
+      lock.unlock();
+      PollFor(poll_,
+              [this] { return queued_.load(std::memory_order_relaxed) > 0; });
+      lock.lock();
+      --polling_;
     }
+    cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping and drained
+    std::function<void()> fn = std::move(queue_.front());
+    queue_.pop_front();
+    queued_.store(queue_.size(), std::memory_order_relaxed);
+    lock.unlock();
     fn();
+    lock.lock();
   }
 }
 

@@ -1,8 +1,14 @@
 // A fixed-size thread pool: the session's inter-op pool (executors run
 // expensive nodes on it) and the kernels' intra-op pool.
+//
+// A worker that runs out of work polls the queue for a short while before it
+// sleeps (lib/base/poll.h); Schedule() wakes a sleeper only for work the
+// polling workers cannot take.
 #ifndef DFG_LIB_EXEC_THREAD_POOL_H_
 #define DFG_LIB_EXEC_THREAD_POOL_H_
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -10,14 +16,16 @@
 #include <thread>
 #include <vector>
 
+#include "lib/base/poll.h"
 #include "lib/kernels/intra_op_pool.h"
 
 namespace dfg {
 
 class ThreadPool : public ThreadPoolInterface {
  public:
-  // Starts `num_threads` (>= 1) threads.
-  explicit ThreadPool(int num_threads);
+  // Starts `num_threads` (>= 1) threads that poll for `poll` when idle.
+  explicit ThreadPool(int num_threads,
+                      std::chrono::microseconds poll = kIdlePoll);
   // Runs every scheduled function, then joins.
   ~ThreadPool() override;
   ThreadPool(const ThreadPool&) = delete;
@@ -32,10 +40,13 @@ class ThreadPool : public ThreadPoolInterface {
  private:
   void WorkerLoop(int index);
 
+  const std::chrono::microseconds poll_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;  // guarded by mu_
   bool stopping_ = false;                    // guarded by mu_
+  int polling_ = 0;                          // guarded by mu_
+  std::atomic<size_t> queued_{0};            // queue_.size(), read unlocked
   std::vector<std::thread> threads_;
 };
 

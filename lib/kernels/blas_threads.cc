@@ -1,6 +1,7 @@
 #include "lib/kernels/blas_threads.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <mutex>
@@ -63,7 +64,20 @@ void Split(ThreadPoolInterface* pool, bool ta, bool tb, int64_t m, int64_t n,
 
 void UseSingleThreadedBlas() {
   static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+  std::call_once(once, [] {
+    openblas_set_num_threads(1);
+    // OpenBLAS's pthread build starts its worker threads when the library
+    // loads, and idle they spin (sched_yield) for a third of a second before
+    // they sleep: a busy core in every dfg process. On one thread they never
+    // get work, so they are stopped (OpenBLAS starts them again if a caller
+    // asks for more threads). The pthread build exports the function without
+    // declaring it; other builds may not have it.
+    using Shutdown = int (*)();
+    if (auto shutdown = reinterpret_cast<Shutdown>(
+            dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"))) {
+      shutdown();
+    }
+  });
 }
 
 void ParallelGemm(ThreadPoolInterface* pool, bool trans_a, bool trans_b,

@@ -14,8 +14,9 @@
 
 namespace dfg {
 
-// Sets OpenBLAS to one thread, once per process; thread-safe. Every BLAS
-// call site calls it first (ParallelGemm does).
+// Sets OpenBLAS to one thread and stops its idle worker threads, once per
+// process; thread-safe. Every BLAS call site calls it first (ParallelGemm
+// does), and the dfg binary when it starts.
 void UseSingleThreadedBlas();
 
 // Row-major C[m,n] = op(A)[m,k] · op(B)[k,n] with op = transpose when asked;
