@@ -4,7 +4,6 @@
 // signatures.
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <chrono>
 #include <csignal>
 
 #include "lib/savedmodel/runner.h"
@@ -24,7 +23,6 @@ struct RunFlags {
   RunOutputOptions output;
   std::vector<std::string> devices, init_targets, final_targets;
   std::string dump_partitions, master, tls_ca;
-  int busy_poll_us = static_cast<int>(kIdlePoll.count());
   bool no_soft_placement = false;
 };
 
@@ -63,7 +61,6 @@ int RunRun(RunFlags f, Context& ctx) {
       MasterClientOptions client;
       client.allow_soft_placement = !f.no_soft_placement;
       client.tls.ca_file = f.tls_ca;
-      client.busy_poll = std::chrono::microseconds(f.busy_poll_us);
       return MasterStepFn(f.master, client, std::move(graph), stats);
     };
   }
@@ -151,10 +148,6 @@ void RegisterRun(CLI::App& app, Context& ctx) {
   HintFile(sub->add_option(
       "--tls-ca", flags->tls_ca,
       "with --master: PEM CA certificate; talk TLS to the master"));
-  sub->add_option("--busy-poll-us", flags->busy_poll_us,
-                  "with --master: microseconds a step's wait polls before it "
-                  "sleeps (default 50; 0: sleep at once)")
-      ->check(CLI::Range(0, 1000000));
 }
 
 }  // namespace dfg

@@ -1,7 +1,11 @@
 #include "lib/distributed/completion_loop.h"
 
 namespace dfg {
+namespace {
 
+// The next event of `cq` (grpc::CompletionQueue::AsyncNext's result),
+// waiting until `deadline`: polls the sockets without sleeping for `poll`
+// first (PollFor), then blocks.
 grpc::CompletionQueue::NextStatus NextEvent(grpc::CompletionQueue* cq,
                                             void** tag, bool* ok,
                                             std::chrono::microseconds poll,
@@ -16,6 +20,8 @@ grpc::CompletionQueue::NextStatus NextEvent(grpc::CompletionQueue* cq,
   }
   return cq->AsyncNext(tag, ok, deadline);
 }
+
+}  // namespace
 
 CompletionLoop::CompletionLoop(std::unique_ptr<grpc::CompletionQueue> cq,
                                std::chrono::microseconds poll)

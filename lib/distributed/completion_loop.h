@@ -27,14 +27,6 @@
 
 namespace dfg {
 
-// The next event of `cq` (grpc::CompletionQueue::AsyncNext's result),
-// waiting until `deadline`: polls the sockets without sleeping for `poll`
-// first (PollFor), then blocks.
-grpc::CompletionQueue::NextStatus NextEvent(grpc::CompletionQueue* cq,
-                                            void** tag, bool* ok,
-                                            std::chrono::microseconds poll,
-                                            gpr_timespec deadline);
-
 // What a completion queue returns: each operation started with a tag
 // delivers it once, to OnEvent on the loop's thread.
 class CqTag {

@@ -2,9 +2,7 @@
 
 #include <chrono>
 #include <map>
-#include <utility>
 
-#include "lib/distributed/completion_loop.h"
 #include "lib/distributed/master_service.grpc.pb.h"
 
 namespace dfg {
@@ -13,7 +11,6 @@ struct MasterClient::Impl {
   std::string target;
   std::unique_ptr<tensorflow::MasterService::Stub> stub;
   std::string session_handle;
-  std::chrono::microseconds busy_poll{0};
   bool closed = false;
 };
 
@@ -35,7 +32,6 @@ StatusOr<std::unique_ptr<MasterClient>> MasterClient::Create(
   }
   auto impl = std::make_unique<Impl>();
   impl->target = target;
-  impl->busy_poll = options.busy_poll;
   impl->stub = tensorflow::MasterService::NewStub(channel);
   tensorflow::CreateSessionRequest request;
   *request.mutable_graph_def() = graph;
@@ -82,22 +78,19 @@ Status MasterClient::Run(
   tensorflow::RunStepResponse response;
   grpc::Status rpc;
   // The call completes on a queue of its own, polled by this thread (as a
-  // sync call's is): no other thread wakes up for a step. The thread polls
-  // busily for a while first (completion_loop.h).
+  // sync call's is): no other thread wakes up for a step.
   grpc::CompletionQueue cq;
   auto reader = impl_->stub->PrepareAsyncRunStep(&ctx, request, &cq);
   reader->StartCall();
   reader->Finish(&response, &rpc, &rpc);
-  std::chrono::microseconds poll = impl_->busy_poll;  // the first wait
   // Wakes every 20 ms to look at `cancelled` (raised by a signal handler).
   bool cancel_sent = false;
   while (true) {
     void* tag = nullptr;
     bool ok = false;
-    auto next = NextEvent(&cq, &tag, &ok,
-                          std::exchange(poll, std::chrono::microseconds{0}),
-                          gpr_time_add(gpr_now(GPR_CLOCK_REALTIME),
-                                       gpr_time_from_millis(20, GPR_TIMESPAN)));
+    auto next = cq.AsyncNext(
+        &tag, &ok,
+        std::chrono::system_clock::now() + std::chrono::milliseconds(20));
     if (next == grpc::CompletionQueue::GOT_EVENT && tag == &rpc) break;
     DFG_CHECK(next != grpc::CompletionQueue::SHUTDOWN);
     if (!cancel_sent && cancelled != nullptr && cancelled->load()) {

@@ -4,14 +4,12 @@
 #define DFG_LIB_DISTRIBUTED_MASTER_CLIENT_H_
 
 #include <atomic>
-#include <chrono>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "lib/base/status.h"
-#include "lib/distributed/completion_loop.h"
 #include "lib/distributed/grpc_util.h"
 #include "lib/kernels/tensor.h"
 #include "lib/proto/graph.pb.h"
@@ -23,8 +21,6 @@ struct MasterClientOptions {
   bool allow_soft_placement = true;
   TlsOptions tls;  // tls.ca_file: talk TLS to the master
   int64_t connect_timeout_ms = 10000;
-  // How long a step's wait polls before it sleeps (completion_loop.h).
-  std::chrono::microseconds busy_poll = kIdlePoll;
 };
 
 class MasterClient {

@@ -394,7 +394,7 @@ Status Session::Impl::RunSignature(const Signature& sig,
   // A step that ends on another thread within microseconds is polled for
   // (lib/base/poll.h). Either way the wait ends under mu, so the last `done`
   // has let go of mu and cv before they go.
-  PollFor(kIdlePoll, [&] { return pending.load() == 0; });
+  PollFor(kHandoffPoll, [&] { return pending.load() == 0; });
   {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return pending.load() == 0; });

@@ -44,7 +44,8 @@ void ThreadPool::WorkerLoop(int index) {
   current_thread_id = index;
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    if (queue_.empty() && !stopping_ && poll_.count() > 0) {
+    // One worker at a time polls (as in Eigen's pool); the others sleep.
+    if (queue_.empty() && !stopping_ && poll_.count() > 0 && polling_ == 0) {
       ++polling_;
       lock.unlock();
       PollFor(poll_,

@@ -2,8 +2,8 @@
 // expensive nodes on it) and the kernels' intra-op pool.
 //
 // A worker that runs out of work polls the queue for a short while before it
-// sleeps (lib/base/poll.h); Schedule() wakes a sleeper only for work the
-// polling workers cannot take.
+// sleeps (lib/base/poll.h), one worker at a time; Schedule() wakes a sleeper
+// only for work the polling worker cannot take.
 #ifndef DFG_LIB_EXEC_THREAD_POOL_H_
 #define DFG_LIB_EXEC_THREAD_POOL_H_
 
@@ -25,7 +25,7 @@ class ThreadPool : public ThreadPoolInterface {
  public:
   // Starts `num_threads` (>= 1) threads that poll for `poll` when idle.
   explicit ThreadPool(int num_threads,
-                      std::chrono::microseconds poll = kIdlePoll);
+                      std::chrono::microseconds poll = kHandoffPoll);
   // Runs every scheduled function, then joins.
   ~ThreadPool() override;
   ThreadPool(const ThreadPool&) = delete;
@@ -45,7 +45,7 @@ class ThreadPool : public ThreadPoolInterface {
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;  // guarded by mu_
   bool stopping_ = false;                    // guarded by mu_
-  int polling_ = 0;                          // guarded by mu_
+  int polling_ = 0;                          // 0 or 1; guarded by mu_
   std::atomic<size_t> queued_{0};            // queue_.size(), read unlocked
   std::vector<std::thread> threads_;
 };
