@@ -12,7 +12,12 @@ figure, with the CPU time per step of the client and of each server
 (user+sys; on a shared machine wall time mostly measures the load) and the
 load average before and after.
 
-    /usr/bin/python3 testdata/distributed/bench.py --dfg build/dfg [--repeat N]
+With --tf, the scalar step side by side with TensorFlow (the Python of
+DFG_TF_PYTHON, default the venv of .ci/install-tf.sh): TensorFlow's client
+on two tf.distribute.Servers, TensorFlow's client on the dfg cluster, and
+dfg's client on the TensorFlow servers.
+
+    /usr/bin/python3 testdata/distributed/bench.py --dfg build/dfg [--repeat N] [--tf]
 """
 import os
 import re
@@ -23,7 +28,7 @@ import tempfile
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from cluster import Cluster, find_dfg, run  # noqa: E402
+from cluster import Cluster, TfServers, find_dfg, pick_ports, run  # noqa: E402
 import numpy as np  # noqa: E402
 
 DEVICES = "/job:worker/task:0/cpu:0,/job:worker/task:1/cpu:0"
@@ -35,6 +40,43 @@ def median_us(args):
     if r.returncode != 0 or not m:
         raise RuntimeError(r.stderr)
     return float(m.group(1))
+
+
+def tf_python():
+    return os.environ.get("DFG_TF_PYTHON",
+                          os.path.expanduser("~/.cache/dfg/tf-venv/bin/python"))
+
+
+def tf_median_us(python, target, repeat):
+    """The median step of TensorFlow's client on `target` (square.pbtxt)."""
+    r = run([python, os.path.join(HERE, "tf_step_bench.py"), target,
+             os.path.join(HERE, "square.pbtxt"), "x=3", "y", repeat, "50"], timeout=600)
+    m = re.search(r"median ([0-9.]+) us", r.stdout)
+    if r.returncode != 0 or not m:
+        raise RuntimeError(r.stderr[-2000:])
+    return float(m.group(1))
+
+
+def side_by_side(dfg, dfg_target, x, repeat):
+    """--tf: the scalar step with TensorFlow on either side."""
+    python = tf_python()
+    if run([python, "-c", "import tensorflow"], timeout=120).returncode != 0:
+        print(f"TensorFlow side by side skipped: {python} does not import tensorflow")
+        return
+    tf_client_dfg = tf_median_us(python, dfg_target, repeat)
+    with TfServers(python) as servers:
+        ports = pick_ports(2)
+        spec = {"worker": [f"127.0.0.1:{p}" for p in ports]}
+        for task in range(2):
+            servers.start(spec, task)
+        tf_target = f"grpc://127.0.0.1:{ports[0]}"
+        tf_tf = tf_median_us(python, tf_target, repeat)
+        dfg_tf = median_us([dfg, "run", os.path.join(HERE, "square.pbtxt"), "--master",
+                            tf_target, "--feed", f"x={x}", "--fetch", "y",
+                            "--repeat", repeat, "--warmup", "50"])
+    print(f"scalar step side by side, median of {repeat}: TensorFlow client and servers "
+          f"{tf_tf:.1f} us; TensorFlow client on dfg servers {tf_client_dfg:.1f} us; "
+          f"dfg client on TensorFlow servers {dfg_tf:.1f} us")
 
 
 def load():
@@ -109,6 +151,8 @@ def main():
               f"{remote:.1f} us through --master (target <= 300 us), "
               f"{local:.1f} us in one process (--devices); "
               f"{fmt_cpu(*scalar_cpu, 'us', 1e6)}")
+        if "--tf" in sys.argv:
+            side_by_side(dfg, c.target(), x, repeat)
     print(f"load average after: {load()}")
     return 0
 
