@@ -58,10 +58,8 @@ int RunRun(RunFlags f, Context& ctx) {
   options.collect_stats = !f.output.trace.empty() || f.output.stats;
   if (!f.master.empty()) {
     options.remote = [&f](GraphDef graph, std::vector<NodeStat>* stats) {
-      MasterClientOptions client;
-      client.allow_soft_placement = !f.no_soft_placement;
-      client.tls.ca_file = f.tls_ca;
-      return MasterStepFn(f.master, client, std::move(graph), stats);
+      return MasterStepFn(f.master, f.tls_ca, std::move(graph),
+                          !f.no_soft_placement, stats);
     };
   }
   interrupted.store(false);

@@ -39,9 +39,13 @@ class FeedChecker {
 }  // namespace
 
 StatusOr<StepFn> MasterStepFn(const std::string& target,
-                              const MasterClientOptions& options,
-                              GraphDef graph, std::vector<NodeStat>* stats) {
+                              const std::string& tls_ca, GraphDef graph,
+                              bool allow_soft_placement,
+                              std::vector<NodeStat>* stats) {
   auto checker = std::make_shared<const FeedChecker>(graph);
+  MasterClientOptions options;
+  options.allow_soft_placement = allow_soft_placement;
+  options.tls.ca_file = tls_ca;
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<MasterClient> client,
                        MasterClient::Create(target, graph, options));
   std::shared_ptr<MasterClient> shared(std::move(client));

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "lib/base/status.h"
-#include "lib/distributed/master_client.h"
 #include "lib/exec/session.h"
 #include "lib/exec/step_stats.h"
 #include "lib/savedmodel/runner.h"
@@ -22,8 +21,9 @@ namespace dfg {
 // When a step runs with an observer (--trace, --stats), its node statistics
 // from every task replace *stats.
 StatusOr<StepFn> MasterStepFn(const std::string& target,
-                              const MasterClientOptions& options,
-                              GraphDef graph, std::vector<NodeStat>* stats);
+                              const std::string& tls_ca, GraphDef graph,
+                              bool allow_soft_placement,
+                              std::vector<NodeStat>* stats);
 
 }  // namespace dfg
 

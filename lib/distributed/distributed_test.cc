@@ -37,7 +37,8 @@ int PickPort() {
 }
 
 struct TestCluster {
-  explicit TestCluster(int tasks) {
+  explicit TestCluster(int tasks,
+                       std::chrono::microseconds busy_poll = kIdlePoll) {
     std::string spec = "worker=";
     for (int i = 0; i < tasks; ++i) {
       addresses.push_back("127.0.0.1:" + std::to_string(PickPort()));
@@ -51,6 +52,7 @@ struct TestCluster {
       options.worker.task = i;
       options.worker.inter_op_threads = 2;
       options.worker.intra_op_threads = 1;
+      options.busy_poll = busy_poll;
       auto server = GrpcServer::Start(options);
       INFO(server.status().ToString());
       REQUIRE(server.ok());
@@ -117,9 +119,12 @@ std::unique_ptr<MasterClient> Connect(const TestCluster& c,
 
 TEST_CASE("a step that crosses two tasks computes through the master",
           "[distributed]") {
-  TestCluster c(2);
+  // Servers whose network thread polls (the default) and sleeps at once.
+  auto busy_poll = GENERATE(kIdlePoll, std::chrono::microseconds(0));
+  INFO("busy poll " << busy_poll.count() << " us");
+  TestCluster c(2, busy_poll);
   auto client = Connect(c, Parse(SquarePlusOne()));
-  for (float x : {3.0f, -2.0f}) {
+  for (float x : {3.0f, -2.0f, 0.5f, 7.0f}) {
     std::vector<Tensor> out;
     Status s = client->Run({{"x", Tensor::Scalar<float>(x)}}, {"y", "sq"}, {},
                            &out, 5000, nullptr);
@@ -127,6 +132,16 @@ TEST_CASE("a step that crosses two tasks computes through the master",
     REQUIRE(s.ok());
     CHECK(out[0].scalar<float>() == x * x + 1);
     CHECK(out[1].scalar<float>() == x * x);
+  }
+  // The master drops every step's rendezvous on both tasks (CleanupGraph,
+  // sent after the answer: wait for it a while).
+  for (int task = 0; task < 2; ++task) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (c.servers[task]->worker()->num_step_rendezvous() > 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK(c.servers[task]->worker()->num_step_rendezvous() == 0);
   }
   CHECK(c.servers[1]->worker()->num_registered_graphs() == 1);
   REQUIRE(client->Close().ok());

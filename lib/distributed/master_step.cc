@@ -195,24 +195,17 @@ void MasterSession::Step::Finish() {
   // the cache outlive the session, which `done` may release.
   Worker* local = session->local_;
   WorkerCache* cache = session->cache_;
-  const std::string& master_task = session->master_task_;
-  std::vector<const std::string*> remote;
-  bool clean_local = false;
-  for (const Signature::Part& part : sig->parts) {
-    if (local != nullptr && part.task == master_task) {
-      clean_local = true;
-    } else {
-      remote.push_back(&part.task);
-    }
-  }
   StepDone d = std::move(done);
   d(s);
-  for (const std::string* task : remote) SendCleanup(cache, *task, step_id);
-  if (clean_local) {
-    tensorflow::CleanupGraphRequest request;
-    request.set_step_id(step_id);
-    tensorflow::CleanupGraphResponse response;
-    (void)local->CleanupGraph(request, &response);
+  for (const auto& part : parts) {
+    if (part->local) {
+      tensorflow::CleanupGraphRequest request;
+      request.set_step_id(step_id);
+      tensorflow::CleanupGraphResponse response;
+      (void)local->CleanupGraph(request, &response);
+    } else {
+      SendCleanup(cache, part->task, step_id);
+    }
   }
 }
 

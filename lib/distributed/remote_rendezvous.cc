@@ -145,6 +145,11 @@ void RendezvousMgr::Cleanup(int64_t step_id) {
   r->StartAbort(Cancelled("Cleanup {}", step_id));
 }
 
+int RendezvousMgr::size() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(table_.size());
+}
+
 void RendezvousMgr::CleanupAll() {
   std::map<int64_t, std::shared_ptr<RemoteRendezvous>> table;
   {

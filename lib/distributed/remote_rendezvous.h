@@ -60,6 +60,8 @@ class RendezvousMgr {
   // forgets it.
   void Cleanup(int64_t step_id);
   void CleanupAll();
+  // Steps with a rendezvous now (tests: the master cleans up every step).
+  int size();
 
  private:
   const std::string local_task_;

@@ -479,6 +479,8 @@ int Worker::num_running_steps() {
   return static_cast<int>(steps_.size());
 }
 
+int Worker::num_step_rendezvous() { return rendezvous_mgr_.size(); }
+
 int Worker::num_registered_graphs() {
   std::lock_guard<std::mutex> lock(mu_);
   int n = 0;

@@ -85,6 +85,8 @@ class Worker {
   int num_running_steps();
   // Graphs registered in every session (tests: CloseSession leaves none).
   int num_registered_graphs();
+  // Steps whose rendezvous CleanupGraph has not dropped yet.
+  int num_step_rendezvous();
 
   struct GraphItem;
   struct WorkerSession;
