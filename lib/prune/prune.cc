@@ -130,8 +130,7 @@ class Rewriter {
       prune_internal::FinalizePlaceholderNames(graph_, LiveFeedNodes(),
                                                fed_names_, fed_ports_);
     }
-    prune_internal::DropDanglingColocations(graph_, report_);
-    prune_internal::PruneLibrary(graph_, report_);
+    prune_internal::CleanUp(graph_, report_);
     FillCreated();
     return Status::Ok();
   }

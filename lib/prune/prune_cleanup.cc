@@ -1,7 +1,8 @@
 // What dfg's prune does beyond TensorFlow's: the placeholder convention's
 // feed nodes, dropping colocation entries that name removed nodes (the placer
-// would fail on them), dropping library functions nothing uses, and marking
-// nodes whose consumers were pruned (for `dfg partition`'s edge ids).
+// would fail on them), dropping library functions nothing uses (both for
+// Prune's Graph and PruneUnused's GraphDef), and marking nodes whose
+// consumers were pruned (for `dfg partition`'s edge ids).
 #include <fmt/format.h>
 
 #include <string_view>
@@ -18,9 +19,12 @@ constexpr std::string_view kColocationPrefix = "loc:@";
 const std::string kClassAttr = "_class";
 const std::string kOutputShapesAttr = "_output_shapes";
 
+const AttrValue* FindAttr(const NodeDef& def, const std::string& name) {
+  auto it = def.attr().find(name);
+  return it == def.attr().end() ? nullptr : &it->second;
+}
 const AttrValue* FindAttr(const Node& node, const std::string& name) {
-  auto it = node.def().attr().find(name);
-  return it == node.def().attr().end() ? nullptr : &it->second;
+  return FindAttr(node.def(), name);
 }
 
 }  // namespace
@@ -90,20 +94,14 @@ void FinalizePlaceholderNames(Graph* graph, const std::vector<Node*>& feeds,
   }
 }
 
-void DropDanglingColocations(Graph* graph, PruneReport* report) {
-  std::vector<Node*> colocated;
-  for (int id = 2; id < graph->num_node_ids(); ++id) {
-    Node* n = graph->FindNodeId(id);
-    if (n == nullptr) continue;
-    const AttrValue* attr = FindAttr(*n, kClassAttr);
-    if (attr != nullptr && attr->has_list()) colocated.push_back(n);
-  }
-  if (colocated.empty()) return;
-  std::unordered_set<std::string_view> live;
-  for (Node* n : graph->op_nodes()) live.insert(n->name());
+void DropDanglingColocations(const std::vector<NodeDef*>& nodes,
+                             const std::unordered_set<std::string_view>& live,
+                             PruneReport* report) {
   size_t first = report->dropped_colocations.size();
-  for (Node* n : colocated) {
-    auto& attrs = *n->mutable_def()->mutable_attr();
+  for (NodeDef* n : nodes) {
+    const AttrValue* attr = FindAttr(*n, kClassAttr);
+    if (attr == nullptr || !attr->has_list()) continue;
+    auto& attrs = *n->mutable_attr();
     auto* list = attrs[kClassAttr].mutable_list()->mutable_s();
     int out = 0;
     for (int i = 0; i < list->size(); ++i) {
@@ -198,34 +196,51 @@ class FunctionReach {
 
 }  // namespace
 
-void PruneLibrary(Graph* graph, PruneReport* report) {
-  const FunctionDefLibrary& library = graph->library();
-  if (library.function_size() == 0) return;
-  FunctionReach reach(library);
-  for (Node* n : graph->op_nodes()) reach.AddNode(n->def());
-  for (const auto& registered : library.registered_gradients()) {
+void PruneLibrary(const std::vector<const NodeDef*>& nodes, bool drop_gradients,
+                  FunctionDefLibrary* library, PruneReport* report) {
+  if (drop_gradients) {
+    library->clear_gradient();
+    library->clear_registered_gradients();
+  }
+  if (library->function_size() == 0) return;
+  FunctionReach reach(*library);
+  for (const NodeDef* n : nodes) reach.AddNode(*n);
+  for (const auto& registered : library->registered_gradients()) {
     reach.Reach(registered.gradient_func());
   }
   reach.Close();
   FunctionDefLibrary kept;
   std::unordered_set<std::string_view> kept_names;
-  for (int i = 0; i < library.function_size(); ++i) {
-    const std::string& name = library.function(i).signature().name();
+  size_t first = report->dropped_functions.size();
+  for (int i = 0; i < library->function_size(); ++i) {
+    const std::string& name = library->function(i).signature().name();
     if (reach.reached(i)) {
-      *kept.add_function() = library.function(i);
+      *kept.add_function() = library->function(i);
       kept_names.insert(name);
     } else {
       report->dropped_functions.push_back(name);
     }
   }
-  if (report->dropped_functions.empty()) return;
-  for (const auto& gradient : library.gradient()) {
+  if (report->dropped_functions.size() == first) return;
+  for (const auto& gradient : library->gradient()) {
     if (kept_names.count(gradient.function_name()) > 0) {
       *kept.add_gradient() = gradient;
     }
   }
-  *kept.mutable_registered_gradients() = library.registered_gradients();
-  *graph->mutable_library() = std::move(kept);
+  *kept.mutable_registered_gradients() = library->registered_gradients();
+  *library = std::move(kept);
+}
+
+void CleanUp(Graph* graph, PruneReport* report) {
+  std::vector<NodeDef*> nodes;
+  std::unordered_set<std::string_view> live;
+  for (Node* n : graph->op_nodes()) {
+    nodes.push_back(n->mutable_def());
+    live.insert(n->name());
+  }
+  DropDanglingColocations(nodes, live, report);
+  PruneLibrary({nodes.begin(), nodes.end()}, /*drop_gradients=*/false,
+               graph->mutable_library(), report);
 }
 
 std::vector<bool> HasConsumers(const Graph& graph) {

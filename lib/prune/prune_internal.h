@@ -2,6 +2,8 @@
 #ifndef DFG_LIB_PRUNE_PRUNE_INTERNAL_H_
 #define DFG_LIB_PRUNE_PRUNE_INTERNAL_H_
 
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "lib/graph/graph.h"
@@ -39,12 +41,23 @@ std::vector<bool> HasConsumers(const Graph& graph);
 void MarkPrunedConsumers(Graph* graph, int original_ids,
                          const std::vector<bool>& had_consumers);
 
-// Drops `_class` entries `loc:@x` of live nodes whose x is no live node.
-void DropDanglingColocations(Graph* graph, PruneReport* report);
+// The clean-ups after the unneeded nodes are gone, shared by Prune (on a
+// Graph) and PruneUnused (on a GraphDef, prune_unused.h).
 
-// Removes library functions (and gradient entries) that no live node reaches
-// through its op or a func-valued attr, recursively through function bodies.
-void PruneLibrary(Graph* graph, PruneReport* report);
+// Drops the `_class` entries `loc:@x` of `nodes` whose x is not in `live`
+// (the kept nodes' names), recording each and one warning in `report`.
+void DropDanglingColocations(const std::vector<NodeDef*>& nodes,
+                             const std::unordered_set<std::string_view>& live,
+                             PruneReport* report);
+
+// Removes the functions of `library` that none of `nodes` reaches through
+// its op or a func-valued attr, recursively through function bodies, and
+// their gradient entries (see PruneUnusedOptions::drop_gradients).
+void PruneLibrary(const std::vector<const NodeDef*>& nodes, bool drop_gradients,
+                  FunctionDefLibrary* library, PruneReport* report);
+
+// Both, on the live op nodes and the library of `graph`.
+void CleanUp(Graph* graph, PruneReport* report);
 
 }  // namespace dfg::prune_internal
 

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "lib/graph/tensor_id.h"
+#include "lib/prune/prune_unused.h"
 #include "lib/savedmodel/freeze_tables.h"
 #include "lib/savedmodel/inline_functions.h"
 
@@ -220,7 +221,7 @@ class Freezer {
   // Each needed ReadVariableOp's VarHandleOp, each needed VariableV2.
   Status FindVariables() {
     Reindex();
-    std::vector<std::string> needed = AncestorNodes(graph_, roots_);
+    std::vector<std::string> needed = NeededNodes(graph_, roots_);
     std::sort(needed.begin(), needed.end());
     for (const std::string& name : needed) {
       const NodeDef& n = *Find(name);
@@ -286,7 +287,7 @@ class Freezer {
   Status FindTableInitializers(FunctionInliner* inliner) {
     DFG_ASSIGN_OR_RETURN(
         std::vector<std::string> tables,
-        FindTables(graph_, AncestorNodes(graph_, roots_), Where()));
+        FindTables(graph_, NeededNodes(graph_, roots_), Where()));
     if (tables.empty()) return Status::Ok();
     DFG_ASSIGN_OR_RETURN(std::string init_op,
                          InitOpName(model_.meta_graph, model_.export_dir));
@@ -428,61 +429,14 @@ class Freezer {
     }
   }
 
+  // The outputs' (and table initializers') ancestors and the inputs stay;
+  // a frozen graph is never differentiated, so no gradient is kept.
   void Prune() {
-    std::vector<std::string> needed = AncestorNodes(graph_, roots_);
-    std::unordered_set<std::string> keep(needed.begin(), needed.end());
-    keep.insert(keep_.begin(), keep_.end());
-    google::protobuf::RepeatedPtrField<NodeDef> kept;
-    for (NodeDef& n : *graph_.mutable_node()) {
-      if (keep.count(n.name())) *kept.Add() = std::move(n);
-    }
-    graph_.mutable_node()->Swap(&kept);
-    for (NodeDef& n : *graph_.mutable_node()) {
-      auto cls = n.mutable_attr()->find("_class");
-      if (cls == n.mutable_attr()->end()) continue;
-      auto* list = cls->second.mutable_list()->mutable_s();
-      list->erase(std::remove_if(list->begin(), list->end(),
-                                 [&](const std::string& s) {
-                                   return s.rfind("loc:@", 0) == 0 &&
-                                          !keep.count(s.substr(5));
-                                 }),
-                  list->end());
-      if (list->empty()) n.mutable_attr()->erase(cls);
-    }
-    PruneLibrary();
-  }
-
-  // Keeps the library functions that the remaining nodes still call.
-  void PruneLibrary() {
-    std::map<std::string, const tensorflow::FunctionDef*> functions;
-    for (const auto& f : graph_.library().function()) {
-      functions[f.signature().name()] = &f;
-    }
-    std::set<std::string> used;
-    std::vector<const NodeDef*> stack;
-    for (const NodeDef& n : graph_.node()) stack.push_back(&n);
-    auto use = [&](const std::string& name) {
-      auto it = functions.find(name);
-      if (it == functions.end() || !used.insert(name).second) return;
-      for (const NodeDef& body : it->second->node_def()) stack.push_back(&body);
-    };
-    while (!stack.empty()) {
-      const NodeDef* n = stack.back();
-      stack.pop_back();
-      use(n->op());
-      for (const auto& [k, v] : n->attr()) {
-        if (v.has_func()) use(v.func().name());
-        for (const auto& f : v.list().func()) use(f.name());
-      }
-    }
-    auto* list = graph_.mutable_library()->mutable_function();
-    list->erase(std::remove_if(list->begin(), list->end(),
-                               [&](const tensorflow::FunctionDef& f) {
-                                 return !used.count(f.signature().name());
-                               }),
-                list->end());
-    graph_.mutable_library()->clear_gradient();
-    if (list->empty()) graph_.clear_library();
+    PruneUnusedOptions options;
+    options.roots = roots_;
+    options.keep.assign(keep_.begin(), keep_.end());
+    options.drop_gradients = true;
+    PruneUnused(&graph_, options, /*report=*/nullptr);
   }
 
   StatusOr<GraphDef> Check() {

@@ -7,7 +7,9 @@
 // named by its output keys (an Identity, unless the output already is port
 // 0 of a node of that name), every other node that would clash with a key
 // renamed ("<name>_1"), and everything the outputs do not need removed
-// (restore, save and init machinery). Lookup tables the outputs need are
+// (restore, save and init machinery; lib/prune's PruneUnused, which also
+// drops colocation entries naming removed nodes, unused library functions
+// and every gradient). Lookup tables the outputs need are
 // kept with the initializers the init op runs on them, on Consts, and a
 // NoOp `init_all_tables` that runs those (freeze_tables.h). The result has
 // no variable, saver or call op, so every other stage works on it.

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "lib/graph/tensor_id.h"
+#include "lib/prune/prune_unused.h"
 #include "lib/savedmodel/loader.h"
 
 namespace dfg {
@@ -130,7 +131,7 @@ StatusOr<std::vector<TableInitializer>> FindTableInitializers(
         where, tables.front());
   }
   DFG_RETURN_IF_ERROR(inliner->InlineCallsNeededBy({"^" + init_op}));
-  std::vector<std::string> run = AncestorNodes(*graph, {"^" + init_op});
+  std::vector<std::string> run = NeededNodes(*graph, {"^" + init_op});
   std::sort(run.begin(), run.end());
   const NodeIndex g(*graph);
   const std::set<std::string> wanted(tables.begin(), tables.end());

@@ -11,6 +11,7 @@
 
 #include "lib/exec/function_runtime.h"
 #include "lib/graph/tensor_id.h"
+#include "lib/prune/prune_unused.h"
 
 namespace dfg {
 namespace {
@@ -103,33 +104,6 @@ StatusOr<std::unique_ptr<Body>> InstantiateCall(const GraphDef& graph,
 }
 
 }  // namespace
-
-std::vector<std::string> AncestorNodes(const GraphDef& graph,
-                                       const std::vector<std::string>& roots) {
-  std::unordered_map<std::string_view, const NodeDef*> by_name;
-  for (const NodeDef& node : graph.node()) by_name[node.name()] = &node;
-  std::unordered_set<std::string_view> seen;
-  std::vector<const NodeDef*> stack;
-  auto visit = [&](std::string_view name) {
-    auto it = by_name.find(name);
-    if (it != by_name.end() && seen.insert(it->first).second) {
-      stack.push_back(it->second);
-    }
-  };
-  for (const std::string& root : roots) {
-    visit(ParseTensorNameView(root[0] == '^' ? root.substr(1) : root).node);
-  }
-  while (!stack.empty()) {
-    const NodeDef* node = stack.back();
-    stack.pop_back();
-    for (const std::string& input : node->input()) {
-      std::string_view in = input;
-      if (!in.empty() && in[0] == '^') in.remove_prefix(1);
-      visit(ParseTensorNameView(in).node);
-    }
-  }
-  return {seen.begin(), seen.end()};
-}
 
 bool FunctionInliner::IsFunctionCall(const NodeDef& node) const {
   return IsPartitionedCall(node) || FindFunction(*graph_, node.op()) != nullptr;
@@ -364,7 +338,7 @@ Status FunctionInliner::Inline(const std::string& caller_name) {
 Status FunctionInliner::InlineCallsNeededBy(
     const std::vector<std::string>& roots) {
   for (int round = 0; round < kMaxInlineRounds; ++round) {
-    std::vector<std::string> needed = AncestorNodes(*graph_, roots);
+    std::vector<std::string> needed = NeededNodes(*graph_, roots);
     std::unordered_set<std::string> set(needed.begin(), needed.end());
     std::vector<std::string> calls;
     for (const NodeDef& n : graph_->node()) {

@@ -45,11 +45,6 @@ class FunctionInliner {
   int counter_ = 0;
 };
 
-// The nodes that the tensor names or "^node" names in `roots` need, through
-// data and control inputs, as a set of names.
-std::vector<std::string> AncestorNodes(const tensorflow::GraphDef& graph,
-                                       const std::vector<std::string>& roots);
-
 }  // namespace dfg
 
 #endif  // DFG_LIB_SAVEDMODEL_INLINE_FUNCTIONS_H_
