@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <limits>
 
+#include "lib/base/file.h"
 #include "lib/checkpoint/crc32c.h"
 #include "lib/checkpoint/table_file.h"
 #include "lib/checkpoint/tensor_bundle.h"
@@ -108,7 +109,8 @@ StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(
   std::unique_ptr<BundleReader> reader(new BundleReader());
   reader->prefix_ = prefix;
   reader->index_name_ = MetaFilename(prefix);
-  DFG_ASSIGN_OR_RETURN(std::string index, ReadWholeFile(reader->index_name_));
+  DFG_ASSIGN_OR_RETURN(std::string index,
+                       ReadFileToString(reader->index_name_));
   return Parse(std::move(reader), index);
 }
 

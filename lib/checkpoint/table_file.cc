@@ -124,31 +124,6 @@ Status IoError(const std::string& path, int err) {
   return Status(Code::kUnknown, text);
 }
 
-StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IoError(path, errno);
-  std::string out;
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return IoError(path, EISDIR);
-  }
-  char buf[65536];
-  while (true) {
-    ssize_t r = ::read(fd, buf, sizeof(buf));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      int err = errno;
-      ::close(fd);
-      return IoError(path, err);
-    }
-    if (r == 0) break;
-    out.append(buf, static_cast<size_t>(r));
-  }
-  ::close(fd);
-  return out;
-}
-
 namespace {
 Status ForEachEntry(
     const std::string& name, const std::string& contents,

@@ -33,9 +33,6 @@ Status WriteTable(
 // by a newer version of TensorFlow with format changes (<detail>)".
 Status CorruptFileError(const std::string& name, std::string_view detail);
 
-// The whole file at `path`. kNotFound "<path>; No such file or directory"
-// (TensorFlow's Env wording), other I/O errors with strerror.
-StatusOr<std::string> ReadWholeFile(const std::string& path);
 // An errno as a Status naming `path`: "<path>; <strerror>".
 Status IoError(const std::string& path, int err);
 

@@ -4,10 +4,9 @@
 
 #include <climits>
 #include <mutex>
-#include <sstream>
 
+#include "lib/base/file.h"
 #include "lib/base/strings.h"
-#include "lib/io/graph_io.h"
 
 namespace dfg {
 
@@ -23,15 +22,6 @@ Status FromGrpcStatus(const grpc::Status& status) {
   if (code <= 0 || code > static_cast<int>(Code::kDataLoss)) code = 2;
   return Status(static_cast<Code>(code), status.error_message());
 }
-
-namespace {
-
-StatusOr<std::string> ReadPem(const std::string& path) {
-  std::istringstream no_stdin;
-  return ReadFileToString(path, no_stdin);
-}
-
-}  // namespace
 
 void PrepareGrpcRuntime() {
   static std::once_flag once;
@@ -69,7 +59,7 @@ StatusOr<std::shared_ptr<grpc::Channel>> NewChannel(const std::string& address,
   std::shared_ptr<grpc::ChannelCredentials> creds;
   if (!tls.ca_file.empty()) {
     grpc::SslCredentialsOptions ssl;
-    DFG_ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadPem(tls.ca_file));
+    DFG_ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadFileToString(tls.ca_file));
     creds = grpc::SslCredentials(ssl);
   } else {
     creds = grpc::InsecureChannelCredentials();
@@ -87,8 +77,8 @@ StatusOr<std::shared_ptr<grpc::ServerCredentials>> NewServerCredentials(
   }
   grpc::SslServerCredentialsOptions ssl;
   grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
-  DFG_ASSIGN_OR_RETURN(pair.private_key, ReadPem(tls.key_file));
-  DFG_ASSIGN_OR_RETURN(pair.cert_chain, ReadPem(tls.cert_file));
+  DFG_ASSIGN_OR_RETURN(pair.private_key, ReadFileToString(tls.key_file));
+  DFG_ASSIGN_OR_RETURN(pair.cert_chain, ReadFileToString(tls.cert_file));
   ssl.pem_key_cert_pairs.push_back(pair);
   return grpc::SslServerCredentials(ssl);
 }

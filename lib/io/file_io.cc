@@ -13,6 +13,7 @@
 #include <functional>
 #include <istream>
 
+#include "lib/base/file.h"
 #include "lib/io/graph_io.h"
 #include "lib/io/graph_read.h"
 #include "lib/io/graph_text.h"
@@ -21,26 +22,6 @@ namespace dfg {
 namespace {
 
 std::string ErrnoText(int error) { return std::strerror(error); }
-
-Status ReadFd(int fd, const std::string& path, size_t size_hint,
-              std::string* out) {
-  out->clear();
-  out->resize(size_hint > 0 ? size_hint : 1 << 16);
-  size_t filled = 0;
-  while (true) {
-    if (filled == out->size()) out->resize(out->size() * 2);
-    ssize_t n = ::read(fd, out->data() + filled, out->size() - filled);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int error = errno;
-      return Unavailable("{}: read failed: {}", path, ErrnoText(error));
-    }
-    if (n == 0) break;
-    filled += static_cast<size_t>(n);
-  }
-  out->resize(filled);
-  return Status::Ok();
-}
 
 Status ReadStream(std::istream& in, std::string* out) {
   out->clear();
@@ -100,25 +81,9 @@ Status WriteInPlace(const std::string& path, std::string_view data) {
 
 StatusOr<std::string> ReadFileToString(const std::string& path,
                                        std::istream& in) {
+  if (path != "-") return ReadFileToString(path);
   std::string out;
-  if (path == "-") {
-    DFG_RETURN_IF_ERROR(ReadStream(in, &out));
-    return out;
-  }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int error = errno;
-    return NotFound("{}: {}", path, ErrnoText(error));
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return InvalidArgument("{}: is a directory, not a file", path);
-  }
-  size_t hint = S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) + 1 : 0;
-  Status status = ReadFd(fd, path, hint, &out);
-  ::close(fd);
-  if (!status.ok()) return status;
+  DFG_RETURN_IF_ERROR(ReadStream(in, &out));
   return out;
 }
 

@@ -3,14 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
+#include "lib/base/file.h"
 #include "lib/base/strings.h"
 
 namespace dfg {
@@ -73,23 +69,6 @@ Status AddTask(const nlohmann::ordered_json& task, const std::string& job,
     }
   }
   return Status::Ok();
-}
-
-StatusOr<std::string> ReadFile(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    return InvalidArgument("cannot read cluster file '{}': it is a directory",
-                           path);
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return InvalidArgument("cannot read cluster file '{}': {}", path,
-                           std::strerror(errno));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return InvalidArgument("cannot read cluster file '{}'", path);
-  return text.str();
 }
 
 }  // namespace
@@ -212,9 +191,13 @@ StatusOr<DeviceSet> DeviceSetFromFlags(const std::vector<std::string>& values) {
   for (const std::string& value : values) {
     if (StartsWith(value, "@")) {
       std::string path = value.substr(1);
-      DFG_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+      StatusOr<std::string> text = ReadFileToString(path);
+      if (!text.ok()) {
+        return text.status().WithPrefix(
+            fmt::format("cannot read cluster file '{}': ", path));
+      }
       DFG_ASSIGN_OR_RETURN(DeviceSet file_set,
-                           DeviceSetFromClusterJson(text, path));
+                           DeviceSetFromClusterJson(*text, path));
       for (const Device& d : file_set.devices()) {
         DFG_RETURN_IF_ERROR(set.AddDevice(d.name));
       }
