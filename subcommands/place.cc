@@ -96,8 +96,8 @@ void RegisterPlace(CLI::App& app, Context& ctx) {
       "--devices", flags->devices,
       "devices to place onto: cpu:0, gpu:1, "
       "/job:worker/task:1/gpu:0, full names, or @cluster.json "
-      "(see man dfg-place); comma-separated or repeated; default "
-      "one CPU"));
+      "(a cluster file: device counts per task, see man dfg-place); "
+      "comma-separated or repeated; default one CPU"));
   sub->add_flag("--soft-placement", flags->soft_placement,
                 "let a node whose requested device cannot run it move to one "
                 "that can (TensorFlow's allow_soft_placement)");

@@ -72,8 +72,9 @@ void RegisterServer(CLI::App& app, Context& ctx) {
       "trusted network",
       [flags](Context& c) { return RunServer(*flags, c); });
   sub->add_option("--cluster", flags->cluster,
-                  "JOB=HOST:PORT,HOST:PORT[;JOB2=...] or @FILE.json "
-                  "(TensorFlow's ClusterSpec JSON)")
+                  "JOB=HOST:PORT,HOST:PORT[;JOB2=...] or @clusterspec.json "
+                  "(a ClusterSpec file: TensorFlow's ClusterSpec JSON, "
+                  "addresses per task; not dfg place's cluster file)")
       ->required();
   sub->add_option("--job", flags->job, "this task's job (default worker)");
   sub->add_option("--task", flags->task, "this task's index (default 0)")

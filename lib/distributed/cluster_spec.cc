@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <climits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "lib/base/file.h"
 #include "lib/base/strings.h"
 #include "lib/graph/device_name.h"
-#include "lib/io/graph_io.h"
 
 namespace dfg {
 namespace {
@@ -52,8 +51,8 @@ Status AddTask(ClusterDef* cluster, const std::string& job, int task,
 
 }  // namespace
 
-StatusOr<ClusterDef> ClusterDefFromJson(std::string_view json,
-                                        std::string_view where) {
+StatusOr<ClusterDef> ClusterDefFromClusterSpecJson(std::string_view json,
+                                                   std::string_view where) {
   nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return InvalidArgument(
@@ -93,9 +92,8 @@ StatusOr<ClusterDef> ClusterDefFromJson(std::string_view json,
 StatusOr<ClusterDef> ParseClusterSpec(std::string_view text) {
   if (!text.empty() && text[0] == '@') {
     std::string path(text.substr(1));
-    std::istringstream no_stdin;
-    DFG_ASSIGN_OR_RETURN(std::string json, ReadFileToString(path, no_stdin));
-    return ClusterDefFromJson(json, path);
+    DFG_ASSIGN_OR_RETURN(std::string json, ReadFileToString(path));
+    return ClusterDefFromClusterSpecJson(json, path);
   }
   ClusterDef cluster;
   for (const std::string& part : StrSplit(text, ';')) {

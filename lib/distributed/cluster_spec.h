@@ -1,6 +1,15 @@
 // A cluster: TensorFlow's ClusterSpec (jobs, each a list of "host:port"
-// tasks) as ClusterDef, read from `--cluster` text or ClusterSpec JSON, and
-// the task names the distributed runtime uses ("/job:J/replica:0/task:T").
+// tasks) as ClusterDef, read from `--cluster` text or a ClusterSpec file
+// (`--cluster @FILE`, TensorFlow's ClusterSpec JSON), and the task names the
+// distributed runtime uses ("/job:J/replica:0/task:T").
+//
+// A ClusterSpec file is not the cluster file of `--devices @FILE`
+// (lib/place/device_set.h), though both map job names to task lists: a
+// ClusterSpec says where each task listens and nothing about its devices
+// (every task reports those itself when asked); a cluster file says which
+// devices each task has and nothing about addresses (placement never connects
+// to anything). Neither can be derived from the other, so each keeps its own
+// format, the one its users already write: TensorFlow's for the ClusterSpec.
 #ifndef DFG_LIB_DISTRIBUTED_CLUSTER_SPEC_H_
 #define DFG_LIB_DISTRIBUTED_CLUSTER_SPEC_H_
 
@@ -14,12 +23,14 @@
 namespace dfg {
 
 // `--cluster` text: "JOB=HOST:PORT,HOST:PORT[;JOB2=...]", tasks numbered
-// from 0 in order; or "@FILE.json" with TensorFlow's ClusterSpec JSON
-// ({"worker": ["h:p", ...]} or, sparse, {"worker": {"1": "h:p"}}).
-// Errors (kInvalidArgument) name the job or the file.
+// from 0 in order; or "@FILE" naming a ClusterSpec file, TensorFlow's
+// ClusterSpec JSON ({"worker": ["h:p", ...]} or, sparse,
+// {"worker": {"1": "h:p"}}). Errors (kInvalidArgument) name the job or the
+// file; a file that cannot be read gives lib/base/file.h's errors.
 StatusOr<tensorflow::ClusterDef> ParseClusterSpec(std::string_view text);
-StatusOr<tensorflow::ClusterDef> ClusterDefFromJson(std::string_view json,
-                                                    std::string_view where);
+// The ClusterSpec JSON `json`; errors start with `where` (the file name).
+StatusOr<tensorflow::ClusterDef> ClusterDefFromClusterSpecJson(
+    std::string_view json, std::string_view where);
 
 // "/job:<job>/replica:0/task:<task>".
 std::string TaskName(std::string_view job, int task);

@@ -22,7 +22,7 @@ TEST_CASE("cluster spec text lists tasks in order per job", "[distributed]") {
 }
 
 TEST_CASE("cluster spec JSON takes lists and sparse maps", "[distributed]") {
-  auto c = ClusterDefFromJson(
+  auto c = ClusterDefFromClusterSpecJson(
       R"({"worker": ["a:1", "b:2"], "ps": {"3": "c:3"}})", "c.json");
   REQUIRE(c.ok());
   CHECK(TaskAddress(*c, "/job:ps/replica:0/task:3").value() == "c:3");
@@ -38,10 +38,13 @@ TEST_CASE("bad cluster specs are errors naming the problem", "[distributed]") {
             .find("is not HOST:PORT") != std::string::npos);
   CHECK(ParseClusterSpec("1job=a:1").status().message().find("not valid") !=
         std::string::npos);
-  CHECK(ClusterDefFromJson("[1]", "x.json").status().message().find("x.json") !=
-        std::string::npos);
-  CHECK(ClusterDefFromJson(R"({"w": [1]})", "x.json").status().code() ==
-        Code::kInvalidArgument);
+  CHECK(ClusterDefFromClusterSpecJson("[1]", "x.json")
+            .status()
+            .message()
+            .find("x.json") != std::string::npos);
+  CHECK(ClusterDefFromClusterSpecJson(R"({"w": [1]})", "x.json")
+            .status()
+            .code() == Code::kInvalidArgument);
   CHECK(ParseClusterSpec("@/nonexistent/c.json").status().code() != Code::kOk);
 }
 

@@ -3,6 +3,14 @@
 // such as `cpu:0` or `/job:worker/task:1/gpu:0`) and cluster files
 // (`@cluster.json`: jobs → tasks → device counts).
 //
+// A cluster file is not the ClusterSpec file of `dfg server --cluster @FILE`
+// (lib/distributed/cluster_spec.h), though both map job names to task lists:
+// a cluster file says which devices each task has and nothing about
+// addresses, since placing a graph connects to nothing; a ClusterSpec says
+// where each task listens and nothing about its devices, which a running task
+// reports itself. Neither can be derived from the other, so the two keep their
+// own formats and names.
+//
 // Every device has a canonical full name,
 // `/job:<job>/replica:<r>/task:<t>/device:<TYPE>:<id>`, and can be found by
 // that name or by its legacy form (`/job:<job>/replica:<r>/task:<t>/cpu:0`).
@@ -70,7 +78,8 @@ DeviceSet DefaultDeviceSet();
 // Errors (kInvalidArgument) name the value.
 StatusOr<std::string> ParseDeviceFlag(std::string_view text);
 
-// Builds a device set from a cluster file's JSON text:
+// Builds a device set from a cluster file's JSON text (not TensorFlow's
+// ClusterSpec JSON, which lists addresses; see the overview):
 //   {"worker": [{"CPU": 1, "GPU": 2}, {"CPU": 1}], "ps": [{"CPU": 1}]}
 // Each job lists its tasks in task order; each task maps device types to
 // counts. Devices are added job by job in file order, task by task, type by
@@ -82,7 +91,9 @@ StatusOr<DeviceSet> DeviceSetFromClusterJson(std::string_view json_text,
 // The device set `--devices` describes: each value is a device name (see
 // ParseDeviceFlag) or `@path` naming a cluster file; values may be mixed.
 // No values gives DefaultDeviceSet(). Errors (kInvalidArgument): an invalid
-// name, an unreadable or malformed cluster file, a device listed twice.
+// name, a malformed cluster file, a device listed twice; a cluster file that
+// cannot be read gives lib/base/file.h's error (its code, and its message
+// after "cannot read cluster file '<path>': ").
 StatusOr<DeviceSet> DeviceSetFromFlags(const std::vector<std::string>& values);
 
 }  // namespace dfg
