@@ -1,5 +1,5 @@
 #!/bin/sh
-# The performance rows of issue 13, measured the way a user meets them: the
+# dfg's performance targets, measured the way a user meets them: the
 # dfg command line, timed with its own --repeat and with /usr/bin/time. Each
 # figure is printed beside its target, with the load average it was taken
 # under (a loaded machine inflates wall-clock figures; CPU seconds are given

@@ -1,4 +1,5 @@
-// The rows of bench/cli_bench.sh (issue 13) through the CLI's own code paths:
+// The rows of bench/cli_bench.sh (dfg's performance targets) through the
+// CLI's own code paths:
 //   BM_CliRunStep/chain:N     one `dfg run` step of a Const + Identity chain
 //                             of N nodes (ns per node = 1e9 / items_per_second)
 //   BM_CliRunStep/fanout:N    one step of a Const read by N Identity nodes

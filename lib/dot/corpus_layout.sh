@@ -5,8 +5,9 @@
 # Not a timed test: the exit status says only whether every graph was drawn
 # and laid out (a `dfg dot` or `dot` failure, or a layout still running after
 # the hang guard, fails). The seconds each layout took are printed, slowest
-# first, with the total and those over the 60 s budget of issue 8 marked, as
-# figures to read (`ctest -R dot_corpus_layout -V`), not to assert on.
+# first, with the total and those over a 60 s budget (what a user waits for
+# a drawing at most) marked, as figures to read
+# (`ctest -R dot_corpus_layout -V`), not to assert on.
 #
 # Usage: lib/dot/corpus_layout.sh [DFG] [CORPUS_DIR] [GUARD_SECONDS]
 # Exits 77 (ctest: skipped) when the corpus or the `dot` program is absent.

@@ -1,11 +1,12 @@
-// Executor and rendezvous overhead (the `dfg run` issue's figures):
+// Executor and rendezvous overhead (the figures `dfg run` is held to):
 //   BM_IdentityChain/10000   a 10,000-node Identity chain
 //   BM_FanOutFanIn/10000     a 10,000-wide fan-out/fan-in
 // (ns per node = 1e9 / items_per_second)
 //   BM_SendRecvScalar        one scalar Send + Recv through the rendezvous
-//   BM_MlpStep/T             issue 7: an 8-layer MLP (x [256,1024], eight
-//                            1024x1024 MatMul + BiasAdd + Relu) through the
-//                            Session, T intra-op threads; compare with
+//   BM_MlpStep/T             the dense-model figure: an 8-layer MLP
+//                            (x [256,1024], eight 1024x1024 MatMul + BiasAdd
+//                            + Relu) through the Session, T intra-op
+//                            threads; compare with
 //                            BM_MlpSgemmOnly/T in lib/kernels/kernels_bench.cc
 // One inter-op thread: nodes run inline on the calling thread.
 #include <benchmark/benchmark.h>

@@ -1,8 +1,8 @@
-// One training step of an MLP 784-256-256-10 at batch 64 (issue 14's
-// figure): forward (MatMul, BiasAdd, Relu; SoftmaxCrossEntropyWithLogits),
-// the gradients tf.gradients would build (BiasAddGrad, ReluGrad, MatMul with
-// transposes) and six ApplyGradientDescent updates of ref variables, run
-// through the Session with T intra-op threads:
+// One training step of an MLP 784-256-256-10 at batch 64 (the training-step
+// figure dfg is held to): forward (MatMul, BiasAdd, Relu;
+// SoftmaxCrossEntropyWithLogits), the gradients tf.gradients would build
+// (BiasAddGrad, ReluGrad, MatMul with transposes) and six ApplyGradientDescent
+// updates of ref variables, run through the Session with T intra-op threads:
 //   BM_MlpTrainStep/T      the whole step
 //   BM_MlpTrainGemmOnly/T  the step's eight GEMMs alone, as ParallelGemm
 //                          calls on a pool of T threads (the reference: the

@@ -1,5 +1,6 @@
-// The reference the im2col Conv2D is measured against (issue 13): the same
-// Conv2D 3x3, 1x56x56x64 -> 64, SAME, as BM_Conv2DKernel in conv_bench.cc,
+// The reference the im2col Conv2D is measured against (a tuned library's
+// figure, what "fast enough" is judged by): the same Conv2D 3x3,
+// 1x56x56x64 -> 64, SAME, as BM_Conv2DKernel in conv_bench.cc,
 // run by oneDNN (libdnnl 2.6, OpenMP runtime) directly: NHWC input, HWIO
 // filter, the primitive built once, its own best weight layout. Arg: threads
 // (omp_set_num_threads). Compare BM_Conv2DKernel/T with BM_Conv2DOneDnn/T.

@@ -16,7 +16,8 @@ TEST_CASE(
     "a tolerance accepts the last bits of a BLAS result and the "
     "column padding that follows their width",
     "[testing]") {
-  // What issue 18 saw: the default OpenBLAS kernel against SkylakeX's.
+  // What was seen between machines: the default OpenBLAS kernel against
+  // SkylakeX's.
   std::string expected =
       "probs float32 [2,3]\n"
       "[[ 0.029063787   0.30474368   0.66619253]\n"

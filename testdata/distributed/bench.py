@@ -7,8 +7,8 @@
      64 MiB / (cross-task median - one-task median);
   2. a scalar step that crosses two tasks (square.pbtxt: feed -> task 1 ->
      task 0 -> fetch), --repeat 1000, through --master and in one process.
-Each figure is printed beside its target (issue 12) and the one-process
-figure, with the CPU time per step of the client and of each server
+Each figure is printed beside its target (what the distributed runtime is
+held to) and the one-process figure, with the CPU time per step of the client and of each server
 (user+sys; on a shared machine wall time mostly measures the load) and the
 load average before and after.
 
