@@ -400,16 +400,14 @@ def run_all(args, cases, notes, oracle_down, work):
     if oracle_down:
         print(f"skipped: node/npm unavailable ({oracle_down}); "
               "only the numpy-checked cases ran")
+    required_down = oracle_down and not args.no_oracle and REQUIRED
+    if required_down:
+        print(f"FAIL: DFG_REQUIRE_DEPS=1 and the oracle cannot run ({oracle_down}); "
+              "run .ci/install-deps.sh")
     print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
-    if counts["fail"]:
+    if counts["fail"] or required_down:
         return 1
-    if oracle_down and not args.no_oracle:
-        if REQUIRED:
-            print(f"FAIL: DFG_REQUIRE_DEPS=1 and the oracle cannot run ({oracle_down}); "
-                  "run .ci/install-deps.sh")
-            return 1
-        return args.skip_code
-    return 0
+    return args.skip_code if oracle_down and not args.no_oracle else 0
 
 
 if __name__ == "__main__":
