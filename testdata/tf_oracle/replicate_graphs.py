@@ -4,7 +4,8 @@ device (`<name>/replicate/_N`) before it partitions. Each copy gets a control
 edge from every in-node of the original, _SOURCE included (a Const without
 inputs has one from _SOURCE): those edges never reach a partition, but they
 take edge ids, which the `edge_<id>_<src>` tensor_names of the _Send/_Recv
-pairs show. So every case has a cut edge numbered after the copies.
+pairs show: every case but `fed` has a cut edge numbered after the copies of
+a Const without inputs.
 
 Written as text GraphDefs with explicit /device:CPU:N requests, run on
 `cpus` CPU devices (TensorFlow's device_count, dfg's --devices).
@@ -60,10 +61,10 @@ SEVERAL_CONTROL_INPUTS = (
     binary("m0", "Mul", "c", "s", 0) + binary("m1", "Mul", "c", "s", 1) +
     binary("m2", "Mul", "c", "s", 2) + binary("m3", "AddV2", "m2", "s", 2))
 
-# Feeds: a Const whose control input is a fed Placeholder (the Placeholder's
-# control out edge moves to the feed's _Arg, which the copies then read), and
-# a Const read on three devices by consumers of which one is fed (pruned:
-# two copies only), beside a third Const read by a fed node's consumer.
+# Feeds: a Const k whose control input is a fed Placeholder (the
+# Placeholder's control out edge moves to the feed's _Arg, which k's copies
+# then read, on two devices), and a Const z read on three devices by
+# consumers of which one, n2, is fed (pruned with its input q: two copies).
 FED = (
     placeholder("p", 1) + placeholder("q", 2) +
     const("k", [1.0, 2.0], 0, ["^p"]) + const("z", 3.0, 2) +
