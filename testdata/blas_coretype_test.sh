@@ -7,7 +7,8 @@
 #
 # Exit 77 (CTest's skip) when this CPU cannot execute CORETYPE's kernels or
 # the OpenBLAS in use ignores OPENBLAS_CORETYPE (a build without
-# DYNAMIC_ARCH); 1 when a test binary fails.
+# DYNAMIC_ARCH; under DFG_REQUIRE_DEPS=1, CI's Debian OpenBLAS, a failure);
+# 1 when a test binary fails.
 set -euo pipefail
 coretype=$1 dfg=$2
 shift 2
@@ -29,6 +30,11 @@ model=$src/testdata/models/mlp.pbtxt input=$src/testdata/models/mlp_input.npy
 core=$(OPENBLAS_VERBOSE=2 OPENBLAS_CORETYPE=$coretype \
   "$dfg" run "$model" --feed "x=$input" --fetch probs 2>&1 | grep -m1 '^Core:' || true)
 if [[ $core != "Core: $coretype" ]]; then
+  if [[ ${DFG_REQUIRE_DEPS-} == 1 ]]; then
+    echo "DFG_REQUIRE_DEPS=1 but OpenBLAS does not switch kernels with" \
+      "OPENBLAS_CORETYPE ($core)" >&2
+    exit 1
+  fi
   echo "SKIP: OpenBLAS does not switch kernels with OPENBLAS_CORETYPE ($core)"
   exit 77
 fi

@@ -10,7 +10,8 @@
 # (`ctest -R dot_corpus_layout -V`), not to assert on.
 #
 # Usage: lib/dot/corpus_layout.sh [DFG] [CORPUS_DIR] [GUARD_SECONDS]
-# Exits 77 (ctest: skipped) when the corpus or the `dot` program is absent.
+# Exits 77 (ctest: skipped) when the corpus or the `dot` program is absent;
+# 1 instead under DFG_REQUIRE_SHARED=1 / DFG_REQUIRE_DEPS=1 (CI).
 set -u
 cd "$(dirname "$0")/../.."
 DFG=${1:-build/dfg}
@@ -29,6 +30,10 @@ if [ ! -d "$CORPUS" ]; then
   exit 77
 fi
 if ! command -v dot > /dev/null; then
+  if [ "${DFG_REQUIRE_DEPS:-}" = 1 ]; then
+    echo "DFG_REQUIRE_DEPS=1 but Graphviz's dot program is not installed" >&2
+    exit 1
+  fi
   echo "SKIP: Graphviz's dot program is not installed"
   exit 77
 fi

@@ -85,6 +85,33 @@ TEST_CASE("edge ids and /_N counters are those of TensorFlow's session",
   }
 }
 
+// `dfg prune --fetch m0 --fetch m1 | dfg place --devices cpu:0,cpu:1,cpu:2`
+// of two replicated Consts: z (no inputs, so its copies read _SOURCE) and a
+// (^x from CPU:2), both read on CPU:0 and CPU:1. The expected names are
+// TensorFlow 2.21's (testdata/tf_oracle's replicate/two_replicated): the
+// _SOURCE edges of z's copies come before x's edges to a's copies.
+TEST_CASE("replicas' _SOURCE edges take edge ids as in TensorFlow",
+          "[partition][replicate]") {
+  constexpr char kCpu2[] = "/job:localhost/replica:0/task:0/device:CPU:2";
+  const std::string t = "T: DT_FLOAT";
+  const std::string scalar =
+      "dtype: DT_FLOAT value: { tensor { dtype: DT_FLOAT "
+      "tensor_shape { } float_val: 2 } }";
+  auto names = TensorNames(
+      N("x", "NoOp", {}, "", kCpu2) + N("z", "Const", {}, scalar, kCpu0) +
+      N("a", "Const", {"^x"}, scalar, kCpu0) +
+      N("m0", "Mul", {"a", "z"}, t, kCpu0) +
+      N("m1", "Mul", {"a", "z"}, t, kCpu1) +
+      N("_retval_m0_0_0", "_Retval", {"m0"}, t + " index: 0", kCpu0) +
+      N("_retval_m1_0_1", "_Retval", {"m1"}, t + " index: 1", kCpu0));
+  CHECK(names == std::map<std::string, std::string>{{"m1/_0", "edge_8_m1"},
+                                                    {"m1/_1", "edge_8_m1"},
+                                                    {"x/_3", "edge_15_x"},
+                                                    {"x/_4", "edge_15_x"},
+                                                    {"x/_7", "edge_17_x"},
+                                                    {"x/_8", "edge_17_x"}});
+}
+
 TEST_CASE("the client graph keeps the pruned graph's order", "[partition]") {
   auto g = ImportClientGraph(ParseGraphText(Pruned(/*fetch_c=*/true)));
   REQUIRE(g.ok());

@@ -80,10 +80,12 @@ Status ReplicateSmallConstants(Graph* graph) {
       by_device[device].push_back({e->dst, e->src_output, e->dst_input});
     }
     if (by_device.size() <= 1) continue;
+    // TensorFlow's copies read every in-node of the original (a Const has
+    // control inputs only), _SOURCE included, with duplicates allowed: those
+    // _SOURCE edges never reach a partition but take edge ids, which
+    // tensor_name shows.
     std::vector<Node*> control_inputs;
-    for (const Edge* e : node->in_edges())
-      if (e->IsControlEdge() && e->src->IsOp())
-        control_inputs.push_back(e->src);
+    for (const Edge* e : node->in_edges()) control_inputs.push_back(e->src);
     for (const auto& [device, edges] : by_device) {
       NodeDef def = node->def();
       def.set_name(graph->NewName(node->name() + "/replicate"));
@@ -93,7 +95,8 @@ Status ReplicateSmallConstants(Graph* graph) {
       copy->set_assigned_device_name(device);
       for (const OutEdge& e : edges)
         graph->AddEdge(copy, e.src_output, e.dst, e.dst_input);
-      for (Node* src : control_inputs) graph->AddControlEdge(src, copy);
+      for (Node* src : control_inputs)
+        graph->AddEdge(src, kControlSlot, copy, kControlSlot);
     }
     graph->RemoveNode(node);
   }

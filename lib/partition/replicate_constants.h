@@ -16,9 +16,10 @@ namespace dfg {
 // consumers are grouped by device (a CPU consumer's own device, TensorFlow's
 // enable_aggressive_constant_replication default; any other device's CPU:0
 // on the same task). With two or more groups, each group gets a copy placed
-// on that device, named by graph->NewName("<name>/replicate"), reading the
-// original's control inputs; the original is removed. Every node must have
-// an assigned device.
+// on that device, named by graph->NewName("<name>/replicate"), with a
+// control edge from each of the original's in-nodes in edge order (_SOURCE
+// included, as TensorFlow's CopyNode + AddControlEdge(allow_duplicates));
+// the original is removed. Every node must have an assigned device.
 Status ReplicateSmallConstants(Graph* graph);
 
 }  // namespace dfg

@@ -80,5 +80,43 @@ TEST_CASE("constants that TensorFlow does not replicate stay",
             .count("c") == 1);
 }
 
+// TensorFlow's copies take a control edge from each in-node of the original
+// (CopyNode, then AddControlEdge(src, copy, allow_duplicates = true) for
+// every in_nodes()): a Const without inputs has one from _SOURCE, which its
+// copies get too. Those edges take edge ids, which tensor_name shows.
+TEST_CASE("copies read each in-node of the original, _SOURCE included",
+          "[partition][replicate]") {
+  auto g = ImportGraphDef(ParseGraphText(
+      N("x", "NoOp", {}, "", kCpu1) + N("y", "NoOp", {}, "", kCpu0) +
+      N("z", "Const", {}, kScalar, kCpu0) +
+      N("a", "Const", {"^y", "^x"}, kScalar, kCpu0) +
+      N("m0", "Mul", {"a", "z"}, "T: DT_FLOAT", kCpu0) +
+      N("m1", "Mul", {"a", "z"}, "T: DT_FLOAT", kCpu1)));
+  REQUIRE(g.ok());
+  REQUIRE(AssignCarriedDevices(g->get()).ok());
+  // name -> its in-edges "src:slot", in edge-id order.
+  auto in_edges = [&] {
+    std::map<std::string, std::string> ins;
+    for (const Node* n : (*g)->op_nodes()) {
+      for (const Edge* e : n->in_edges()) {
+        ins[n->name()] +=
+            e->src->name() + ":" + std::to_string(e->src_output) + " ";
+      }
+    }
+    return ins;
+  };
+  const std::string a_ins = in_edges().at("a");
+  CHECK((a_ins == "x:-1 y:-1 " || a_ins == "y:-1 x:-1 "));
+  const int edges_before = (*g)->num_edge_ids();
+  REQUIRE(ReplicateSmallConstants(g->get()).ok());
+  auto ins = in_edges();
+  CHECK(ins.at("z/replicate/_0") == "_SOURCE:-1 ");
+  CHECK(ins.at("z/replicate/_1") == "_SOURCE:-1 ");
+  CHECK(ins.at("a/replicate/_2") == a_ins);
+  CHECK(ins.at("a/replicate/_3") == a_ins);
+  // Per copy: its data out edge, then its control in edges.
+  CHECK((*g)->num_edge_ids() - edges_before == 2 * 2 + 2 * 3);
+}
+
 }  // namespace
 }  // namespace dfg

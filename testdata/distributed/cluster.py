@@ -214,3 +214,14 @@ def find_dfg(argv):
         return os.path.abspath(argv[argv.index("--dfg") + 1])
     here = os.path.dirname(os.path.abspath(__file__))
     return os.path.join(here, "..", "..", "build", "dfg")
+
+
+def skip(reason, require):
+    """Exits 77 (CTest's skip) saying why, or 1 when the environment variable
+    `require` is 1: CI (.ci/run) sets DFG_REQUIRE_SHARED, DFG_REQUIRE_TF and
+    DFG_REQUIRE_DEPS, where what a test needs must be there."""
+    if os.environ.get(require) == "1":
+        print(f"FAIL: {reason}, and {require}=1")
+        raise SystemExit(1)
+    print(f"skipped: {reason}")
+    raise SystemExit(77)

@@ -6,7 +6,8 @@ CPUs, and the local run gets the same devices with --devices.
 
     /usr/bin/python3 testdata/distributed/corpus_test.py --dfg build/dfg [-k REGEX]
 
-Exit 77 (skip) when ../shared/corpus or numpy is absent.
+Exit 77 (skip) when ../shared/corpus or numpy is absent; 1 instead under
+DFG_REQUIRE_SHARED=1 or DFG_REQUIRE_DEPS=1 (CI).
 """
 import json
 import os
@@ -18,13 +19,12 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "oracle"))
-from cluster import Cluster, find_dfg, run  # noqa: E402
+from cluster import Cluster, find_dfg, run, skip  # noqa: E402
 
 try:
     import numpy as np
 except ImportError:
-    print("skipped: numpy unavailable")
-    sys.exit(77)
+    skip("numpy unavailable", "DFG_REQUIRE_DEPS")
 import model_cases  # noqa: E402
 from cases import rand, rng_for  # noqa: E402
 
@@ -78,8 +78,7 @@ def main():
     if not os.path.isdir(corpus):
         corpus = os.path.join(HERE, "..", "..", "..", "shared", "corpus")
     if not os.path.isdir(corpus):
-        print("skipped: ../shared/corpus is absent")
-        sys.exit(77)
+        skip("../shared/corpus is absent", "DFG_REQUIRE_SHARED")
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp, \
             Cluster(dfg, 2) as c2, Cluster(dfg, 3) as c3:

@@ -10,7 +10,7 @@ run with the TF venv's python, e.g. /root/.cache/dfg/tf-venv/bin/python):
      task (the rendezvous keys' frame ids must agree) and a TensorList made
      on the TensorFlow task and stacked on the dfg task (TensorFlow's
      variant encoding).
-Exit 77 (skip) when TensorFlow is not importable.
+Exit 77 (skip) when TensorFlow is not importable; 1 under DFG_REQUIRE_TF=1 (CI).
 
     PY testdata/distributed/tf_interop_test.py --dfg build/dfg
 """
@@ -22,16 +22,15 @@ import tempfile
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from cluster import Cluster, find_dfg, pick_ports, run  # noqa: E402
+from cluster import Cluster, find_dfg, pick_ports, run, skip  # noqa: E402
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 try:
     import numpy as np
     import tensorflow as tf
 except ImportError:
-    print("skipped: TensorFlow is not importable by this python "
-          "(run with the TensorFlow venv's python)")
-    sys.exit(77)
+    skip(f"TensorFlow is not importable by {sys.executable} "
+         "(run with the TensorFlow venv's python)", "DFG_REQUIRE_TF")
 
 FAILURES = []
 

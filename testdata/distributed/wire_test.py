@@ -22,13 +22,12 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from cluster import Cluster, find_dfg  # noqa: E402
+from cluster import Cluster, find_dfg, skip  # noqa: E402
 
 try:
     import grpc
 except ImportError:
-    print("skipped: python3-grpcio is not installed")
-    sys.exit(77)
+    skip("python3-grpcio is not installed", "DFG_REQUIRE_DEPS")
 
 FAILURES = []
 

@@ -12,7 +12,9 @@ is 1 if any case failed.
 
 Without node/npm (or when `npm ci` cannot install the pinned packages), the
 numpy-checked cases still run and the oracle cases are skipped; the script
-then prints 'skipped: node/npm unavailable' and exits with --skip-code.
+then prints 'skipped: node/npm unavailable' and exits with --skip-code, or 1
+with DFG_REQUIRE_DEPS=1 (CI, after .ci/install-deps.sh installed them). The
+same holds without numpy.
 """
 import argparse
 import concurrent.futures
@@ -30,12 +32,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 SKIP_CODE = int(sys.argv[sys.argv.index("--skip-code") + 1]) \
     if "--skip-code" in sys.argv[:-1] else 0
+# CI installs node/npm, the oracle's packages and numpy: there, what would
+# be a skip is a failure.
+REQUIRED = os.environ.get("DFG_REQUIRE_DEPS") == "1"
 try:
     import numpy as np
 except ImportError:
     print("skipped: numpy unavailable (use Debian's /usr/bin/python3 with python3-numpy)")
+    if REQUIRED:
+        print("FAIL: DFG_REQUIRE_DEPS=1 and numpy cannot be imported")
     print("0 passed, 0 failed, 0 skipped")
-    sys.exit(SKIP_CODE)
+    sys.exit(1 if REQUIRED else SKIP_CODE)
 
 import model_cases  # noqa: E402
 import numpy_cases  # noqa: E402
@@ -131,9 +138,9 @@ def ensure_oracle():
     if not npm:
         return "npm not found"
     try:
-        r = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--fetch-retries=1",
-                            "--fetch-timeout=30000"], cwd=HERE, capture_output=True,
-                           text=True, timeout=300)
+        r = subprocess.run([npm, "ci", "--prefer-offline", "--no-audit", "--no-fund",
+                            "--fetch-retries=1", "--fetch-timeout=30000"], cwd=HERE,
+                           capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return "npm ci timed out"
     if r.returncode != 0 or not os.path.exists(marker):
@@ -164,11 +171,13 @@ def write_case(case, directory):
 
 def run_dfg(args, case, directory):
     """Runs dfg (and converts the graph for the oracle). Returns a dict with
-    'status' in {ok, error, skip}, 'message', 'json' (converted graph)."""
+    'status' in {ok, error, skip, fail}, 'message', 'json' (converted graph)."""
     graph, feeds = write_case(case, directory)
     res = {"graph": graph, "feeds": feeds, "dir": directory}
     if not os.path.exists(graph):
-        return dict(res, status="skip", message=f"model file missing: {graph}")
+        # CI has the corpus (DFG_REQUIRE_SHARED=1): a file it lacks fails.
+        status = "fail" if os.environ.get("DFG_REQUIRE_SHARED") == "1" else "skip"
+        return dict(res, status=status, message=f"model file missing: {graph}")
     cmd = [args.dfg, "run", graph, "--output-dir", os.path.join(directory, "dfg")]
     for name, path in feeds.items():
         cmd += ["--feed", f"{name}={path}"]
@@ -286,8 +295,8 @@ def compare(got, want, rtol, atol, exact_dtype):
 def check(case, res, oracle_error):
     """Returns (status, message) with status in {pass, fail, skip}; a pass
     message says what was not compared."""
-    if res["status"] == "skip":
-        return "skip", res["message"]
+    if res["status"] in ("skip", "fail"):
+        return res["status"], res["message"]
     if case.expect_error:
         if res["status"] == "ok":
             return "fail", f"dfg succeeded; expected an error matching /{case.expect_error}/"
@@ -391,8 +400,12 @@ def run_all(args, cases, notes, oracle_down, work):
     if oracle_down:
         print(f"skipped: node/npm unavailable ({oracle_down}); "
               "only the numpy-checked cases ran")
+    required_down = oracle_down and not args.no_oracle and REQUIRED
+    if required_down:
+        print(f"FAIL: DFG_REQUIRE_DEPS=1 and the oracle cannot run ({oracle_down}); "
+              "run .ci/install-deps.sh")
     print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
-    if counts["fail"]:
+    if counts["fail"] or required_down:
         return 1
     return args.skip_code if oracle_down and not args.no_oracle else 0
 

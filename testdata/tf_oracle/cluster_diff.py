@@ -423,7 +423,7 @@ def tasks(ctx):
                 if case.name in CLUSTER_CANNOT:
                     return Result("skip", CLUSTER_CANNOT[case.name])
                 if case.model and not os.path.exists(case.model):
-                    return Result("skip", f"model file missing: {case.model}")
+                    return model_missing(case.model)
                 d = os.path.join(ctx.work, "cluster", f"m{i:03d}")
                 prepared = ctx.cluster_once.get(case.name,
                                                 lambda: _prepare_model(ctx, case, d))

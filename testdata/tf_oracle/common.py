@@ -12,6 +12,13 @@ class Result:
     message: str = ""
 
 
+def model_missing(path):
+    """A corpus model a case names is not there: a skip, or (CI, which has
+    the corpus: DFG_REQUIRE_SHARED=1) a failure."""
+    status = "fail" if os.environ.get("DFG_REQUIRE_SHARED") == "1" else "skip"
+    return Result(status, f"model file missing: {path}")
+
+
 def out_file(directory, tensor):
     """Where `dfg run --output-dir` writes a fetched tensor."""
     return os.path.join(directory, re.sub(r"[^A-Za-z0-9._-]", "_", tensor) + ".npy")

@@ -120,6 +120,9 @@ def check(ctx, path, feeds, fetches):
 
 def tasks(ctx):
     if not ctx.have_corpus():
+        if os.environ.get("DFG_REQUIRE_SHARED") == "1":
+            return [("extract/corpus", lambda: Result(
+                "fail", f"DFG_REQUIRE_SHARED=1 but there is no corpus at {ctx.corpus}"))]
         ctx.notes.append(f"extract section skipped: no corpus at {ctx.corpus}")
         return []
     cases, _ = collect(ctx)

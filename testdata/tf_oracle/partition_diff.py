@@ -24,6 +24,9 @@ sorted lists), so dfg is given them sorted too.
 The corpus graphs without a run case that have an `init` node (training
 graphs) are compared on that target: their variable initialization.
 
+replicate_graphs.py's graphs (small Consts TensorFlow's ReplicateConstantsPass
+copies to several devices, up to three CPUs) are compared as written only.
+
 Each graph runs twice: as written ("as-is") and with every node's device
 rewritten to one of /device:CPU:0, /device:CPU:1, /device:GPU:0 (by a hash of
 its name; "spread"), which cuts many edges between devices and asks for a GPU
@@ -38,7 +41,8 @@ import zlib
 from google.protobuf import text_format
 
 import known
-from common import Result
+import replicate_graphs
+from common import Result, model_missing
 from run_diff import FIXUPS, collect
 
 SPREAD = ["/device:CPU:0", "/device:CPU:1", "/device:GPU:0"]
@@ -115,7 +119,7 @@ def diff(dfg_nodes, tf_nodes):
     return "; ".join(problems)
 
 
-def dfg_pipeline(ctx, graph_path, feeds, fetches, directory, targets=()):
+def dfg_pipeline(ctx, graph_path, feeds, fetches, directory, targets=(), cpus=2):
     prune = [ctx.dfg, "prune", graph_path]
     for t in targets:
         prune += ["--target", t]
@@ -123,7 +127,8 @@ def dfg_pipeline(ctx, graph_path, feeds, fetches, directory, targets=()):
         prune += ["--feed", f]
     for f in fetches:
         prune += ["--fetch", f]
-    place = [ctx.dfg, "place", "--devices", "cpu:0,cpu:1", "--soft-placement"]
+    devices = ",".join(f"cpu:{i}" for i in range(cpus))
+    place = [ctx.dfg, "place", "--devices", devices, "--soft-placement"]
     partition = [ctx.dfg, "partition", "-f", "pbtxt"]
     data = None
     for cmd in (prune, place, partition):
@@ -140,7 +145,7 @@ def dfg_pipeline(ctx, graph_path, feeds, fetches, directory, targets=()):
 def check(ctx, case, variant, directory):
     import tf_session  # pylint: disable=import-outside-toplevel
     if case.model and not os.path.exists(case.model):
-        return Result("skip", f"model file missing: {case.model}")
+        return model_missing(case.model)
     if case.name in FIXUPS:  # as in the run section
         case = FIXUPS[case.name](case)
     gd = tf_session.load_graph_def(path=case.model, text=case.graph)
@@ -153,11 +158,13 @@ def check(ctx, case, variant, directory):
     feeds = {tensor(k): v for k, v in case.feeds.items()}
     fetches = sorted({tensor(f) for f in case.fetches})
     targets = sorted(getattr(case, "targets", []))
-    run = tf_session.run_graph(gd, feeds, fetches, targets, cpus=2, plain=True,
+    cpus = getattr(case, "cpus", 2)
+    run = tf_session.run_graph(gd, feeds, fetches, targets, cpus=cpus, plain=True,
                                partitions=True)
     if not run.partitions:
         return Result("skip", f"TensorFlow cannot run it: {run.message[:200]}")
-    dfg_gd, err = dfg_pipeline(ctx, path, sorted(feeds), fetches, directory, targets)
+    dfg_gd, err = dfg_pipeline(ctx, path, sorted(feeds), fetches, directory, targets,
+                               cpus)
     if dfg_gd is None:
         return Result("fail", err[:600])
     with open(os.path.join(directory, "tf_partitions.pbtxt"), "w") as f:
@@ -206,4 +213,11 @@ def tasks(ctx):
                 d = os.path.join(ctx.work, "partition", variant, f"{i:04d}")
                 return known.apply(name, check(ctx, case, variant, d))
             out.append((name, fn))
+    for i, case in enumerate(replicate_graphs.cases()):
+        name = f"partition/as-is/{case.name}"
+
+        def fn(case=case, i=i, name=name):
+            d = os.path.join(ctx.work, "partition", "replicate", f"{i:04d}")
+            return known.apply(name, check(ctx, case, "as-is", d))
+        out.append((name, fn))
     return out

@@ -179,7 +179,8 @@ def check_case(ctx, case, directory):
     if case.name in TF_CANNOT:
         return "skip", TF_CANNOT[case.name]
     if case.model and not os.path.exists(case.model):
-        return "skip", f"model file missing: {case.model}"
+        missing = model_missing(case.model)
+        return missing.status, missing.message
     if case.name in FIXUPS:
         case = FIXUPS[case.name](case)
     fetches = list(case.fetches) + EXTRA_FETCHES.get(case.name, [])

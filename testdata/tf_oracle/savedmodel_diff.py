@@ -8,9 +8,10 @@ signature run by TensorFlow and
               runs frozen.pb (inputs are Placeholders named by the input keys,
               outputs nodes named by the output keys; its init_all_tables
               first, when it has lookup tables) and so does `dfg run`.
-Each kind is checked only when the dfg binary has the feature (`dfg run
---help` lists --signature; `dfg --help` lists freeze); until then every
-case is reported as skipped with that reason.
+Both need dfg's features: when `dfg run --help` no longer lists --signature
+or `dfg --help` no longer lists freeze, every case of that kind fails and
+says what changed in the help text (a renamed flag must not turn the section
+into skips).
 
 The models are written once into --savedmodel-dir (default: the work
 directory) and rewritten when make_savedmodels.py changes.
@@ -33,21 +34,30 @@ SCRIPT = os.path.join(HERE, "make_savedmodels.py")
 TOL = {"float64": (1e-12, 1e-12)}
 
 
-def supports(ctx):
-    """(run --signature supported, freeze supported)."""
+def missing_features(ctx):
+    """(why run --signature cannot be checked, why freeze cannot), each None
+    when dfg's help text still shows the feature."""
     def help_text(*sub):
+        cmd = " ".join(["dfg", *sub, "--help"])
         try:
             r = subprocess.run([ctx.dfg, *sub, "--help"], capture_output=True, text=True,
                                timeout=30)
-        except OSError:
-            return None
-        return r.stdout + r.stderr if r.returncode == 0 else None
-    run_help = help_text("run") or ""
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return None, f"`{cmd}` did not run: {e}"
+        if r.returncode != 0:
+            return None, f"`{cmd}` exited with {r.returncode}: {r.stderr.strip()[:200]}"
+        return r.stdout + r.stderr, None
+    run_help, run_err = help_text("run")
+    if run_help is not None and "--signature" not in run_help:
+        run_err = "`dfg run --help` no longer lists --signature (the help text changed)"
     # An unknown subcommand's --help prints dfg's own help: look for freeze in
     # the list of subcommands instead.
-    subcommands = help_text() or ""
-    has_freeze = any(line.split()[:1] == ["freeze"] for line in subcommands.splitlines())
-    return "--signature" in run_help, has_freeze
+    subcommands, freeze_err = help_text()
+    if subcommands is not None and not any(
+            line.split()[:1] == ["freeze"] for line in subcommands.splitlines()):
+        freeze_err = ("`dfg --help` no longer lists the freeze subcommand "
+                      "(the help text changed)")
+    return run_err, freeze_err
 
 
 def ensure_models(ctx):
@@ -135,7 +145,7 @@ def check_freeze(ctx, case, d):
 def tasks(ctx):
     sys.path.insert(0, HERE)
     from make_savedmodels import SIGNATURES  # pylint: disable=import-outside-toplevel
-    has_run, has_freeze = supports(ctx)
+    run_err, freeze_err = missing_features(ctx)
     state = {}
     lock = threading.Lock()
 
@@ -148,12 +158,11 @@ def tasks(ctx):
     out = []
     for model, keys in SIGNATURES.items():
         for key in keys:
-            for kind, ok, why, fn in [
-                    ("run", has_run, "dfg run has no --signature yet", check_run),
-                    ("freeze", has_freeze, "dfg has no freeze subcommand yet", check_freeze)]:
+            for kind, why, fn in [("run", run_err, check_run),
+                                  ("freeze", freeze_err, check_freeze)]:
                 name = f"savedmodel/{kind}/{model}/{key}"
-                if not ok:
-                    out.append((name, lambda why=why: Result("skip", why)))
+                if why:
+                    out.append((name, lambda why=why: Result("fail", why)))
                     continue
 
                 def task(model=model, key=key, kind=kind, fn=fn, name=name):

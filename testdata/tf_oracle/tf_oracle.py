@@ -5,7 +5,8 @@ Sections (all by default; `--section S` picks some):
   run        every op case and corpus model of the tfjs oracle: `dfg run` vs
              a tf.compat.v1 Session on the same GraphDef and feeds
   partition  `dfg prune | dfg place | dfg partition` vs TensorFlow's
-             RunMetadata.partition_graphs (2 CPU devices, soft placement)
+             RunMetadata.partition_graphs (2 CPU devices, soft placement;
+             up to 3 for replicate_graphs.py's constants)
   extract    `dfg prune --convention placeholder` vs
              tf.compat.v1.graph_util.extract_sub_graph
   errors     TensorFlow's error text vs dfg's for the golden bad-input cases
