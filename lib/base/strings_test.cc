@@ -33,7 +33,7 @@ TEST_CASE("file names keep only safe characters", "[base]") {
   CHECK(SanitizeFileName("while/Exit:0") == "while_Exit_0");
 }
 
-TEST_CASE("QuoteHexEscaped quotes and escapes bytes as \\xhh", "[base]") {
+TEST_CASE("QuoteHexEscaped quotes and escapes bytes in hex", "[base]") {
   CHECK(QuoteHexEscaped("it's\n\"a\"\\") == "\"it's\\n\\\"a\\\"\\\\\"");
   CHECK(QuoteHexEscaped(std::string("\x01\xff", 2)) == "\"\\x01\\xff\"");
   CHECK(CEscape(std::string("'\x01\xff", 3)) == "\\'\\001\\377");

@@ -295,7 +295,7 @@ TEST_CASE("a loop on the master's task alone times out on every step",
 }
 
 TEST_CASE(
-    "TensorFlow's method paths are served; the tensorflow.grpc ones "
+    "TensorFlow's method paths are served, the tensorflow.grpc ones "
     "are not",
     "[distributed]") {
   TestCluster c(1);

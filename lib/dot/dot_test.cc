@@ -117,7 +117,7 @@ TEST_CASE("node shapes follow the node's role", "[dot]") {
   CHECK(drawn.nodes["dense/MatMul"]["style"] == "rounded");
 }
 
-TEST_CASE("data edges carry dtype, shape and port; control edges are dashed",
+TEST_CASE("data edges carry dtype, shape and port, control edges are dashed",
           "[dot]") {
   Drawn drawn = Draw(ParseGraph(kSmall));
   CHECK(HasEdge(drawn, "x -> dense/MatMul [label=float[?,3]]"));

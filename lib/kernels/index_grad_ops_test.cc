@@ -40,7 +40,7 @@ TEST_CASE("BroadcastGradientArgs names the dims each side sums over",
              Catch::Matchers::Contains("In[0] must be a vector.[1,2]"));
 }
 
-TEST_CASE("DynamicStitch interleaves; later indices win", "[train]") {
+TEST_CASE("DynamicStitch interleaves, later indices win", "[train]") {
   const std::string node =
       "name: 's' op: 'DynamicStitch' attr { key: 'N' value { i: 2 } } attr "
       "{ key: 'T' value { type: DT_FLOAT } }";

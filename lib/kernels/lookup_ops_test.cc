@@ -144,7 +144,7 @@ TEST_CASE("table kernels report TensorFlow's errors", "[kernels]") {
                       "'HashTableV2'"));
 }
 
-TEST_CASE("the legacy HashTable hands out a [container, name] ref",
+TEST_CASE("the legacy HashTable hands out a (container, name) ref",
           "[kernels]") {
   Session s;
   auto t = KernelTester::Create(

@@ -56,7 +56,7 @@ std::vector<T> Values(const Tensor& t) {
   return std::vector<T>(f.begin(), f.end());
 }
 
-TEST_CASE("RandomUniform draws [0, 1) values, reproducible from its seeds",
+TEST_CASE("RandomUniform draws from 0 <= x < 1, reproducible from its seeds",
           "[kernels]") {
   const Tensor shape = MakeTensor<int32_t>({2}, {3, 5});
   auto a = KernelTester::Create(Node("DT_FLOAT", 7, 11));

@@ -217,7 +217,7 @@ TEST_CASE(
 
 TEST_CASE(
     "int32 on a GPU and a kernel's host-memory arguments cross through "
-    "host transfers; a same-device memory mismatch gets a local pair",
+    "host transfers, a same-device memory mismatch gets a local pair",
     "[partition]") {
   auto constant = [](const std::string& name, const std::string& dtype,
                      const std::string& value) {

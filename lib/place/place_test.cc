@@ -124,7 +124,7 @@ TEST_CASE("a generator without consumers takes the default", "[place]") {
   CHECK(p.placement == "a=GPU:0");
 }
 
-TEST_CASE("Shape, Size and Rank follow their input; ShapeN does not",
+TEST_CASE("Shape, Size and Rank follow their input, ShapeN does not",
           "[place]") {
   std::string graph = Const("c") +
                       Unary("x", "Identity", "c", "/device:CPU:0") +

@@ -62,7 +62,7 @@ TEST_CASE("nodes whose consumers were pruned are marked for dfg partition",
   CHECK(AttrOf(result.graph, "d", kConsumersPrunedAttr) == "<none>");
 }
 
-TEST_CASE("two rendezvous fetches of one tensor share a name; the later wins",
+TEST_CASE("two rendezvous fetches of one tensor share a name, the later wins",
           "[prune]") {
   // TensorFlow finds fetch nodes again by name for the search, so only the
   // second _send_c_0 is a target and the first one is pruned.
