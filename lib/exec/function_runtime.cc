@@ -119,39 +119,38 @@ std::string AttrKey(const NameAttrList& fn) {
   return key;
 }
 
-}  // namespace
+// Body references ("x", "n:out:0", "n:out") -> graph tensor names ("n:3"),
+// TensorFlow's name_info in InstantiateFunction.
+using NameInfo = std::unordered_map<std::string, std::vector<std::string>>;
 
-StatusOr<GraphDef> InstantiateFunction(
-    const FunctionDef& fdef, const AttrMap& call_attrs,
-    const tensorflow::FunctionDefLibrary& library) {
-  const OpDef& sig = fdef.signature();
-  AttrMap attrs = call_attrs;
-  for (const OpDef::AttrDef& a : sig.attr()) {
-    if (!attrs.contains(a.name()) && a.has_default_value()) {
-      attrs[a.name()] = a.default_value();
-    }
-  }
-  GraphDef out;
-  *out.mutable_library() = library;
-  // Body references → graph tensor names ("n:3"), TF's name_info.
-  std::unordered_map<std::string, std::vector<std::string>> names;
+// One _Arg per input (one per element of a list input), in signature order.
+Status AddArgNodes(const AttrMap& attrs, const OpDef& sig, GraphDef* out,
+                   NameInfo* names) {
   int index = 0;
   for (const OpDef::ArgDef& arg : sig.input_arg()) {
     bool is_list = false;
     std::vector<DataType> types;
     DFG_RETURN_IF_ERROR(ArgTypes(attrs, sig, arg, &is_list, &types));
-    std::vector<std::string>& refs = names[arg.name()];
+    std::vector<std::string>& refs = (*names)[arg.name()];
     for (size_t i = 0; i < types.size(); ++i) {
       std::string name =
           is_list ? arg.name() + "_" + std::to_string(i) : arg.name();
-      *out.add_node() = MakeArgNode(name, "_Arg", types[i], index++);
+      *out->add_node() = MakeArgNode(name, "_Arg", types[i], index++);
       refs.push_back(name);
     }
   }
+  return Status::Ok();
+}
+
+// The body's nodes with their attrs instantiated and defaults added, inputs
+// left for ConnectBodyInputs; records the names of their outputs.
+Status AddBodyNodes(const FunctionDef& fdef, const AttrMap& attrs,
+                    const FunctionDefLibrary& library, GraphDef* out,
+                    NameInfo* names) {
+  const OpDef& sig = fdef.signature();
   OpLookup lookup(&library);
-  const int first_body = out.node_size();
   for (const NodeDef& body : fdef.node_def()) {
-    NodeDef* node = out.add_node();
+    NodeDef* node = out->add_node();
     *node = body;
     node->clear_input();
     for (auto& [name, value] : *node->mutable_attr()) {
@@ -169,14 +168,20 @@ StatusOr<GraphDef> InstantiateFunction(
     for (size_t slot = 0; slot < output_args.size(); ++slot) {
       std::string tensor = node->name() + ":" + std::to_string(slot);
       int k = seen[output_args[slot]]++;
-      names[node->name() + ":" + output_args[slot]].push_back(tensor);
-      names[node->name() + ":" + output_args[slot] + ":" + std::to_string(k)]
+      (*names)[node->name() + ":" + output_args[slot]].push_back(tensor);
+      (*names)[node->name() + ":" + output_args[slot] + ":" + std::to_string(k)]
           .push_back(tensor);
     }
   }
+  return Status::Ok();
+}
+
+// The body nodes' inputs as graph tensor names, control inputs last.
+Status ConnectBodyInputs(const FunctionDef& fdef, const NameInfo& names,
+                         int first_body, GraphDef* out) {
   for (int b = 0; b < fdef.node_def_size(); ++b) {
     const NodeDef& body = fdef.node_def(b);
-    NodeDef* node = out.mutable_node(first_body + b);
+    NodeDef* node = out->mutable_node(first_body + b);
     std::vector<std::string> controls;
     for (const std::string& input : body.input()) {
       if (!input.empty() && input[0] == '^') {
@@ -198,6 +203,14 @@ StatusOr<GraphDef> InstantiateFunction(
     }
     for (std::string& c : controls) node->add_input(std::move(c));
   }
+  return Status::Ok();
+}
+
+// One _Retval per output (per element of a list output), fed by what the
+// FunctionDef's ret map names.
+Status AddRetvalNodes(const FunctionDef& fdef, const AttrMap& attrs,
+                      const NameInfo& names, GraphDef* out) {
+  const OpDef& sig = fdef.signature();
   int ret_index = 0;
   for (const OpDef::ArgDef& arg : sig.output_arg()) {
     bool is_list = false;
@@ -220,11 +233,34 @@ StatusOr<GraphDef> InstantiateFunction(
     for (size_t i = 0; i < types.size(); ++i) {
       std::string name = arg.name() + "_RetVal" +
                          (is_list ? "_" + std::to_string(i) : std::string());
-      NodeDef* node = out.add_node();
+      NodeDef* node = out->add_node();
       *node = MakeArgNode(name, "_Retval", types[i], ret_index++);
       node->add_input(it->second[i]);
     }
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<GraphDef> InstantiateFunction(
+    const FunctionDef& fdef, const AttrMap& call_attrs,
+    const tensorflow::FunctionDefLibrary& library) {
+  const OpDef& sig = fdef.signature();
+  AttrMap attrs = call_attrs;
+  for (const OpDef::AttrDef& a : sig.attr()) {
+    if (!attrs.contains(a.name()) && a.has_default_value()) {
+      attrs[a.name()] = a.default_value();
+    }
+  }
+  GraphDef out;
+  *out.mutable_library() = library;
+  NameInfo names;
+  DFG_RETURN_IF_ERROR(AddArgNodes(attrs, sig, &out, &names));
+  const int first_body = out.node_size();
+  DFG_RETURN_IF_ERROR(AddBodyNodes(fdef, attrs, library, &out, &names));
+  DFG_RETURN_IF_ERROR(ConnectBodyInputs(fdef, names, first_body, &out));
+  DFG_RETURN_IF_ERROR(AddRetvalNodes(fdef, attrs, names, &out));
   return out;
 }
 

@@ -158,10 +158,40 @@ struct BlockProblem {
   bool identity = false;  // nothing to move: the output is the input
 };
 
-// Validates block_shape and paddings/crops and computes the output shape,
-// as SpaceToBatchOpCompute (to_batch) / BatchToSpaceOpCompute.
-Status PlanBlocks(bool to_batch, const Tensor& input, const Tensor& block_t,
-                  const Tensor& pads_t, BlockProblem* p) {
+// One block dimension's space-side and batch-side sizes: padded then divided
+// by the block (to_batch), or multiplied by the block then cropped.
+Status PlanBlockDim(bool to_batch, int d, int64_t size, int64_t b,
+                    int64_t start, int64_t end, int64_t* space,
+                    int64_t* batch_space) {
+  if (start < 0 || end < 0) {
+    return InvalidArgument(to_batch ? "Paddings must be non-negative"
+                                    : "Crops must be non-negative");
+  }
+  if (to_batch) {
+    const int64_t padded = size + start + end;
+    if (padded % b != 0) {
+      return InvalidArgument(
+          "padded_shape[{}]={} is not divisible by block_shape[{}]={}", d,
+          padded, d, b);
+    }
+    *space = size;
+    *batch_space = padded / b;
+    return Status::Ok();
+  }
+  const int64_t cropped = size * b - start - end;
+  if (cropped < 0) {
+    return InvalidArgument("cropped_shape[{}]={} must be non-negative", d,
+                           cropped);
+  }
+  *space = cropped;
+  *batch_space = size;
+  return Status::Ok();
+}
+
+// The ranks and shapes of block_shape and paddings/crops, and the product
+// of the block sizes (each positive).
+Status CheckBlockArgs(bool to_batch, const Tensor& input, const Tensor& block_t,
+                      const Tensor& pads_t, int64_t* product) {
   const char* pads_name = to_batch ? "paddings" : "crops";
   if (block_t.dims() != 1) {
     return InvalidArgument("block_shape rank should be 1 instead of {}",
@@ -178,6 +208,40 @@ Status PlanBlocks(bool to_batch, const Tensor& input, const Tensor& block_t,
                            pads_name, block_dims, pads_t.shape().DebugString());
   }
   const std::vector<int64_t> block = IntValues(block_t);
+  *product = 1;
+  for (int d = 0; d < block_dims; ++d) {
+    // BatchToSpaceND only checks the product; a negative entry would make a
+    // positive product meaningless, so both ops reject it.
+    if (block[d] < 1) {
+      return InvalidArgument(
+          "All values in block_shape must be positive, got value, {} at "
+          "index {}.",
+          block[d], d);
+    }
+    if (__builtin_mul_overflow(*product, block[d], product)) {
+      return InvalidArgument("Product of block sizes must be positive, got {}",
+                             -1);
+    }
+  }
+  const int64_t in_batch = input.dim_size(0);
+  if (!to_batch && in_batch % *product != 0) {
+    return InvalidArgument(
+        "Input batch dimension ({}) is not divisible by product of block "
+        "sizes ({})",
+        in_batch, *product);
+  }
+  return Status::Ok();
+}
+
+// Validates block_shape and paddings/crops and computes the output shape,
+// as SpaceToBatchOpCompute (to_batch) / BatchToSpaceOpCompute.
+Status PlanBlocks(bool to_batch, const Tensor& input, const Tensor& block_t,
+                  const Tensor& pads_t, BlockProblem* p) {
+  int64_t product = 1;
+  DFG_RETURN_IF_ERROR(
+      CheckBlockArgs(to_batch, input, block_t, pads_t, &product));
+  const int block_dims = static_cast<int>(block_t.dim_size(0));
+  const std::vector<int64_t> block = IntValues(block_t);
   const std::vector<int64_t> pads = IntValues(pads_t);
   auto trivial = [&](int d) {
     return pads[2 * d] == 0 && pads[2 * d + 1] == 0 && block[d] == 1;
@@ -188,28 +252,7 @@ Status PlanBlocks(bool to_batch, const Tensor& input, const Tensor& block_t,
   while (suffix < block_dims - prefix && trivial(block_dims - 1 - suffix)) {
     ++suffix;
   }
-  int64_t product = 1;
-  for (int d = 0; d < block_dims; ++d) {
-    // BatchToSpaceND only checks the product; a negative entry would make a
-    // positive product meaningless, so both ops reject it.
-    if (block[d] < 1) {
-      return InvalidArgument(
-          "All values in block_shape must be positive, got value, {} at "
-          "index {}.",
-          block[d], d);
-    }
-    if (__builtin_mul_overflow(product, block[d], &product)) {
-      return InvalidArgument("Product of block sizes must be positive, got {}",
-                             -1);
-    }
-  }
   const int64_t in_batch = input.dim_size(0);
-  if (!to_batch && in_batch % product != 0) {
-    return InvalidArgument(
-        "Input batch dimension ({}) is not divisible by product of block "
-        "sizes ({})",
-        in_batch, product);
-  }
   const int internal = block_dims - prefix - suffix;
   if (internal > kMaxBlockDims) {
     return InvalidArgument(
@@ -242,32 +285,10 @@ Status PlanBlocks(bool to_batch, const Tensor& input, const Tensor& block_t,
   }
   for (int d = prefix; d < block_dims - suffix; ++d) {
     const int64_t start = pads[2 * d], end = pads[2 * d + 1];
-    const int64_t size = input.dim_size(d + 1), b = block[d];
+    const int64_t b = block[d];
     int64_t space = 0, batch_space = 0;
-    if (to_batch) {
-      if (start < 0 || end < 0) {
-        return InvalidArgument("Paddings must be non-negative");
-      }
-      const int64_t padded = size + start + end;
-      if (padded % b != 0) {
-        return InvalidArgument(
-            "padded_shape[{}]={} is not divisible by block_shape[{}]={}", d,
-            padded, d, b);
-      }
-      space = size;
-      batch_space = padded / b;
-    } else {
-      if (start < 0 || end < 0) {
-        return InvalidArgument("Crops must be non-negative");
-      }
-      const int64_t cropped = size * b - start - end;
-      if (cropped < 0) {
-        return InvalidArgument("cropped_shape[{}]={} must be non-negative", d,
-                               cropped);
-      }
-      space = cropped;
-      batch_space = size;
-    }
+    DFG_RETURN_IF_ERROR(PlanBlockDim(to_batch, d, input.dim_size(d + 1), b,
+                                     start, end, &space, &batch_space));
     p->block.push_back(b);
     p->pad_start.push_back(start);
     p->space.push_back(space);
