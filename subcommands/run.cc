@@ -6,10 +6,11 @@
 #include <atomic>
 #include <csignal>
 
-#include "lib/savedmodel/runner.h"
-#include "lib/savedmodel/step.h"
 #include "subcommands/completion_script.h"
-#include "subcommands/run_master.h"
+#include "subcommands/run/master.h"
+#include "subcommands/run/outputs.h"
+#include "subcommands/run/repeat.h"
+#include "subcommands/run/step.h"
 #include "subcommands/subcommands.h"
 
 namespace dfg {
@@ -19,10 +20,11 @@ namespace {
 struct RunFlags {
   InputFlags in;
   StepRequest step;
-  RunStepsOptions run;
+  LocalRunOptions run;
   RunOutputOptions output;
+  MasterOptions master;  // with --master: the steps run on a cluster
   std::vector<std::string> devices, init_targets, final_targets;
-  std::string dump_partitions, master, tls_ca;
+  std::string dump_partitions;
   bool no_soft_placement = false;
 };
 
@@ -38,7 +40,8 @@ int RunRun(RunFlags f, Context& ctx) {
   f.step.targets = SplitList(f.step.targets);
   auto step = PrepareStep(loaded, f.step);
   if (!step.ok()) return ctx.Error(step.status());
-  if (!f.master.empty() &&
+  const bool local = f.master.target.empty();
+  if (!local &&
       (!f.dump_partitions.empty() || !f.devices.empty() ||
        !f.run.load.checkpoint.empty() || !loaded.export_dir.empty())) {
     return ctx.Usage(
@@ -46,9 +49,10 @@ int RunRun(RunFlags f, Context& ctx) {
         "--dump-partitions, --checkpoint and SavedModel directories do not "
         "work with it yet");
   }
-  RunStepsOptions& options = f.run;
+  LocalRunOptions& options = f.run;
   options.load.session.devices = SplitList(f.devices);
   options.load.session.allow_soft_placement = !f.no_soft_placement;
+  f.master.allow_soft_placement = !f.no_soft_placement;
   options.load.run.cancelled = &interrupted;
   options.load.export_dir = loaded.export_dir;
   options.repeat.init_targets = SplitList(f.init_targets);
@@ -56,20 +60,16 @@ int RunRun(RunFlags f, Context& ctx) {
   if (ctx.io.stderr_is_terminal)
     options.repeat.progress = StepProgress(*ctx.io.err);
   options.collect_stats = !f.output.trace.empty() || f.output.stats;
-  if (!f.master.empty()) {
-    options.remote = [&f](GraphDef graph, std::vector<NodeStat>* stats) {
-      return MasterStepFn(f.master, f.tls_ca, std::move(graph),
-                          !f.no_soft_placement, stats);
-    };
-  }
+  options.repeat.run = options.load.run;  // every step's, as the init step's
   interrupted.store(false);
   auto old_handler = std::signal(SIGINT, OnSigint);
-  auto outcome = RunSteps(std::move(loaded), *step, options);
+  auto outcome = local ? RunLocally(std::move(loaded), *step, options)
+                       : RunOnMaster(std::move(loaded.graph), *step, f.master,
+                                     options.repeat, options.collect_stats);
   std::signal(SIGINT, old_handler);
-  if (!outcome.ok()) {
+  if (!outcome.ok())
     return ctx.Error(outcome.status(),
-                     f.master.empty() ? InputName(f.in) : f.master);
-  }
+                     local ? InputName(f.in) : f.master.target);
   if (!f.dump_partitions.empty()) {
     Status w = WritePartitionFiles(f.dump_partitions, GraphFormat::kPbtxt,
                                    outcome->session->last_partitions());
@@ -140,11 +140,11 @@ void RegisterRun(CLI::App& app, Context& ctx) {
                 "print time per op type and the slowest nodes");
   HintDirectory(sub->add_option("--dump-partitions", flags->dump_partitions,
                                 "write the partition graphs that ran to DIR"));
-  sub->add_option("--master", flags->master,
+  sub->add_option("--master", flags->master.target,
                   "grpc://HOST:PORT: run on a cluster of dfg (or TensorFlow) "
                   "servers through that master");
   HintFile(sub->add_option(
-      "--tls-ca", flags->tls_ca,
+      "--tls-ca", flags->master.tls_ca,
       "with --master: PEM CA certificate; talk TLS to the master"));
 }
 

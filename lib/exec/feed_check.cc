@@ -53,4 +53,26 @@ Status CheckFeedShape(const tensorflow::NodeDef& node,
       PyShape(got), id.ToString(), PyShape(want));
 }
 
+FeedShapeChecker::FeedShapeChecker(const tensorflow::GraphDef& graph)
+    : legacy_(LegacyPlaceholderShapes(graph)) {
+  for (const auto& node : graph.node()) {
+    if (node.op() == "Placeholder" || node.op() == "PlaceholderV2")
+      placeholders_[node.name()] = node;
+  }
+}
+
+Status FeedShapeChecker::Check(const std::string& tensor,
+                               const Tensor& value) const {
+  auto it = placeholders_.find(ParseTensorName(tensor).node);
+  if (it == placeholders_.end()) return Status::Ok();
+  return CheckFeedShape(it->second, tensor, value, legacy_);
+}
+
+Status FeedShapeChecker::Check(
+    const std::vector<std::pair<std::string, Tensor>>& feeds) const {
+  for (const auto& [name, value] : feeds)
+    DFG_RETURN_IF_ERROR(Check(name, value));
+  return Status::Ok();
+}
+
 }  // namespace dfg

@@ -59,5 +59,28 @@ TEST_CASE("CheckFeedShape: a scalar shape before GraphDef version 21",
   CHECK(!LegacyPlaceholderShapes(g));
 }
 
+TEST_CASE("FeedShapeChecker checks the feeds of a graph's Placeholders",
+          "[exec]") {
+  tensorflow::GraphDef g;
+  *g.add_node() = Placeholder("dim { size: 2 }");
+  *g.add_node() = Placeholder("");
+  g.mutable_node(1)->set_name("s");
+  tensorflow::NodeDef c = g.node(0);
+  c.set_name("c");
+  c.set_op("Const");
+  *g.add_node() = c;
+  g.mutable_versions()->set_producer(21);
+  FeedShapeChecker checker(g);
+  CHECK(checker.Check("x:0", Floats({2})).ok());
+  CHECK(checker.Check("c", Floats({3})).ok());       // not a Placeholder
+  CHECK(checker.Check("absent", Floats({3})).ok());  // the session says so
+  Status s = checker.Check({{"x", Floats({2})}, {"s", Floats({3})}});
+  CHECK(s.message() ==
+        "Cannot feed value of shape (3,) for Tensor s:0, which has shape ()");
+  g.mutable_versions()->set_producer(20);  // a scalar shape meant unknown
+  CHECK(FeedShapeChecker(g).Check({{"s", Floats({3})}}).ok());
+  CHECK(FeedShapeChecker().Check("x", Floats({3})).ok());
+}
+
 }  // namespace
 }  // namespace dfg

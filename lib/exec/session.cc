@@ -96,9 +96,9 @@ struct Session::Impl {
   std::unique_ptr<ThreadPool> intra_op_pool;
   std::atomic<int64_t> name_counter{0};
   std::atomic<int64_t> next_step_id{1};
-  // Graphs from producers before version 21 wrote an unknown Placeholder
-  // shape as an empty one (TensorFlow's importer reads it back as unknown).
-  bool legacy_placeholder_shapes = false;
+  // TensorFlow's client check of fed values (the Placeholders' shapes, as
+  // the graph's producer version reads them).
+  FeedShapeChecker feed_checker;
 
   std::mutex mu;
   std::map<std::string, std::unique_ptr<Signature>> cache;  // guarded by mu
@@ -109,7 +109,6 @@ struct Session::Impl {
   StatusOr<std::unique_ptr<Signature>> Build(std::vector<std::string> feeds,
                                              std::vector<std::string> fetches,
                                              std::vector<std::string> targets);
-  Status CheckFeedShape(const std::string& name, const Tensor& value) const;
   Status RunSignature(const Signature& sig, std::vector<Tensor> args,
                       std::vector<Tensor>* rets, const RunOptions& options);
 
@@ -145,7 +144,7 @@ StatusOr<std::unique_ptr<Session>> Session::Create(
   DFG_ASSIGN_OR_RETURN(impl->device_set, DeviceSetFromFlags(flags));
   for (const Device& d : impl->device_set.devices())
     impl->devices.push_back(d.name);
-  impl->legacy_placeholder_shapes = LegacyPlaceholderShapes(graph);
+  impl->feed_checker = FeedShapeChecker(graph);
   DFG_RETURN_IF_ERROR(CheckOpDeprecations(graph));
   DFG_ASSIGN_OR_RETURN(impl->graph, ImportGraphDef(std::move(graph)));
   PlaceOptions place_options;
@@ -271,14 +270,6 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
                                                resources[dev.name].get()});
   }
   return sig;
-}
-
-Status Session::Impl::CheckFeedShape(const std::string& name,
-                                     const Tensor& value) const {
-  auto it = by_name.find(ParseTensorName(name).node);
-  if (it == by_name.end()) return Status::Ok();
-  return dfg::CheckFeedShape(it->second->def(), name, value,
-                             legacy_placeholder_shapes);
 }
 
 void Session::Impl::StartWatch(Watch* watch) {
@@ -423,9 +414,7 @@ Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
   std::vector<std::string> sorted_fetches = Sorted(fetches);
   std::vector<std::string> sorted_targets = Sorted(targets);
   DFG_RETURN_IF_ERROR(impl.Validate(sorted_feeds, sorted_fetches));
-  for (const auto& [name, value] : feeds) {
-    DFG_RETURN_IF_ERROR(impl.CheckFeedShape(name, value));
-  }
+  DFG_RETURN_IF_ERROR(impl.feed_checker.Check(feeds));
 
   const Signature* sig = nullptr;
   {

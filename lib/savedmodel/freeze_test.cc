@@ -4,9 +4,9 @@
 #include <sstream>
 
 #include "lib/savedmodel/savedmodel_test_util.h"
-#include "lib/savedmodel/step.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
+#include "subcommands/run/step.h"
 
 namespace dfg {
 namespace {

@@ -6,10 +6,10 @@
 #include "lib/io/graph_io.h"
 #include "lib/kernels/kernel_registry.h"
 #include "lib/savedmodel/savedmodel_test_util.h"
-#include "lib/savedmodel/step.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
 #include "lib/testing/text_proto.h"
+#include "subcommands/run/step.h"
 
 namespace dfg {
 namespace {

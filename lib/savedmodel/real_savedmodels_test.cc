@@ -8,9 +8,9 @@
 #include "lib/savedmodel/freeze.h"
 #include "lib/savedmodel/loader.h"
 #include "lib/savedmodel/savedmodel_test_util.h"
-#include "lib/savedmodel/step.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
+#include "subcommands/run/step.h"
 
 namespace dfg {
 namespace {

@@ -1,6 +1,6 @@
 // Helpers of the SavedModel tests: read a model, and run a step on it the way
-// `dfg run` does (PrepareStep, then RunSteps: LoadSavedModel and the step on
-// one inline thread).
+// `dfg run` does (its PrepareStep, then RunLocally: LoadSavedModel and the
+// step on one inline thread).
 #ifndef DFG_LIB_SAVEDMODEL_SAVEDMODEL_TEST_UTIL_H_
 #define DFG_LIB_SAVEDMODEL_SAVEDMODEL_TEST_UTIL_H_
 
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "lib/io/graph_io.h"
-#include "lib/savedmodel/runner.h"
-#include "lib/savedmodel/step.h"
 #include "lib/testing/catch.h"
+#include "subcommands/run/repeat.h"
+#include "subcommands/run/step.h"
 
 namespace dfg::testing {
 
@@ -35,12 +35,12 @@ inline StatusOr<std::vector<Tensor>> TryRunModel(LoadedGraph model,
   auto step = PrepareStep(model, request);
   INFO(step.status().ToString());
   REQUIRE(step.ok());
-  RunStepsOptions options;
+  LocalRunOptions options;
   options.load.session.inter_op_threads = 1;
   options.load.export_dir = model.export_dir;
   options.repeat.repeat = runs;
   DFG_ASSIGN_OR_RETURN(RunOutcome outcome,
-                       RunSteps(std::move(model), *step, options));
+                       RunLocally(std::move(model), *step, options));
   return std::move(outcome.results.outputs);
 }
 

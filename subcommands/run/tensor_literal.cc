@@ -1,7 +1,7 @@
 // JSON literals for --feed. The shape comes from the nesting; every leaf is
 // converted to the dtype with the range checks numpy's np.array(v, dtype)
 // would apply when casting is "safe".
-#include "lib/savedmodel/tensor_literal.h"
+#include "subcommands/run/tensor_literal.h"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 // tf.Example, as saved_model_cli's --input_examples makes them. A feature's
 // list type comes from its first value: a float gives a FloatList, an
 // integer (or true/false) an Int64List, a string a BytesList.
-#ifndef DFG_LIB_SAVEDMODEL_EXAMPLES_H_
-#define DFG_LIB_SAVEDMODEL_EXAMPLES_H_
+#ifndef DFG_SUBCOMMANDS_RUN_EXAMPLES_H_
+#define DFG_SUBCOMMANDS_RUN_EXAMPLES_H_
 
 #include <string_view>
 
@@ -21,4 +21,4 @@ StatusOr<Tensor> ExamplesFromJson(std::string_view json);
 
 }  // namespace dfg
 
-#endif  // DFG_LIB_SAVEDMODEL_EXAMPLES_H_
+#endif  // DFG_SUBCOMMANDS_RUN_EXAMPLES_H_

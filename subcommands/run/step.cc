@@ -1,5 +1,5 @@
 // Resolving --feed/--examples/--fetch against the graph and a signature.
-#include "lib/savedmodel/step.h"
+#include "subcommands/run/step.h"
 
 #include <fmt/format.h>
 
@@ -12,9 +12,9 @@
 #include "lib/graph/op_registry.h"
 #include "lib/graph/tensor_id.h"
 #include "lib/graph/types.h"
-#include "lib/savedmodel/examples.h"
-#include "lib/savedmodel/tensor_literal.h"
 #include "lib/tensor_io/tensor_io.h"
+#include "subcommands/run/examples.h"
+#include "subcommands/run/tensor_literal.h"
 
 namespace dfg {
 namespace {

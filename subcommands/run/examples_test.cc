@@ -1,4 +1,4 @@
-#include "lib/savedmodel/examples.h"
+#include "subcommands/run/examples.h"
 
 #include "lib/proto/example.pb.h"
 #include "lib/testing/catch.h"
@@ -13,7 +13,7 @@ tensorflow::Example Parse(const std::string& bytes) {
 }
 
 TEST_CASE("examples given as JSON become serialized tf.Example protos",
-          "[savedmodel]") {
+          "[run]") {
   auto t = ExamplesFromJson(
       R"([{"x": [1.0, 2], "id": [7, true], "name": ["a", "b"]}, {"x": [4.5]}])");
   INFO(t.status().ToString());
@@ -36,8 +36,7 @@ TEST_CASE("examples given as JSON become serialized tf.Example protos",
   CHECK(again->flat<std::string>()[0] == t->flat<std::string>()[0]);
 }
 
-TEST_CASE("bad --examples JSON is an error saying what is wrong",
-          "[savedmodel]") {
+TEST_CASE("bad --examples JSON is an error saying what is wrong", "[run]") {
   struct Case {
     const char* json;
     const char* phrase;

@@ -1,4 +1,4 @@
-#include "lib/savedmodel/step.h"
+#include "subcommands/run/step.h"
 
 #include <istream>
 #include <sstream>
@@ -17,8 +17,7 @@ LoadedGraph ReadAffine() {
   return std::move(loaded).value();
 }
 
-TEST_CASE("a SavedModel directory reads as its saved_model.pbtxt",
-          "[savedmodel]") {
+TEST_CASE("a SavedModel directory reads as its saved_model.pbtxt", "[run]") {
   LoadedGraph model = ReadAffine();
   CHECK(model.container == GraphContainer::kSavedModel);
   CHECK(model.export_dir ==
@@ -36,8 +35,7 @@ TEST_CASE("a SavedModel directory reads as its saved_model.pbtxt",
                                        "saved_model.pbtxt"));
 }
 
-TEST_CASE("without --signature or --fetch, serving_default runs",
-          "[savedmodel]") {
+TEST_CASE("without --signature or --fetch, serving_default runs", "[run]") {
   LoadedGraph model = ReadAffine();
   StepRequest request;
   request.feeds = {"x=[1, 2.5]"};
@@ -53,7 +51,7 @@ TEST_CASE("without --signature or --fetch, serving_default runs",
 }
 
 TEST_CASE("a signature's outputs are fetched in key order, named by key",
-          "[savedmodel]") {
+          "[run]") {
   LoadedGraph model = ReadAffine();
   StepRequest request;
   request.signature = "square";
@@ -69,7 +67,7 @@ TEST_CASE("a signature's outputs are fetched in key order, named by key",
   CHECK(step->fetch_names == std::vector<std::string>{"squared"});
 }
 
-TEST_CASE("tensor names still work beside a signature's keys", "[savedmodel]") {
+TEST_CASE("tensor names still work beside a signature's keys", "[run]") {
   LoadedGraph model = ReadAffine();
   StepRequest request;
   request.signature = "increment";
@@ -82,8 +80,7 @@ TEST_CASE("tensor names still work beside a signature's keys", "[savedmodel]") {
   CHECK(step->fetch_names == std::vector<std::string>{"n_plus_one:0"});
 }
 
-TEST_CASE("with --fetch and no --signature, no signature is used",
-          "[savedmodel]") {
+TEST_CASE("with --fetch and no --signature, no signature is used", "[run]") {
   LoadedGraph model = ReadAffine();
   StepRequest request;
   request.feeds = {"x=[1]"};
@@ -96,7 +93,7 @@ TEST_CASE("with --fetch and no --signature, no signature is used",
 }
 
 TEST_CASE("unknown signatures and keys are errors listing the valid ones",
-          "[savedmodel]") {
+          "[run]") {
   LoadedGraph model = ReadAffine();
   StepRequest request;
   request.signature = "nope";
@@ -123,7 +120,7 @@ TEST_CASE("unknown signatures and keys are errors listing the valid ones",
 }
 
 TEST_CASE("a literal that does not fit the input's dtype names the feed",
-          "[savedmodel]") {
+          "[run]") {
   LoadedGraph model = ReadAffine();
   StepRequest request;
   request.signature = "increment";
@@ -137,6 +134,20 @@ TEST_CASE("a literal that does not fit the input's dtype names the feed",
   step = PrepareStep(model, request);
   REQUIRE_FALSE(step.ok());
   CHECK_THAT(step.status().message(), Catch::Matchers::Contains("./41"));
+}
+
+TEST_CASE("CheckStepSyntax names the flag whose value has no '='", "[run]") {
+  StepRequest request;
+  request.feeds = {"x=[1]"};
+  CHECK(CheckStepSyntax(request).ok());
+  request.examples = {"=[]"};
+  Status s = CheckStepSyntax(request);
+  CHECK(s.code() == Code::kInvalidArgument);
+  CHECK_THAT(s.message(),
+             Catch::Matchers::Contains("--examples takes KEY=JSON, got '=[]'"));
+  request.feeds.push_back("x");
+  CHECK_THAT(CheckStepSyntax(request).message(),
+             Catch::Matchers::Contains("--feed takes TENSOR=FILE, got 'x'"));
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 // fetched tensors are named by their output keys. Without --signature and
 // without --fetch/--target, a SavedModel with a `serving_default` signature
 // runs that signature; other graphs fetch the outputs nothing consumes.
-#ifndef DFG_LIB_SAVEDMODEL_STEP_H_
-#define DFG_LIB_SAVEDMODEL_STEP_H_
+#ifndef DFG_SUBCOMMANDS_RUN_STEP_H_
+#define DFG_SUBCOMMANDS_RUN_STEP_H_
 
 #include <string>
 #include <utility>
@@ -59,4 +59,4 @@ Status CheckStepSyntax(const StepRequest& request);
 
 }  // namespace dfg
 
-#endif  // DFG_LIB_SAVEDMODEL_STEP_H_
+#endif  // DFG_SUBCOMMANDS_RUN_STEP_H_

@@ -1,8 +1,8 @@
 // Tensors written on the command line: `--feed x=[[1,2],[3,4]]`. A JSON value
 // (a number, a string, true/false, or nested lists of them) becomes a tensor
 // of the dtype the fed tensor has; its shape is the nesting of the lists.
-#ifndef DFG_LIB_SAVEDMODEL_TENSOR_LITERAL_H_
-#define DFG_LIB_SAVEDMODEL_TENSOR_LITERAL_H_
+#ifndef DFG_SUBCOMMANDS_RUN_TENSOR_LITERAL_H_
+#define DFG_SUBCOMMANDS_RUN_TENSOR_LITERAL_H_
 
 #include <string>
 #include <string_view>
@@ -29,4 +29,4 @@ StatusOr<Tensor> ParseTensorLiteral(std::string_view json, DataType dtype,
 
 }  // namespace dfg
 
-#endif  // DFG_LIB_SAVEDMODEL_TENSOR_LITERAL_H_
+#endif  // DFG_SUBCOMMANDS_RUN_TENSOR_LITERAL_H_

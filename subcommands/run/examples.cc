@@ -1,5 +1,5 @@
 // tf.Example protos from JSON (saved_model_cli's _create_example_string).
-#include "lib/savedmodel/examples.h"
+#include "subcommands/run/examples.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>

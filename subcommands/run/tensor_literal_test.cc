@@ -1,4 +1,4 @@
-#include "lib/savedmodel/tensor_literal.h"
+#include "subcommands/run/tensor_literal.h"
 
 #include "lib/testing/catch.h"
 
@@ -6,7 +6,7 @@ namespace dfg {
 namespace {
 
 TEST_CASE("literal feeds are told from file names by their first character",
-          "[savedmodel]") {
+          "[run]") {
   for (const char* v : {"[1,2]", "3", "-1.5", "\"abc\"", "true", "false"}) {
     CHECK(LooksLikeTensorLiteral(v));
   }
@@ -15,8 +15,7 @@ TEST_CASE("literal feeds are told from file names by their first character",
   }
 }
 
-TEST_CASE("a nested list literal gives its shape and the fed dtype",
-          "[savedmodel]") {
+TEST_CASE("a nested list literal gives its shape and the fed dtype", "[run]") {
   auto t = ParseTensorLiteral("[[1, 2.5], [3, 4]]", tensorflow::DT_FLOAT, "x");
   REQUIRE(t.ok());
   CHECK(t->shape() == TensorShape({2, 2}));
@@ -48,7 +47,7 @@ TEST_CASE("a nested list literal gives its shape and the fed dtype",
 }
 
 TEST_CASE("a literal that does not fit the dtype is an error naming it",
-          "[savedmodel]") {
+          "[run]") {
   struct Case {
     const char* json;
     DataType dtype;

@@ -1,0 +1,54 @@
+// The step function of a cluster's master, for `dfg run --master`.
+#include "subcommands/run/master.h"
+
+#include <memory>
+#include <utility>
+
+#include "lib/distributed/master_client.h"
+#include "lib/distributed/step_stats_proto.h"
+#include "lib/exec/feed_check.h"
+
+namespace dfg {
+
+StatusOr<StepFn> MasterStepFn(const MasterOptions& options,
+                              tensorflow::GraphDef graph,
+                              std::vector<NodeStat>* stats) {
+  auto checker = std::make_shared<const FeedShapeChecker>(graph);
+  MasterClientOptions client_options;
+  client_options.allow_soft_placement = options.allow_soft_placement;
+  client_options.tls.ca_file = options.tls_ca;
+  DFG_ASSIGN_OR_RETURN(
+      std::unique_ptr<MasterClient> client,
+      MasterClient::Create(options.target, graph, client_options));
+  std::shared_ptr<MasterClient> shared(std::move(client));
+  return StepFn([shared, stats, checker](
+                    const auto& feeds, const auto& fetches, const auto& targets,
+                    std::vector<Tensor>* outputs, const RunOptions& run) {
+    DFG_RETURN_IF_ERROR(checker->Check(feeds));
+    if (run.observer == nullptr) {
+      return shared->Run(feeds, fetches, targets, outputs, run.timeout_ms,
+                         run.cancelled);
+    }
+    tensorflow::StepStats step_stats;
+    Status s = shared->Run(feeds, fetches, targets, outputs, run.timeout_ms,
+                           run.cancelled, &step_stats);
+    *stats = NodeStatsFromStepStats(step_stats);
+    return s;
+  });
+}
+
+StatusOr<RunOutcome> RunOnMaster(tensorflow::GraphDef graph, const Step& step,
+                                 const MasterOptions& options,
+                                 RepeatOptions repeat, bool collect_stats) {
+  RunOutcome outcome;
+  DFG_ASSIGN_OR_RETURN(StepFn run_step,
+                       MasterStepFn(options, std::move(graph), &outcome.stats));
+  // The step function fills outcome.stats itself; the observer only asks it
+  // to collect them (from every task) on the last step.
+  StepStatsCollector ask_for_stats;
+  repeat.last_step_observer = collect_stats ? &ask_for_stats : nullptr;
+  DFG_ASSIGN_OR_RETURN(outcome.results, RunRepeated(run_step, step, repeat));
+  return outcome;
+}
+
+}  // namespace dfg

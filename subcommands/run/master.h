@@ -1,0 +1,43 @@
+// dfg run --master grpc://HOST:PORT: the step runs on a cluster through
+// its master (lib/distributed's MasterClient), as
+// tf.compat.v1.Session("grpc://HOST:PORT") would; the client checks fed
+// values against the graph's Placeholders first, as TensorFlow's does.
+#ifndef DFG_SUBCOMMANDS_RUN_MASTER_H_
+#define DFG_SUBCOMMANDS_RUN_MASTER_H_
+
+#include <string>
+#include <vector>
+
+#include "lib/base/status.h"
+#include "lib/exec/step_stats.h"
+#include "lib/proto/graph.pb.h"
+#include "subcommands/run/repeat.h"
+#include "subcommands/run/step.h"
+
+namespace dfg {
+
+struct MasterOptions {
+  std::string target;  // grpc://HOST:PORT
+  std::string tls_ca;  // PEM CA certificate: talk TLS to the master
+  bool allow_soft_placement = true;
+};
+
+// Creates a session on the master and returns its step function (the
+// session closes when the last copy of the function is destroyed).
+// When a step runs with an observer (--trace, --stats), its node statistics
+// from every task replace *stats.
+StatusOr<StepFn> MasterStepFn(const MasterOptions& options,
+                              tensorflow::GraphDef graph,
+                              std::vector<NodeStat>* stats);
+
+// RunRepeated on MasterStepFn's function (`repeat.run`: the timeout and
+// cancellation of every step); with collect_stats, the last step's node
+// statistics from every task. Errors: the master session's creation, and
+// the first step that fails.
+StatusOr<RunOutcome> RunOnMaster(tensorflow::GraphDef graph, const Step& step,
+                                 const MasterOptions& options,
+                                 RepeatOptions repeat, bool collect_stats);
+
+}  // namespace dfg
+
+#endif  // DFG_SUBCOMMANDS_RUN_MASTER_H_
