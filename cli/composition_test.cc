@@ -135,21 +135,21 @@ std::string PlaceThenPrune(const std::string& in, const std::string& devices,
 
 // The session's partitions through the commands; "" or the error.
 std::string CheckSession(const GraphDef& graph, const std::string& in,
-                         const Signature& sig, const TempDir& dir) {
+                         const Signature& sig, const TempDir& dir, int* cut) {
   SessionOptions options;
   options.devices = {"cpu:0", "cpu:1"};
   auto state_options = SessionStateOptions(options);
   REQUIRE(state_options.ok());
   auto state = ExecutionState::Create(graph, *state_options);
-  StatusOr<SessionGraphs> session = state.status();
   std::atomic<int64_t> counter{0};
-  if (state.ok()) {
-    session = BuildSessionGraphs(**state, sig.feeds, sig.fetches, sig.targets,
-                                 &counter);
-  }
+  StatusOr<SessionGraphs> session =
+      state.ok() ? BuildSessionGraphs(**state, sig.feeds, sig.fetches,
+                                      sig.targets, &counter)
+                 : StatusOr<SessionGraphs>(state.status());
   std::string pruned = dir / "pruned.pb";
   std::string error =
       PlaceThenPrune(in, "cpu:0,cpu:1", sig, "function", "1", dir, pruned);
+  fs::remove_all(dir / "cli");
   if (error.empty()) error = Dfg({"partition", pruned, "-o", dir / "cli"});
   if (!session.ok()) {
     // Refused by the session only: it runs kernels, the commands do not.
@@ -165,13 +165,14 @@ std::string CheckSession(const GraphDef& graph, const std::string& in,
   if (AsFiles(session->partitions, dir / "session") != ReadDir(dir / "cli")) {
     return "the session's partitions differ from dfg partition's";
   }
+  ++*cut;
   return "";
 }
 
 // The master's partitions against the commands' client graph partitioned
 // with the master's options; "" or the error.
 std::string CheckMaster(const GraphDef& graph, const std::string& in,
-                        const Signature& sig, const TempDir& dir) {
+                        const Signature& sig, const TempDir& dir, int* cut) {
   DeviceSet devices;
   REQUIRE(devices.AddDevice(kCpu0).ok());
   REQUIRE(devices.AddDevice(kCpu1).ok());
@@ -187,24 +188,22 @@ std::string CheckMaster(const GraphDef& graph, const std::string& in,
   };
   std::atomic<int64_t> master_counter{0}, cli_counter{0};
   auto state = PlaceMasterGraph(graph, devices, true, kMasterTask);
-  StatusOr<std::map<std::string, GraphDef>> master = state.status();
-  if (state.ok()) {
-    master = MasterPartitions(**state, sig.feeds, sig.fetches, sig.targets,
-                              options(&master_counter));
-  }
+  using Parts = StatusOr<std::map<std::string, GraphDef>>;
+  Parts master = state.ok()
+                     ? MasterPartitions(**state, sig.feeds, sig.fetches,
+                                        sig.targets, options(&master_counter))
+                     : Parts(state.status());
   std::string pruned = dir / "pruned_rendezvous.pb";
   std::string error = PlaceThenPrune(in, std::string(kCpu0) + "," + kCpu1, sig,
                                      "rendezvous", "71", dir, pruned);
-  StatusOr<std::map<std::string, GraphDef>> cli = Internal("{}", error);
+  Parts cli = Internal("{}", error);
   if (error.empty()) {
     auto loaded = ReadGraph(pruned, std::cin);
     REQUIRE(loaded.ok());
     auto g = ImportPlacedClientGraph(&loaded->graph, {});
-    cli = g.status();
-    if (g.ok()) {
-      cli = PartitionClientGraph(g->get(),
-                                 MasterPartitioning(options(&cli_counter)));
-    }
+    cli = g.ok() ? PartitionClientGraph(
+                       g->get(), MasterPartitioning(options(&cli_counter)))
+                 : Parts(g.status());
   }
   if (master.ok() != cli.ok()) {
     return master.ok() ? "the commands fail, the master does not: " +
@@ -216,6 +215,7 @@ std::string CheckMaster(const GraphDef& graph, const std::string& in,
       AsFiles(*master, dir / "master") != AsFiles(*cli, dir / "master_cli")) {
     return "the master's partitions differ from the commands'";
   }
+  if (master.ok()) ++*cut;
   return "";
 }
 
@@ -226,21 +226,26 @@ TEST_CASE("session, master and dfg partition cut every corpus graph alike",
     return;
   }
   TempDir dir("corpus");
-  int compared = 0;
+  int compared = 0, session_cut = 0, master_cut = 0;
   std::map<std::string, std::string> outcomes;
   for (const std::string& path : testing::CorpusFiles()) {
     const std::string name = fs::path(path).filename().string();
     auto loaded = ReadGraph(path, std::cin);
     if (!loaded.ok()) continue;  // no graph: the corpus walks of lib/io
     Signature sig = DefaultSignature(loaded->graph);
-    std::string s = CheckSession(loaded->graph, path, sig, dir);
-    std::string m = CheckMaster(loaded->graph, path, sig, dir);
+    std::string s = CheckSession(loaded->graph, path, sig, dir, &session_cut);
+    std::string m = CheckMaster(loaded->graph, path, sig, dir, &master_cut);
     if (!s.empty() || !m.empty()) outcomes[name] = s + " | " + m;
     ++compared;
   }
   for (const auto& [name, what] : outcomes) UNSCOPED_INFO(name << ": " << what);
   CHECK(outcomes.empty());
-  CHECK(compared >= 50);
+  // Most graphs partition (the others fail alike: devices or jobs not in the
+  // set, ops without a kernel, malformed graphs).
+  INFO(compared << " graphs, " << session_cut << " cut by the session, "
+                << master_cut << " by the master");
+  CHECK(session_cut >= compared * 3 / 4);
+  CHECK(master_cut >= compared * 3 / 4);
 }
 
 // `dfg run --dump-partitions` itself, against the commands.
