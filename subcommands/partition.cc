@@ -1,5 +1,6 @@
 // dfg partition: cut a placed graph into one graph per device or worker, with
-// _Send/_Recv pairs at the cut (TensorFlow's Partition; lib/partition).
+// _Send/_Recv pairs at the cut (TensorFlow's Partition; lib/partition),
+// through lib/pipeline as the session and the master do.
 #include "lib/partition/partition.h"
 
 #include <CLI/CLI.hpp>
@@ -9,11 +10,8 @@
 #include <ostream>
 
 #include "lib/dot/dot.h"
-#include "lib/graph/graph_import.h"
-#include "lib/partition/client_graph.h"
-#include "lib/partition/replicate_constants.h"
+#include "lib/pipeline/execution_state.h"
 #include "lib/place/device_set.h"
-#include "lib/place/place.h"
 #include "subcommands/completion_script.h"
 #include "subcommands/subcommands.h"
 
@@ -29,15 +27,6 @@ struct PartitionFlags {
   bool soft_placement = false;
   bool json = false;
 };
-
-// Each node's device: placed here with --devices, else the one it carries.
-Status AssignDevices(const std::optional<DeviceSet>& devices, bool soft,
-                     Graph* graph) {
-  if (!devices) return AssignCarriedDevices(graph);
-  PlaceOptions options;
-  options.allow_soft_placement = soft;
-  return Place(graph, *devices, options);
-}
 
 Status WriteResult(Context& ctx, const PartitionFlags& flags,
                    const std::map<std::string, GraphDef*>& parts) {
@@ -75,11 +64,12 @@ int NotPlaced(Context& ctx, const Status& status, const std::string& where) {
 }
 
 int RunPartition(Context& ctx, const PartitionFlags& flags) {
-  std::optional<DeviceSet> devices;
+  PlacedClientGraphOptions placement;
+  placement.allow_soft_placement = flags.soft_placement;
   if (!flags.devices.empty()) {
     StatusOr<DeviceSet> set = DeviceSetFromFlags(SplitList(flags.devices));
     if (!set.ok()) return ctx.Error(set.status());
-    devices = std::move(set).value();
+    placement.devices = std::move(set).value();
   }
   // The graph, its nodes and the partitions made of them live on one arena.
   auto arena =
@@ -88,26 +78,20 @@ int RunPartition(Context& ctx, const PartitionFlags& flags) {
   GraphDef* def = LoadInput(ctx, flags.input, arena.get(), &loaded);
   if (def == nullptr) return ctx.exit_code;
   const std::string where = InputName(flags.input);
-  // In the order and with the edge ids of TensorFlow's session (a graph
-  // from dfg prune: as TensorFlow pruned it).
-  auto graph = ImportClientGraph(def);
-  if (!graph.ok()) return ctx.Error(graph.status(), where);
-  if (Status s = AssignDevices(devices, flags.soft_placement, graph->get());
-      !s.ok()) {
-    return devices ? ctx.Error(s, where) : NotPlaced(ctx, s, where);
+  // With the node order and edge ids of TensorFlow's session.
+  auto graph = ImportPlacedClientGraph(def, placement);
+  if (!graph.ok()) {
+    return placement.devices ? ctx.Error(graph.status(), where)
+                             : NotPlaced(ctx, graph.status(), where);
   }
-  // As DirectSession does before partitioning (TF 2.13+).
-  if (Status s = ReplicateSmallConstants(graph->get()); !s.ok())
-    return ctx.Error(s, where);
   std::vector<Transfer> transfers;
   PartitionOptions options;
   options.by =
       flags.by == "worker" ? PartitionBy::kWorker : PartitionBy::kDevice;
   options.incarnation = flags.incarnation;
   options.transfers = flags.json ? &transfers : nullptr;
-  options.graph_copies = 2;  // BuildGraph's two CopyGraph calls
   // The graph is not used afterwards: its nodes move into the partitions.
-  auto parts = PartitionOnArena(graph->get(), options);
+  auto parts = PartitionClientGraphOnArena(graph->get(), options);
   if (!parts.ok()) return NotPlaced(ctx, parts.status(), where);
   if (flags.json) {
     *ctx.io.err << PartitionReportJson(CopyPartitions(*parts), transfers);

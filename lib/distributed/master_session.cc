@@ -10,10 +10,7 @@
 #include "lib/graph/graph_import.h"
 #include "lib/kernels/rendezvous_interface.h"
 #include "lib/partition/partition.h"
-#include "lib/partition/replicate_constants.h"
-#include "lib/place/place.h"
 #include "lib/proto/worker.pb.h"
-#include "lib/prune/prune.h"
 
 namespace dfg {
 namespace {
@@ -27,22 +24,6 @@ Status FromTask(const std::string& task, const grpc::Status& rpc) {
   Status s = FromGrpcStatus(rpc);
   if (s.ok()) return s;
   return Status(s.code(), fmt::format("From {}:\n{}", task, s.message()));
-}
-
-// TensorFlow's master fills the job, replica and task a node does not ask
-// for with its own, so unplaced nodes stay on the master's task.
-void FillMasterTask(tensorflow::GraphDef* graph, const std::string& task) {
-  ParsedDeviceName master;
-  ParseFullName(task, &master);
-  for (tensorflow::NodeDef& node : *graph->mutable_node()) {
-    ParsedDeviceName d;
-    if (!ParseFullName(node.device(), &d) || d.has_job) continue;
-    d.has_job = true;
-    d.job = master.job;
-    if (!d.has_replica) d.has_replica = true, d.replica = master.replica;
-    if (!d.has_task) d.has_task = true, d.task = master.task;
-    node.set_device(ParsedNameToString(d));
-  }
 }
 
 }  // namespace
@@ -146,23 +127,65 @@ Status MasterSession::Extend(const tensorflow::GraphDef& nodes,
   DFG_RETURN_IF_ERROR(ImportGraphDef(merged).status());
   graph_ = std::move(merged);
   *new_version = ++version_;
-  placed_valid_ = false;
+  state_.reset();
   std::lock_guard<std::mutex> sig_lock(sig_mu_);
   cache_map_.clear();  // a step must not find a signature of the old graph
   return Status::Ok();
 }
 
+StatusOr<std::unique_ptr<ExecutionState>> PlaceMasterGraph(
+    tensorflow::GraphDef graph, const DeviceSet& devices,
+    bool allow_soft_placement, const std::string& master_task) {
+  ExecutionStateOptions options;
+  options.devices = devices;
+  options.allow_soft_placement = allow_soft_placement;
+  // TensorFlow's master fills the job, replica and task a node does not ask
+  // for with its own, so unplaced nodes stay on the master's task.
+  options.default_task = master_task;
+  return ExecutionState::Create(std::move(graph), options);
+}
+
+PartitionOptions MasterPartitioning(const MasterPartitionOptions& options) {
+  PartitionOptions popts;
+  popts.by = PartitionBy::kWorker;
+  // TensorFlow's MasterSession names the nodes it adds "<prefix>_S<k>".
+  std::atomic<int64_t>* counter = options.name_counter;
+  popts.new_name = [counter](std::string_view prefix) {
+    return fmt::format("{}_S{}", prefix, counter->fetch_add(1));
+  };
+  popts.get_incarnation = [incarnations = options.incarnations,
+                           client =
+                               options.client_device](std::string_view device) {
+    auto it = incarnations->find(std::string(device));
+    if (it != incarnations->end()) return it->second;
+    auto canonical = CanonicalizeDeviceName(device, client);
+    it = canonical.ok() ? incarnations->find(*canonical) : incarnations->end();
+    return it == incarnations->end() ? uint64_t{0} : it->second;
+  };
+  return popts;
+}
+
+StatusOr<std::map<std::string, tensorflow::GraphDef>> MasterPartitions(
+    const ExecutionState& state, const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets,
+    const MasterPartitionOptions& options) {
+  ClientGraphOptions client;
+  client.feeds = feeds;
+  client.fetches = fetches;
+  client.targets = targets;
+  client.convention = Convention::kRendezvous;
+  client.client_device = options.client_device;
+  client.client_incarnation = static_cast<int64_t>(options.client_incarnation);
+  DFG_ASSIGN_OR_RETURN(ClientGraph cg, state.BuildClientGraph(client));
+  return PartitionClientGraph(cg.graph.get(), MasterPartitioning(options));
+}
+
 Status MasterSession::EnsurePlaced() {
-  if (placed_valid_) return Status::Ok();
-  tensorflow::GraphDef graph = graph_;
-  FillMasterTask(&graph, master_task_);
-  DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g,
-                       ImportGraphDef(std::move(graph)));
-  PlaceOptions options;
-  options.allow_soft_placement = config_.allow_soft_placement();
-  DFG_RETURN_IF_ERROR(Place(g.get(), device_set_, options));
-  placed_ = g->ToGraphDef();
-  placed_valid_ = true;
+  if (state_ != nullptr) return Status::Ok();
+  DFG_ASSIGN_OR_RETURN(
+      state_, PlaceMasterGraph(graph_, device_set_,
+                               config_.allow_soft_placement(), master_task_));
   std::lock_guard<std::mutex> lock(sig_mu_);
   cache_map_.clear();  // signatures of an older graph version are stale
   return Status::Ok();
@@ -172,37 +195,14 @@ StatusOr<std::shared_ptr<MasterSession::Signature>> MasterSession::Build(
     std::vector<std::string> feeds, std::vector<std::string> fetches,
     std::vector<std::string> targets) {
   auto sig = std::make_shared<Signature>();
-  DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, ImportGraphDef(placed_));
-  for (Node* n : g->op_nodes())
-    n->set_assigned_device_name(n->requested_device());
-  PruneOptions prune;
-  prune.feeds = feeds;
-  prune.fetches = fetches;
-  prune.targets = targets;
-  prune.convention = Convention::kRendezvous;
-  prune.client_device = client_device_;
-  prune.client_incarnation = static_cast<int64_t>(client_incarnation_);
-  DFG_RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), prune, nullptr));
-  // TensorFlow's GraphExecutionState::BuildGraph runs the
-  // POST_REWRITE_FOR_EXEC passes for the master as for DirectSession.
-  DFG_RETURN_IF_ERROR(ReplicateSmallConstants(g.get()));
-  PartitionOptions popts;
-  popts.by = PartitionBy::kWorker;
-  // MasterSession partitions the client graph of BuildGraph, copied twice
-  // since the import (lib/partition/client_graph.h).
-  popts.graph_copies = 2;
-  // TensorFlow's MasterSession names the nodes it adds "<prefix>_S<k>".
-  popts.new_name = [this](std::string_view prefix) {
-    return fmt::format("{}_S{}", prefix, name_counter_.fetch_add(1));
-  };
-  popts.get_incarnation = [this](std::string_view device) {
-    auto it = incarnations_.find(std::string(device));
-    if (it != incarnations_.end()) return it->second;
-    auto canonical = CanonicalizeDeviceName(device, client_device_);
-    it = canonical.ok() ? incarnations_.find(*canonical) : incarnations_.end();
-    return it == incarnations_.end() ? uint64_t{0} : it->second;
-  };
-  DFG_ASSIGN_OR_RETURN(auto partitions, Partition(g.get(), popts));
+  MasterPartitionOptions options;
+  options.client_device = client_device_;
+  options.client_incarnation = client_incarnation_;
+  options.incarnations = &incarnations_;
+  options.name_counter = &name_counter_;
+  DFG_ASSIGN_OR_RETURN(
+      auto partitions,
+      MasterPartitions(*state_, feeds, fetches, targets, options));
   for (const std::string& f : feeds) {
     sig->feed_keys.push_back(CreateKey(client_device_, client_incarnation_,
                                        client_device_, f, FrameAndIter()));

@@ -1,8 +1,9 @@
 // One master session (TensorFlow's MasterSession): the session's graph,
 // placed over the devices every task of the cluster reports (GetStatus),
 // pruned per (feeds, fetches, targets) with client-terminated _Recv/_Send on
-// the master's CPU:0, split by task and registered once per signature; a
-// step is one RunGraph per task with one random step id, then CleanupGraph.
+// the master's CPU:0, split by task (lib/pipeline composes these stages) and
+// registered once per signature; a step is one RunGraph per task with one
+// random step id, then CleanupGraph.
 #ifndef DFG_LIB_DISTRIBUTED_MASTER_SESSION_H_
 #define DFG_LIB_DISTRIBUTED_MASTER_SESSION_H_
 
@@ -22,6 +23,7 @@
 #include "lib/exec/thread_pool.h"
 #include "lib/graph/graph.h"
 #include "lib/kernels/tensor.h"
+#include "lib/pipeline/execution_state.h"
 #include "lib/place/device_set.h"
 #include "lib/proto/config.pb.h"
 #include "lib/proto/device_attributes.pb.h"
@@ -48,6 +50,35 @@ class StepCancellation {
   bool cancelled_ = false;        // guarded by mu_
   std::function<void()> action_;  // guarded by mu_
 };
+
+// The master's placed graph: every node without a job goes to
+// `master_task` first. Errors: ExecutionState::Create's.
+StatusOr<std::unique_ptr<ExecutionState>> PlaceMasterGraph(
+    tensorflow::GraphDef graph, const DeviceSet& devices,
+    bool allow_soft_placement, const std::string& master_task);
+
+struct MasterPartitionOptions {
+  std::string client_device;  // the master task's CPU:0, full name
+  uint64_t client_incarnation = 0;
+  // Each device's incarnation, by full name (0 for one not listed).
+  const std::map<std::string, uint64_t>* incarnations = nullptr;  // Not owned.
+  // The session's counter of "<prefix>_S<k>" names.
+  std::atomic<int64_t>* name_counter = nullptr;  // Not owned.
+};
+
+// How the master partitions: by worker, new names "<prefix>_S<k>", each
+// device's send incarnation from `options` (they must outlive the result).
+PartitionOptions MasterPartitioning(const MasterPartitionOptions& options);
+
+// The graphs the master registers for one signature (feeds, fetches and
+// targets sorted), by task: the client graph in the rendezvous convention,
+// partitioned by worker. Errors: those of BuildClientGraph and
+// PartitionClientGraph.
+StatusOr<std::map<std::string, tensorflow::GraphDef>> MasterPartitions(
+    const ExecutionState& state, const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets,
+    const MasterPartitionOptions& options);
 
 class MasterSession {
  public:
@@ -141,10 +172,10 @@ class MasterSession {
   // while a call is made; mu_ is held while building.
   std::mutex sig_mu_;
   std::mutex mu_;
-  tensorflow::GraphDef graph_;   // guarded by mu_
-  int64_t version_ = 0;          // guarded by mu_
-  bool placed_valid_ = false;    // guarded by mu_
-  tensorflow::GraphDef placed_;  // guarded by mu_
+  tensorflow::GraphDef graph_;  // guarded by mu_
+  int64_t version_ = 0;         // guarded by mu_
+  // The placed graph of version_; null until a step needs it.
+  std::unique_ptr<ExecutionState> state_;  // guarded by mu_
   // Guarded by sig_mu_ (written with mu_ held too).
   std::map<std::string, std::shared_ptr<Signature>> cache_map_;
   bool closed_ = false;  // written with mu_ and sig_mu_ held

@@ -21,10 +21,8 @@
 #include "lib/graph/unknown_op.h"
 #include "lib/kernels/step_container.h"
 #include "lib/partition/partition.h"
-#include "lib/partition/replicate_constants.h"
+#include "lib/pipeline/execution_state.h"
 #include "lib/place/device_set.h"
-#include "lib/place/place.h"
-#include "lib/prune/prune.h"
 
 namespace dfg {
 namespace {
@@ -64,31 +62,51 @@ std::string CacheKey(const std::vector<std::string>& feeds,
   return key;
 }
 
-// TensorFlow's import refuses an op removed before the graph's version
-// (CheckOpDeprecation).
-Status CheckOpDeprecations(const GraphDef& graph) {
-  const int version = graph.versions().producer();
-  for (const NodeDef& node : graph.node()) {
-    const OpInfo* info = OpRegistry::Global().Find(node.op());
-    if (info == nullptr || !info->def.has_deprecation()) continue;
-    const auto& dep = info->def.deprecation();
-    if (version >= dep.version()) {
-      return Unimplemented(
-          "Op {} is not available in GraphDef version {}. It has been removed "
-          "in version {}. {}.",
-          node.op(), version, dep.version(), dep.explanation());
-    }
-  }
-  return Status::Ok();
+}  // namespace
+
+StatusOr<ExecutionStateOptions> SessionStateOptions(
+    const SessionOptions& options) {
+  ExecutionStateOptions state;
+  std::vector<std::string> flags = options.devices;
+  if (flags.empty()) flags.push_back("cpu:0");
+  DFG_ASSIGN_OR_RETURN(state.devices, DeviceSetFromFlags(flags));
+  state.allow_soft_placement = options.allow_soft_placement;
+  state.check_op_deprecations = true;
+  return state;
 }
 
-}  // namespace
+StatusOr<SessionGraphs> BuildSessionGraphs(
+    const ExecutionState& state, const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets,
+    std::atomic<int64_t>* name_counter) {
+  ClientGraphOptions client;
+  client.feeds = feeds;
+  client.fetches = fetches;
+  client.targets = targets;
+  client.convention = Convention::kFunction;
+  client.client_device = state.devices().devices()[0].name;
+  DFG_ASSIGN_OR_RETURN(ClientGraph cg, state.BuildClientGraph(client));
+  // The graph may hold ops dfg does not know (every other stage handles
+  // them); running one is TensorFlow's "Op type not registered" error.
+  for (const Node* n : cg.graph->op_nodes()) {
+    if (!n->op_known()) return OpTypeNotRegistered(n->op());
+  }
+  SessionGraphs graphs;
+  graphs.arg_types = std::move(cg.feed_types);
+  graphs.ret_types = std::move(cg.fetch_types);
+  // DirectSession: a session-wide name counter, incarnation 1.
+  PartitionOptions popts;
+  popts.name_counter = name_counter;
+  popts.incarnation = 1;
+  DFG_ASSIGN_OR_RETURN(graphs.partitions,
+                       PartitionClientGraph(cg.graph.get(), popts));
+  return graphs;
+}
 
 struct Session::Impl {
   SessionOptions options;
-  std::unique_ptr<Graph> graph;  // placed full graph
-  std::unordered_map<std::string, Node*> by_name;
-  GraphDef placed;
+  std::unique_ptr<ExecutionState> state;  // the placed full graph
   DeviceSet device_set;
   std::vector<std::string> devices;
   std::map<std::string, std::unique_ptr<ResourceMgr>> resources;
@@ -139,20 +157,14 @@ StatusOr<std::unique_ptr<Session>> Session::Create(
     GraphDef graph, const SessionOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  std::vector<std::string> flags = options.devices;
-  if (flags.empty()) flags.push_back("cpu:0");
-  DFG_ASSIGN_OR_RETURN(impl->device_set, DeviceSetFromFlags(flags));
+  DFG_ASSIGN_OR_RETURN(ExecutionStateOptions state_options,
+                       SessionStateOptions(options));
+  impl->device_set = state_options.devices;
   for (const Device& d : impl->device_set.devices())
     impl->devices.push_back(d.name);
   impl->feed_checker = FeedShapeChecker(graph);
-  DFG_RETURN_IF_ERROR(CheckOpDeprecations(graph));
-  DFG_ASSIGN_OR_RETURN(impl->graph, ImportGraphDef(std::move(graph)));
-  PlaceOptions place_options;
-  place_options.allow_soft_placement = options.allow_soft_placement;
-  DFG_RETURN_IF_ERROR(
-      Place(impl->graph.get(), impl->device_set, place_options));
-  impl->placed = impl->graph->ToGraphDef();
-  impl->by_name = impl->graph->BuildNameIndex();
+  DFG_ASSIGN_OR_RETURN(impl->state,
+                       ExecutionState::Create(std::move(graph), state_options));
   for (const std::string& d : impl->devices) {
     impl->resources[d] = std::make_unique<ResourceMgr>();
   }
@@ -169,32 +181,7 @@ StatusOr<std::unique_ptr<Session>> Session::Create(
 // fetches, each in sorted order.
 Status Session::Impl::Validate(const std::vector<std::string>& feeds,
                                const std::vector<std::string>& fetches) const {
-  for (const auto* list : {&feeds, &fetches}) {
-    for (const std::string& name : *list) {
-      TensorId id = ParseTensorName(name);
-      auto it = by_name.find(id.node);
-      if (it == by_name.end()) {
-        std::vector<std::string> names;
-        names.reserve(by_name.size());
-        for (const auto& [n, node] : by_name) names.push_back(n);
-        std::sort(names.begin(), names.end());
-        return InvalidArgument(
-            "Tensor {}, specified in either feed_devices or fetch_devices was "
-            "not found in the Graph{}",
-            id.ToString(), DidYouMean(id.node, names));
-      }
-      const Node* node = it->second;
-      // An op dfg does not know has no outputs to speak of: say so first.
-      if (!node->op_known()) return OpTypeNotRegistered(node->op());
-      if (id.index < 0 || id.index >= node->num_outputs()) {
-        return OutOfRange(
-            "Node '{}' (type: '{}', num of outputs: {}) does not have output "
-            "{}",
-            node->name(), node->op(), node->num_outputs(), id.index);
-      }
-    }
-  }
-  return Status::Ok();
+  return state->ValidateFeedsAndFetches(feeds, fetches);
 }
 
 StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
@@ -205,33 +192,12 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
   sig->fetches = std::move(fetches);
   sig->targets = std::move(targets);
 
-  // A copy of the placed graph, pruned for this signature.
-  DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, ImportGraphDef(placed));
-  for (Node* n : g->op_nodes())
-    n->set_assigned_device_name(n->requested_device());
-  PruneOptions prune;
-  prune.feeds = sig->feeds;
-  prune.fetches = sig->fetches;
-  prune.targets = sig->targets;
-  prune.convention = Convention::kFunction;
-  prune.client_device = devices[0];
-  PruneReport report;
-  DFG_RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), prune, &report));
-  // The graph may hold ops dfg does not know (every other stage handles
-  // them); running one is TensorFlow's "Op type not registered" error.
-  for (const Node* n : g->op_nodes()) {
-    if (!n->op_known()) return OpTypeNotRegistered(n->op());
-  }
-  sig->arg_types = report.feed_types;
-  sig->ret_types = report.fetch_types;
-
-  DFG_RETURN_IF_ERROR(ReplicateSmallConstants(g.get()));
-  PartitionOptions popts;
-  popts.name_counter = &name_counter;
-  popts.incarnation = 1;
-  // TensorFlow partitions a copy of a copy of this graph (client_graph.h).
-  popts.graph_copies = 2;
-  DFG_ASSIGN_OR_RETURN(sig->partitions, Partition(g.get(), popts));
+  DFG_ASSIGN_OR_RETURN(SessionGraphs graphs,
+                       BuildSessionGraphs(*state, sig->feeds, sig->fetches,
+                                          sig->targets, &name_counter));
+  sig->arg_types = std::move(graphs.arg_types);
+  sig->ret_types = std::move(graphs.ret_types);
+  sig->partitions = std::move(graphs.partitions);
 
   std::vector<std::string> local_names;
   for (const std::string& d : devices) {
@@ -492,6 +458,5 @@ void DefaultFetchesAndTargets(const GraphDef& graph,
 const std::vector<std::string>& Session::devices() const {
   return impl_->devices;
 }
-const GraphDef& Session::placed_graph() const { return impl_->placed; }
 
 }  // namespace dfg

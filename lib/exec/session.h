@@ -1,14 +1,15 @@
 // The session: TensorFlow's DirectSession for dfg (TF-SEMANTICS.md §4.1).
 //
 // Create imports and places the whole graph once (soft placement on by
-// default). Each Run validates feeds and fetches, sorts feeds, fetches and
-// targets as DirectSession does, and looks up or builds the executors for
-// that signature: prune (function convention: _Arg/_Retval on the client
-// device) → partition (session-wide name counter, incarnation 1) → one
-// executor per partition. The executors of a step share one inter-op thread
-// pool and one rendezvous; feeds and fetches go through a call frame; the
-// first error aborts the rendezvous and is the step's result. Variables live
-// in one ResourceMgr per device and persist across steps.
+// default; lib/pipeline's ExecutionState). Each Run validates feeds and
+// fetches, sorts feeds, fetches and targets as DirectSession does, and looks
+// up or builds the executors for that signature: the client graph (function
+// convention: _Arg/_Retval on the client device) → PartitionClientGraph
+// (session-wide name counter, incarnation 1) → one executor per partition. The
+// executors of a step share one inter-op thread pool and one rendezvous; feeds
+// and fetches go through a call frame; the first error aborts the rendezvous
+// and is the step's result. Variables live in one ResourceMgr per device and
+// persist across steps.
 #ifndef DFG_LIB_EXEC_SESSION_H_
 #define DFG_LIB_EXEC_SESSION_H_
 
@@ -22,6 +23,7 @@
 #include "lib/base/status.h"
 #include "lib/exec/executor.h"
 #include "lib/kernels/tensor.h"
+#include "lib/pipeline/execution_state.h"
 #include "lib/proto/graph.pb.h"
 
 namespace dfg {
@@ -64,8 +66,6 @@ class Session {
   const std::map<std::string, GraphDef>& last_partitions() const;
   // The device names of the session, client device first.
   const std::vector<std::string>& devices() const;
-  // The placed full graph.
-  const GraphDef& placed_graph() const;
 
   struct Impl;
 
@@ -73,6 +73,30 @@ class Session {
   explicit Session(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// The ExecutionState options of Session::Create: the devices of
+// `options.devices` (one CPU when empty), its soft placement, removed ops
+// refused. Errors: DeviceSetFromFlags's.
+StatusOr<ExecutionStateOptions> SessionStateOptions(
+    const SessionOptions& options);
+
+// What the session runs for one signature.
+struct SessionGraphs {
+  std::map<std::string, GraphDef> partitions;  // by device
+  std::vector<DataType> arg_types, ret_types;  // of the call frame
+};
+
+// The partitions the session builds for a signature (feeds, fetches and
+// targets sorted, as Run sorts them): the client graph in the function
+// convention on the first device, then PartitionClientGraph with
+// incarnation 1 and new names from the session's `name_counter`. Errors:
+// BuildClientGraph's, "Op type not registered" for an op dfg does not know,
+// PartitionClientGraph's.
+StatusOr<SessionGraphs> BuildSessionGraphs(
+    const ExecutionState& state, const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets,
+    std::atomic<int64_t>* name_counter);
 
 // What `dfg run` fetches when told nothing: output 0 of every node that no
 // other node consumes (data or control), in graph order; such nodes without

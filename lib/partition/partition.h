@@ -89,9 +89,11 @@ struct PartitionOptions {
   // copies an edge's id is k + its rank among this graph's live edges
   // (_SOURCE->_SINK has rank 0), whether a copy came before edges were added
   // or removed (RewriteGraphForExecution) or after; the edges the control
-  // loops add come next. DirectSession: 2 (GraphExecutionState::BuildGraph,
-  // TF-SEMANTICS §4.1; lib/partition/client_graph.h). With 0, tensor_name
-  // uses the ids of this graph (TensorFlow's Partition called directly).
+  // loops add come next. DirectSession and the master: 2
+  // (GraphExecutionState::BuildGraph, TF-SEMANTICS §4.1;
+  // lib/partition/client_graph.h), which lib/pipeline's PartitionClientGraph
+  // sets for them. With 0, tensor_name uses the ids of this graph
+  // (TensorFlow's Partition called directly).
   int graph_copies = 0;
 };
 

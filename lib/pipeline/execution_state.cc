@@ -1,0 +1,168 @@
+#include "lib/pipeline/execution_state.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "lib/base/strings.h"
+#include "lib/graph/device_name.h"
+#include "lib/graph/graph_import.h"
+#include "lib/graph/op_registry.h"
+#include "lib/graph/tensor_id.h"
+#include "lib/graph/unknown_op.h"
+#include "lib/partition/client_graph.h"
+#include "lib/partition/replicate_constants.h"
+#include "lib/place/place.h"
+
+namespace dfg {
+namespace {
+
+// TensorFlow's import refuses an op removed before the graph's version
+// (CheckOpDeprecation).
+Status CheckOpDeprecations(const GraphDef& graph) {
+  const int version = graph.versions().producer();
+  for (const NodeDef& node : graph.node()) {
+    const OpInfo* info = OpRegistry::Global().Find(node.op());
+    if (info == nullptr || !info->def.has_deprecation()) continue;
+    const auto& dep = info->def.deprecation();
+    if (version >= dep.version()) {
+      return Unimplemented(
+          "Op {} is not available in GraphDef version {}. It has been removed "
+          "in version {}. {}.",
+          node.op(), version, dep.version(), dep.explanation());
+    }
+  }
+  return Status::Ok();
+}
+
+// TensorFlow's master fills the job, replica and task a node does not ask
+// for with its own, so unplaced nodes stay on the master's task.
+void FillDefaultTask(GraphDef* graph, const std::string& task) {
+  ParsedDeviceName master;
+  ParseFullName(task, &master);
+  for (NodeDef& node : *graph->mutable_node()) {
+    ParsedDeviceName d;
+    if (!ParseFullName(node.device(), &d) || d.has_job) continue;
+    d.has_job = true;
+    d.job = master.job;
+    if (!d.has_replica) d.has_replica = true, d.replica = master.replica;
+    if (!d.has_task) d.has_task = true, d.task = master.task;
+    node.set_device(ParsedNameToString(d));
+  }
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<ExecutionState>> ExecutionState::Create(
+    GraphDef graph, const ExecutionStateOptions& options) {
+  std::unique_ptr<ExecutionState> state(new ExecutionState());
+  state->devices_ = options.devices;
+  if (options.check_op_deprecations) {
+    DFG_RETURN_IF_ERROR(CheckOpDeprecations(graph));
+  }
+  if (!options.default_task.empty()) {
+    FillDefaultTask(&graph, options.default_task);
+  }
+  DFG_ASSIGN_OR_RETURN(state->graph_, ImportGraphDef(std::move(graph)));
+  PlaceOptions place_options;
+  place_options.allow_soft_placement = options.allow_soft_placement;
+  DFG_RETURN_IF_ERROR(
+      Place(state->graph_.get(), state->devices_, place_options));
+  state->placed_ = state->graph_->ToGraphDef();
+  state->by_name_ = state->graph_->BuildNameIndex();
+  return state;
+}
+
+const Node* ExecutionState::FindNode(std::string_view name) const {
+  auto it = by_name_.find(std::string(name));
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+// GraphExecutionState::ValidateFeedAndFetchDevices: feeds first, then
+// fetches, each in the caller's (DirectSession: sorted) order.
+Status ExecutionState::ValidateFeedsAndFetches(
+    const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches) const {
+  for (const auto* list : {&feeds, &fetches}) {
+    for (const std::string& name : *list) {
+      TensorId id = ParseTensorName(name);
+      const Node* node = FindNode(id.node);
+      if (node == nullptr) {
+        std::vector<std::string> names;
+        names.reserve(by_name_.size());
+        for (const auto& [n, unused] : by_name_) names.push_back(n);
+        std::sort(names.begin(), names.end());
+        return InvalidArgument(
+            "Tensor {}, specified in either feed_devices or fetch_devices was "
+            "not found in the Graph{}",
+            id.ToString(), DidYouMean(id.node, names));
+      }
+      // An op dfg does not know has no outputs to speak of: say so first.
+      if (!node->op_known()) return OpTypeNotRegistered(node->op());
+      if (id.index < 0 || id.index >= node->num_outputs()) {
+        return OutOfRange(
+            "Node '{}' (type: '{}', num of outputs: {}) does not have output "
+            "{}",
+            node->name(), node->op(), node->num_outputs(), id.index);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+StatusOr<ClientGraph> ExecutionState::BuildClientGraph(
+    const ClientGraphOptions& options) const {
+  // Imported anew from the placed GraphDef, so that the copy numbers nodes
+  // and edges as TensorFlow's import of the whole graph does (G1).
+  ClientGraph client;
+  DFG_ASSIGN_OR_RETURN(client.graph, ImportGraphDef(placed_));
+  for (Node* n : client.graph->op_nodes())
+    n->set_assigned_device_name(n->requested_device());
+  PruneOptions prune;
+  prune.feeds = options.feeds;
+  prune.fetches = options.fetches;
+  prune.targets = options.targets;
+  prune.convention = options.convention;
+  prune.client_device = options.client_device;
+  prune.client_incarnation = options.client_incarnation;
+  PruneReport report;
+  DFG_RETURN_IF_ERROR(
+      RewriteGraphForExecution(client.graph.get(), prune, &report));
+  client.feed_types = std::move(report.feed_types);
+  client.fetch_types = std::move(report.fetch_types);
+  return client;
+}
+
+StatusOr<std::map<std::string, GraphDef>> PartitionClientGraph(
+    Graph* graph, PartitionOptions options) {
+  // TensorFlow runs the POST_REWRITE_FOR_EXEC passes on the client graph
+  // for DirectSession and the master alike (TF 2.13+).
+  DFG_RETURN_IF_ERROR(ReplicateSmallConstants(graph));
+  // TensorFlow partitions a copy of a copy of the client graph
+  // (GraphExecutionState::BuildGraph; lib/partition/client_graph.h).
+  options.graph_copies = 2;
+  return Partition(graph, options);
+}
+
+StatusOr<std::map<std::string, GraphDef*>> PartitionClientGraphOnArena(
+    Graph* graph, PartitionOptions options) {
+  DFG_RETURN_IF_ERROR(ReplicateSmallConstants(graph));
+  options.graph_copies = 2;
+  return PartitionOnArena(graph, options);
+}
+
+StatusOr<std::unique_ptr<Graph>> ImportPlacedClientGraph(
+    GraphDef* def, const PlacedClientGraphOptions& options) {
+  // In the order and with the edge ids of TensorFlow's session (a graph
+  // from dfg prune: as TensorFlow pruned it).
+  DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, ImportClientGraph(def));
+  if (!options.devices) {
+    DFG_RETURN_IF_ERROR(AssignCarriedDevices(graph.get()));
+    return graph;
+  }
+  PlaceOptions place_options;
+  place_options.allow_soft_placement = options.allow_soft_placement;
+  DFG_RETURN_IF_ERROR(Place(graph.get(), *options.devices, place_options));
+  return graph;
+}
+
+}  // namespace dfg
