@@ -177,7 +177,131 @@ struct MasterSession::Step : public std::enable_shared_from_this<Step> {
   }
   void Finish();
   Status Collect();
+
+  // The steps of StartStep, in order.
+  void AddParts(const std::vector<std::pair<std::string, Tensor>>& feeds);
+  void ArmTimeout();
+  Part* StartRemoteParts();
+  void RunLocalPart(Part* part);
+  void Track(const std::shared_ptr<StepCancellation>& cancel);
 };
+
+// One RunGraph request per part; the client's part carries the feeds and
+// asks for the fetches.
+void MasterSession::Step::AddParts(
+    const std::vector<std::pair<std::string, Tensor>>& feeds) {
+  for (const Signature::Part& sig_part : sig->parts) {
+    auto part = std::make_unique<Part>();
+    part->task = sig_part.task;
+    part->local =
+        session->local_ != nullptr && sig_part.task == session->master_task_;
+    auto& req = part->request;
+    req.set_session_handle(session->handle_);
+    req.set_create_worker_session_called(true);
+    req.set_graph_handle(sig_part.graph_handle);
+    req.set_step_id(step_id);
+    req.set_store_errors_in_response_body(true);
+    if (options.stats != nullptr) {
+      req.mutable_exec_opts()->set_record_timeline(true);
+    }
+    if (sig_part.is_client) {
+      for (size_t i = 0; i < sig->feeds.size(); ++i) {
+        for (const auto& [name, value] : feeds) {
+          if (name != sig->feeds[i]) continue;
+          auto* send = req.add_send();
+          send->set_name(sig->feed_keys[i]);
+          value.ToProto(send->mutable_tensor(), true);
+          break;
+        }
+      }
+      for (const std::string& key : sig->fetch_keys) req.add_recv_key(key);
+    }
+    if (options.timeout_ms > 0) {
+      part->context.set_deadline(std::chrono::system_clock::now() +
+                                 std::chrono::milliseconds(options.timeout_ms));
+    }
+    parts.push_back(std::move(part));
+  }
+}
+
+// The deadline counts from here. A stop before a part started still
+// reaches it: a remote call cancelled before it starts is cancelled when it
+// does, and the local part is aborted after it starts (RunLocalPart).
+void MasterSession::Step::ArmTimeout() {
+  if (options.timeout_ms <= 0) return;
+  auto* timeout = new Timeout;
+  timeout->step = shared_from_this();
+  std::lock_guard<std::mutex> lock(mu);
+  if (pending > 0) {
+    alarm_set = session->cache_->loop()->Start([&](grpc::CompletionQueue* cq) {
+      alarm.Set(cq,
+                std::chrono::system_clock::now() +
+                    std::chrono::milliseconds(options.timeout_ms),
+                timeout);
+    });
+  }
+  if (!alarm_set) delete timeout;
+}
+
+// The remote parts go first: they start on their tasks while the local part
+// runs on this thread. Returns the local part, if any.
+MasterSession::Step::Part* MasterSession::Step::StartRemoteParts() {
+  Part* local_part = nullptr;
+  for (auto& part_ptr : parts) {
+    Part* part = part_ptr.get();
+    if (part->local) {
+      local_part = part;
+      continue;
+    }
+    WorkerStubs* stubs = session->cache_->Get(part->task).value();
+    part->keep = shared_from_this();
+    bool started =
+        session->cache_->loop()->Start([&](grpc::CompletionQueue* cq) {
+          part->reader = stubs->stub->PrepareAsyncRunGraph(&part->context,
+                                                           part->request, cq);
+          part->reader->StartCall();
+          part->reader->Finish(&part->response, &part->rpc, part);
+        });
+    if (!started) {
+      part->keep.reset();
+      PartDone(part, Cancelled("the server is shutting down"));
+    }
+  }
+  return local_part;
+}
+
+void MasterSession::Step::RunLocalPart(Part* part) {
+  session->local_->RunGraph(&part->request, &part->response,
+                            [step = shared_from_this(), part](const Status& s) {
+                              step->PartDone(part, s);
+                            });
+  // A stop or a remote failure that came before the local part started
+  // could not abort it.
+  Status failed;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    failed = first_error;
+  }
+  if (!failed.ok()) session->local_->AbortStep(step_id, failed);
+}
+
+// Makes the running step reachable by Close (StopSteps) and by the
+// caller's cancellation.
+void MasterSession::Step::Track(
+    const std::shared_ptr<StepCancellation>& cancel) {
+  bool closed = false;
+  {
+    std::lock_guard<std::mutex> lock(session->sig_mu_);
+    closed = session->closed_;
+    std::lock_guard<std::mutex> steps_lock(session->steps_mu_);
+    if (!closed && !finished) session->steps_.insert(this);
+  }
+  if (closed) Stop(Cancelled("Session {} was closed", session->handle_));
+  std::weak_ptr<Step> weak = weak_from_this();
+  cancel->OnCancel([weak] {
+    if (auto s = weak.lock()) s->Stop(Cancelled("Run call was cancelled"));
+  });
+}
 
 void MasterSession::Step::Finish() {
   {
@@ -319,111 +443,21 @@ void MasterSession::StartStep(
   }
   auto step = std::make_shared<Step>();
   step->session = this;
-  step->sig = sig;
+  step->sig = std::move(sig);
   step->fetches = fetches;
   step->options = options;
   step->outputs = outputs;
   step->done = std::move(done);
   step->step_id = NewStepId();
-  for (const Signature::Part& sig_part : sig->parts) {
-    auto part = std::make_unique<Step::Part>();
-    part->task = sig_part.task;
-    part->local = local_ != nullptr && sig_part.task == master_task_;
-    auto& req = part->request;
-    req.set_session_handle(handle_);
-    req.set_create_worker_session_called(true);
-    req.set_graph_handle(sig_part.graph_handle);
-    req.set_step_id(step->step_id);
-    req.set_store_errors_in_response_body(true);
-    if (options.stats != nullptr) {
-      req.mutable_exec_opts()->set_record_timeline(true);
-    }
-    if (sig_part.is_client) {
-      for (size_t i = 0; i < sig->feeds.size(); ++i) {
-        for (const auto& [name, value] : *feeds) {
-          if (name != sig->feeds[i]) continue;
-          auto* send = req.add_send();
-          send->set_name(sig->feed_keys[i]);
-          value.ToProto(send->mutable_tensor(), true);
-          break;
-        }
-      }
-      for (const std::string& key : sig->fetch_keys) req.add_recv_key(key);
-    }
-    if (options.timeout_ms > 0) {
-      part->context.set_deadline(std::chrono::system_clock::now() +
-                                 std::chrono::milliseconds(options.timeout_ms));
-    }
-    step->parts.push_back(std::move(part));
-  }
+  step->AddParts(*feeds);
   // One more than the parts: the step cannot finish (and its done drop the
   // last reference to this session) before this function is done with it.
   step->pending = static_cast<int>(step->parts.size()) + 1;
-  CompletionLoop* loop = cache_->loop();
-  // The deadline counts from here. A stop before a part started still
-  // reaches it: a remote call cancelled before it starts is cancelled when
-  // it does, and the local part is aborted after it starts (below).
-  if (options.timeout_ms > 0) {
-    auto* timeout = new Step::Timeout;
-    timeout->step = step;
-    std::lock_guard<std::mutex> lock(step->mu);
-    if (step->pending > 0) {
-      step->alarm_set = loop->Start([&](grpc::CompletionQueue* cq) {
-        step->alarm.Set(cq,
-                        std::chrono::system_clock::now() +
-                            std::chrono::milliseconds(options.timeout_ms),
-                        timeout);
-      });
-    }
-    if (!step->alarm_set) delete timeout;
+  step->ArmTimeout();
+  if (Step::Part* local_part = step->StartRemoteParts()) {
+    step->RunLocalPart(local_part);
   }
-  // The remote parts first: they start on their tasks while the local part
-  // runs here.
-  Step::Part* local_part = nullptr;
-  for (auto& part_ptr : step->parts) {
-    Step::Part* part = part_ptr.get();
-    if (part->local) {
-      local_part = part;
-      continue;
-    }
-    WorkerStubs* stubs = cache_->Get(part->task).value();
-    part->keep = step;
-    bool started = loop->Start([&](grpc::CompletionQueue* cq) {
-      part->reader =
-          stubs->stub->PrepareAsyncRunGraph(&part->context, part->request, cq);
-      part->reader->StartCall();
-      part->reader->Finish(&part->response, &part->rpc, part);
-    });
-    if (!started) {
-      part->keep.reset();
-      step->PartDone(part, Cancelled("the server is shutting down"));
-    }
-  }
-  if (local_part != nullptr) {
-    local_->RunGraph(
-        &local_part->request, &local_part->response,
-        [step, local_part](const Status& s) { step->PartDone(local_part, s); });
-    // A stop or a remote failure that came before the local part started
-    // could not abort it.
-    Status failed;
-    {
-      std::lock_guard<std::mutex> lock(step->mu);
-      failed = step->first_error;
-    }
-    if (!failed.ok()) local_->AbortStep(step->step_id, failed);
-  }
-  bool closed = false;
-  {
-    std::lock_guard<std::mutex> lock(sig_mu_);
-    closed = closed_;
-    std::lock_guard<std::mutex> steps_lock(steps_mu_);
-    if (!closed && !step->finished) steps_.insert(step.get());
-  }
-  if (closed) step->Stop(Cancelled("Session {} was closed", handle_));
-  std::weak_ptr<Step> weak = step;
-  cancel->OnCancel([weak] {
-    if (auto s = weak.lock()) s->Stop(Cancelled("Run call was cancelled"));
-  });
+  step->Track(cancel);
   step->Started();
 }
 

@@ -5,22 +5,16 @@
 
 #include "lib/distributed/cluster_spec.h"
 #include "lib/distributed/step_stats_proto.h"
-#include "lib/exec/executor.h"
+#include "lib/exec/partition_runner.h"
 #include "lib/exec/step_stats.h"
 #include "lib/graph/device_name.h"
 #include "lib/graph/graph_import.h"
-#include "lib/kernels/resource_mgr.h"
 #include "lib/partition/partition.h"
 
 namespace dfg {
 
 struct Worker::GraphItem {
-  struct Unit {
-    std::string device;
-    std::unique_ptr<Executor> executor;
-    ResourceMgr* resources = nullptr;  // Not owned.
-  };
-  std::vector<Unit> units;
+  std::vector<PartitionExecutor> executors;  // one per local device
   // Every node runs at most once per step (no loops, no function calls):
   // the step may start, and go on after a RecvTensor answer, on the
   // calling thread (the completion loop's) without holding it for long.
@@ -190,19 +184,11 @@ StatusOr<std::shared_ptr<Worker::GraphItem>> Worker::BuildGraphItem(
   }
   DFG_ASSIGN_OR_RETURN(auto partitions, Partition(g.get(), popts));
   for (auto& [device, def] : partitions) {
-    ImportOptions import_options;
-    import_options.allow_internal_ops = true;
-    DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> pg,
-                         ImportGraphDef(def, import_options));
-    for (Node* n : pg->op_nodes())
-      n->set_assigned_device_name(n->requested_device());
-    ExecutorOptions eopts;
-    eopts.device = device;
-    eopts.device_type = "CPU";
-    DFG_ASSIGN_OR_RETURN(std::unique_ptr<Executor> exec,
-                         Executor::Create(std::move(pg), eopts));
-    item->units.push_back(GraphItem::Unit{device, std::move(exec),
-                                          session->resources[device].get()});
+    DFG_ASSIGN_OR_RETURN(
+        PartitionExecutor executor,
+        CreatePartitionExecutor(def, device, "CPU",
+                                session->resources[device].get()));
+    item->executors.push_back(std::move(executor));
   }
   return item;
 }
@@ -282,6 +268,15 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     done(s);
     return;
   }
+  StartExecutors(request, response, std::move(item), std::move(rendezvous),
+                 std::move(done));
+}
+
+void Worker::StartExecutors(const tensorflow::RunGraphRequest* request,
+                            tensorflow::RunGraphResponse* response,
+                            std::shared_ptr<GraphItem> item,
+                            std::shared_ptr<RemoteRendezvous> rendezvous,
+                            std::function<void(const Status&)> done) {
   auto step = std::make_shared<StepState>();
   step->rendezvous = rendezvous;
   std::multimap<int64_t, std::shared_ptr<StepState>>::iterator step_it;
@@ -289,67 +284,41 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     std::lock_guard<std::mutex> lock(mu_);
     step_it = steps_.emplace(request->step_id(), step);
   }
-  struct Barrier {
-    std::mutex mu;
-    int pending = 0;
-    Status status;
-  };
   std::shared_ptr<StepStatsCollector> collector;
   if (request->exec_opts().record_timeline() ||
       request->exec_opts().record_costs()) {
     collector = std::make_shared<StepStatsCollector>();
   }
-  auto barrier = std::make_shared<Barrier>();
-  barrier->pending = static_cast<int>(item->units.size());
-  auto unit_done = [this, request, response, rendezvous, barrier, item, step,
-                    step_it, collector, done](const Status& s) {
-    {
-      std::lock_guard<std::mutex> lock(barrier->mu);
-      if (!s.ok() && barrier->status.ok()) barrier->status = s;
-      if (--barrier->pending > 0) return;
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      steps_.erase(step_it);
-    }
-    if (collector != nullptr) {
-      AppendStepStats(collector->Take(), response->mutable_step_stats());
-    }
-    FinishStep(request, response, rendezvous, barrier->status, done);
-  };
-  if (item->units.empty()) {
-    barrier->pending = 1;
-    unit_done(Status::Ok());
-    return;
-  }
-  ThreadPool* pool = inter_op_pool_.get();
-  const GraphItem::Unit* last = &item->units.back();
-  for (const GraphItem::Unit& unit : item->units) {
-    Executor::Args args;
-    args.step_id = request->step_id();
-    args.rendezvous = rendezvous.get();
-    args.resource_mgr = unit.resources;
-    args.cancelled = &step->cancelled;
-    args.intra_op_pool = intra_op_pool_.get();
-    args.observer = collector.get();
-    args.runner = [pool](std::function<void()> fn) {
-      pool->Schedule(std::move(fn));
-    };
-    // A RecvTensor answer arrives on the completion loop's thread: the
-    // nodes it makes ready go on there (no pool thread woken per step).
-    args.continue_on_done_thread = item->bounded;
-    Executor* exec = unit.executor.get();
-    if (&unit == last && item->bounded) {
-      // The last unit starts on this thread (its root nodes run here; the
-      // executor hands expensive successors to the pool): one thread
-      // hand-off less per step. Only a bounded graph: the caller may be the
-      // completion loop, which a loop running here would hold for good.
-      exec->RunAsync(args, unit_done);
-    } else {
-      pool->Schedule(
-          [exec, args, unit_done] { exec->RunAsync(args, unit_done); });
-    }
-  }
+  PartitionStepArgs args;
+  args.step_id = request->step_id();
+  args.rendezvous = rendezvous.get();
+  args.cancelled = &step->cancelled;
+  args.inter_op_pool = inter_op_pool_.get();
+  args.intra_op_pool = intra_op_pool_.get();
+  args.observer = collector.get();
+  // A RecvTensor answer arrives on the completion loop's thread: the nodes
+  // it makes ready go on there (no pool thread woken per step).
+  args.continue_on_done_thread = item->bounded;
+  // The last executor starts on this thread (its root nodes run here; the
+  // executor hands expensive successors to the pool): one thread hand-off
+  // less per step. Only a bounded graph: the caller may be the completion
+  // loop, which a loop running here would hold for good.
+  args.start = item->bounded ? StartOn::kPoolButLast : StartOn::kPool;
+  // The step holds `item` (its executors) until it ends, even if the graph
+  // is deregistered meanwhile, and `step` (the cancellation flag).
+  const std::vector<PartitionExecutor>& executors = item->executors;
+  PartitionStep(executors, args)
+      .Start([this, request, response, rendezvous, item, step, step_it,
+              collector, done](const Status& s) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          steps_.erase(step_it);
+        }
+        if (collector != nullptr) {
+          AppendStepStats(collector->Take(), response->mutable_step_stats());
+        }
+        FinishStep(request, response, rendezvous, s, done);
+      });
 }
 
 void Worker::FinishStep(const tensorflow::RunGraphRequest* request,
@@ -357,8 +326,8 @@ void Worker::FinishStep(const tensorflow::RunGraphRequest* request,
                         std::shared_ptr<RemoteRendezvous> rendezvous,
                         Status status,
                         std::function<void(const Status&)> done) {
+  // On an error the step's rendezvous is aborted already.
   if (!status.ok()) {
-    rendezvous->StartAbort(status);
     done(status);
     return;
   }

@@ -100,6 +100,12 @@ class Worker {
                    RemoteRendezvous* rendezvous);
   StatusOr<std::shared_ptr<GraphItem>> BuildGraphItem(
       const tensorflow::GraphDef& graph, WorkerSession* session);
+  // Runs the graph's executors for the request's step, then FinishStep.
+  void StartExecutors(const tensorflow::RunGraphRequest* request,
+                      tensorflow::RunGraphResponse* response,
+                      std::shared_ptr<GraphItem> item,
+                      std::shared_ptr<RemoteRendezvous> rendezvous,
+                      std::function<void(const Status&)> done);
   void FinishStep(const tensorflow::RunGraphRequest* request,
                   tensorflow::RunGraphResponse* response,
                   std::shared_ptr<RemoteRendezvous> rendezvous, Status status,

@@ -8,10 +8,10 @@
 #include <thread>
 #include <unordered_map>
 
-#include "lib/base/poll.h"
 #include "lib/base/strings.h"
 #include "lib/exec/call_frame.h"
 #include "lib/exec/feed_check.h"
+#include "lib/exec/partition_runner.h"
 #include "lib/exec/rendezvous.h"
 #include "lib/exec/thread_pool.h"
 #include "lib/graph/device_name.h"
@@ -19,19 +19,12 @@
 #include "lib/graph/op_registry.h"
 #include "lib/graph/tensor_id.h"
 #include "lib/graph/unknown_op.h"
-#include "lib/kernels/step_container.h"
 #include "lib/partition/partition.h"
 #include "lib/pipeline/execution_state.h"
 #include "lib/place/device_set.h"
 
 namespace dfg {
 namespace {
-
-struct PartitionExecutor {
-  std::string device;
-  std::unique_ptr<Executor> executor;
-  ResourceMgr* resources = nullptr;  // Not owned.
-};
 
 // Everything built for one (feeds, fetches, targets) signature.
 struct Signature {
@@ -221,19 +214,10 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
           "{}; run with soft placement (the default) or list CPU devices",
           node, dev.name);
     }
-    ImportOptions import_options;
-    import_options.allow_internal_ops = true;
-    DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> pg,
-                         ImportGraphDef(def, import_options));
-    for (Node* n : pg->op_nodes())
-      n->set_assigned_device_name(n->requested_device());
-    ExecutorOptions eopts;
-    eopts.device = dev.name;
-    eopts.device_type = dev.type();
-    DFG_ASSIGN_OR_RETURN(std::unique_ptr<Executor> exec,
-                         Executor::Create(std::move(pg), eopts));
-    sig->executors.push_back(PartitionExecutor{dev.name, std::move(exec),
-                                               resources[dev.name].get()});
+    DFG_ASSIGN_OR_RETURN(PartitionExecutor executor,
+                         CreatePartitionExecutor(def, dev.name, dev.type(),
+                                                 resources[dev.name].get()));
+    sig->executors.push_back(std::move(executor));
   }
   return sig;
 }
@@ -300,19 +284,14 @@ Status Session::Impl::RunSignature(const Signature& sig,
   CallFrame frame(sig.arg_types, sig.ret_types);
   DFG_RETURN_IF_ERROR(frame.SetFeeds(std::move(args)));
   LocalRendezvous rendezvous;
-  std::atomic<bool> cancelled{false};
-
-  std::mutex mu;
-  std::condition_variable cv;
-  // Written under mu; read without it while this thread polls.
-  std::atomic<int> pending{static_cast<int>(sig.executors.size())};
-  Status first_error;
-  // Each executor aborts the rendezvous itself on its first error.
-  auto done = [&](const Status& s) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (!s.ok() && first_error.ok()) first_error = s;
-    if (pending.fetch_sub(1) == 1) cv.notify_all();
-  };
+  PartitionStepArgs step_args;
+  step_args.step_id = next_step_id++;
+  step_args.rendezvous = &rendezvous;
+  step_args.call_frame = &frame;
+  step_args.inter_op_pool = inter_op_pool.get();
+  step_args.intra_op_pool = intra_op_pool.get();
+  step_args.observer = options.observer;
+  PartitionStep step(sig.executors, step_args);
   Watch watch;
   const bool watched = options.timeout_ms > 0 || options.cancelled != nullptr;
   if (watched) {
@@ -320,49 +299,12 @@ Status Session::Impl::RunSignature(const Signature& sig,
     watch.deadline = std::chrono::steady_clock::now() +
                      std::chrono::milliseconds(options.timeout_ms);
     watch.external = options.cancelled;
-    watch.stop = [&](const Status& stop) {
-      cancelled.store(true);
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (first_error.ok()) first_error = stop;
-      }
-      rendezvous.StartAbort(stop);
-    };
+    watch.stop = [&step](const Status& stop) { step.Stop(stop); };
     StartWatch(&watch);
   }
-  const int64_t step_id = next_step_id++;
-  for (const PartitionExecutor& pe : sig.executors) {
-    Executor::Args a;
-    a.step_id = step_id;
-    a.rendezvous = &rendezvous;
-    a.call_frame = &frame;
-    a.resource_mgr = pe.resources;
-    a.cancelled = &cancelled;
-    a.intra_op_pool = intra_op_pool.get();
-    a.observer = options.observer;
-    if (inter_op_pool != nullptr) {
-      ThreadPool* pool = inter_op_pool.get();
-      a.runner = [pool](std::function<void()> fn) {
-        pool->Schedule(std::move(fn));
-      };
-    }
-    pe.executor->RunAsync(a, done);
-  }
-  // A step that ends on another thread within microseconds is polled for
-  // (lib/base/poll.h). Either way the wait ends under mu, so the last `done`
-  // has let go of mu and cv before they go.
-  PollFor(kHandoffPoll, [&] { return pending.load() == 0; });
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return pending.load() == 0; });
-  }
-  // The step's own resources (TensorArrays) end with it.
-  for (const PartitionExecutor& pe : sig.executors) {
-    pe.resources->Cleanup(StepContainer(step_id));
-  }
+  Status status = step.Run();
   if (watched) EndWatch();
-  std::lock_guard<std::mutex> lock(mu);
-  if (!first_error.ok()) return first_error;
+  if (!status.ok()) return status;
   Status s = frame.ConsumeRetvals(rets);
   if (!s.ok()) return InvalidArgument("{}", s.message());
   return Status::Ok();

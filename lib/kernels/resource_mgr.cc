@@ -34,20 +34,17 @@ StatusOr<std::shared_ptr<Var>> ResourceMgr::Lookup(
 }
 
 void ResourceMgr::Cleanup(const std::string& container) {
+  // Both maps sort by container first: its entries are one range, found
+  // without a walk over every variable (steps call this for their own
+  // container every time).
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = vars_.begin(); it != vars_.end();) {
-    if (it->first.first == container) {
-      it = vars_.erase(it);
-    } else {
-      ++it;
-    }
+  auto var = vars_.lower_bound({container, std::string()});
+  while (var != vars_.end() && var->first.first == container) {
+    var = vars_.erase(var);
   }
-  for (auto it = resources_.begin(); it != resources_.end();) {
-    if (std::get<0>(it->first) == container) {
-      it = resources_.erase(it);
-    } else {
-      ++it;
-    }
+  auto res = resources_.lower_bound(Key(container, "", ""));
+  while (res != resources_.end() && std::get<0>(res->first) == container) {
+    res = resources_.erase(res);
   }
 }
 

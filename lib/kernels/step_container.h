@@ -1,7 +1,8 @@
 // Internal: the ResourceMgr container of resources that live for one step
 // (TensorFlow's per-step container, ScopedStepContainer): the TensorArrays
 // and stacks, each held as a DT_VARIANT scalar whose value (V) owns a
-// shared state. The session removes the container when the step ends.
+// shared state. The step's partition runner (lib/exec/partition_runner.h)
+// removes the container when the step ends.
 #ifndef DFG_LIB_KERNELS_STEP_CONTAINER_H_
 #define DFG_LIB_KERNELS_STEP_CONTAINER_H_
 
