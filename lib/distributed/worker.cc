@@ -9,7 +9,7 @@
 #include "lib/exec/step_stats.h"
 #include "lib/graph/device_name.h"
 #include "lib/graph/graph_import.h"
-#include "lib/partition/partition.h"
+#include "lib/pipeline/registered_graph.h"
 
 namespace dfg {
 
@@ -153,36 +153,23 @@ StatusOr<std::shared_ptr<Worker::WorkerSession>> Worker::FindSession(
 StatusOr<std::shared_ptr<Worker::GraphItem>> Worker::BuildGraphItem(
     const tensorflow::GraphDef& graph, WorkerSession* session) {
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, ImportGraphDef(graph));
-  std::vector<std::string> names;
-  for (const auto& d : devices_) names.push_back(d.name());
-  for (Node* n : g->op_nodes()) {
-    std::string device = n->requested_device();
-    if (device.empty()) device = devices_[0].name();
-    auto canonical = CanonicalizeDeviceName(device, devices_[0].name());
-    if (!canonical.ok() || !incarnations_.count(*canonical)) {
-      return InvalidArgument(
-          "Creating a partition for {} which doesn't exist in the list of "
-          "available devices. Available devices: {}",
-          device, fmt::join(names, ","));
-    }
-    n->set_assigned_device_name(*canonical);
-  }
-  PartitionOptions popts;
-  popts.by = PartitionBy::kDevice;
-  // TensorFlow's GraphMgr names the nodes it adds "<prefix>_G<k>".
-  popts.new_name = [this](std::string_view prefix) {
-    return fmt::format("{}_G{}", prefix, name_counter_.fetch_add(1));
-  };
-  popts.get_incarnation = [this](std::string_view device) {
-    auto it = incarnations_.find(std::string(device));
-    return it == incarnations_.end() ? uint64_t{0} : it->second;
-  };
   auto item = std::make_shared<GraphItem>();
   item->bounded = true;
   for (Node* n : g->op_nodes()) {
     if (Unbounded(*n, graph)) item->bounded = false;
   }
-  DFG_ASSIGN_OR_RETURN(auto partitions, Partition(g.get(), popts));
+  RegisteredGraphOptions options;
+  for (const auto& d : devices_) options.devices.push_back(d.name());
+  // TensorFlow's GraphMgr names the nodes it adds "<prefix>_G<k>".
+  options.new_name = [this](std::string_view prefix) {
+    return fmt::format("{}_G{}", prefix, name_counter_.fetch_add(1));
+  };
+  options.get_incarnation = [this](std::string_view device) {
+    auto it = incarnations_.find(std::string(device));
+    return it == incarnations_.end() ? uint64_t{0} : it->second;
+  };
+  DFG_ASSIGN_OR_RETURN(auto partitions,
+                       PartitionRegisteredGraph(g.get(), options));
   for (auto& [device, def] : partitions) {
     DFG_ASSIGN_OR_RETURN(
         PartitionExecutor executor,
