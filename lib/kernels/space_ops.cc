@@ -164,8 +164,8 @@ Status PlanBlockDim(bool to_batch, int d, int64_t size, int64_t b,
                     int64_t start, int64_t end, int64_t* space,
                     int64_t* batch_space) {
   if (start < 0 || end < 0) {
-    return InvalidArgument(to_batch ? "Paddings must be non-negative"
-                                    : "Crops must be non-negative");
+    if (to_batch) return InvalidArgument("Paddings must be non-negative");
+    return InvalidArgument("Crops must be non-negative");
   }
   if (to_batch) {
     const int64_t padded = size + start + end;
