@@ -70,11 +70,6 @@ class [[nodiscard]] Status {
   std::shared_ptr<const Rep> rep_;  // null when OK; cheap to copy
 };
 
-template <typename... Args>
-Status MakeStatus(Code code, fmt::format_string<Args...> f, Args&&... args) {
-  return Status(code, fmt::format(f, std::forward<Args>(args)...));
-}
-
 #define DFG_DEFINE_STATUS_FACTORY(Name)                                        \
   template <typename... Args>                                                  \
   Status Name(fmt::format_string<Args...> f, Args&&... args) {                 \

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/base/file.h"
 #include "lib/base/status.h"
 #include "lib/io/graph_text.h"
 #include "lib/proto/graph.pb.h"
@@ -114,7 +115,8 @@ StatusOr<std::string> SerializeGraph(const tensorflow::GraphDef& graph,
 // binary output keeps them; text and JSON output cannot and drop them.
 bool HasUnknownFields(const google::protobuf::Message& message);
 
-// Reads a whole file (or `in` for "-").
+// Reads `in` for "-", else the file (lib/base/file.h's ReadFileToString, whose
+// errors these are).
 StatusOr<std::string> ReadFileToString(const std::string& path,
                                        std::istream& in);
 

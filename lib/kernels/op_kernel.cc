@@ -313,15 +313,4 @@ Status DerefRefInput(const OpKernel& kernel, int i, const TensorValue& in,
   return Status::Ok();
 }
 
-Status CheckRefInputInitialized(const OpKernel& kernel, int i,
-                                const TensorValue& in) {
-  if (!in.is_ref() || kernel.allows_uninitialized_input()) return Status::Ok();
-  std::lock_guard<std::mutex> lock(*in.mutex_if_ref);
-  if (!in.tensor->IsInitialized()) {
-    return FailedPrecondition("Attempting to use uninitialized value {}",
-                              kernel.requested_input(i));
-  }
-  return Status::Ok();
-}
-
 }  // namespace dfg

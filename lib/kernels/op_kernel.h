@@ -247,7 +247,6 @@ class OpKernelContext {
   Status forward_input_or_allocate_output(std::initializer_list<int> inputs,
                                           int i, const TensorShape& shape,
                                           Tensor** out);
-  bool has_output(int i) const { return params_->outputs[i].has_value; }
 
   // Keeps the first error.
   void SetStatus(const Status& s) {
@@ -285,10 +284,6 @@ Status AttachNodeDef(const Status& s, const NodeDef& def);
 // <kernel.requested_input(i)>" (unless kernel.allows_uninitialized_input()).
 Status DerefRefInput(const OpKernel& kernel, int i, const TensorValue& in,
                      Tensor* out);
-// Executor helper for a ref input passed on as a ref (Assign, RefSwitch...):
-// the same uninitialized check as DerefRefInput, without copying.
-Status CheckRefInputInitialized(const OpKernel& kernel, int i,
-                                const TensorValue& in);
 
 // Kernel-side error macros, as TensorFlow's OP_REQUIRES*.
 #define DFG_OP_REQUIRES(ctx, cond, status) \
