@@ -13,7 +13,7 @@ namespace dfg {
 namespace {
 
 Status ReadFd(int fd, const std::string& path, size_t size_hint,
-              std::string* out) {
+              std::string* out, int* error_number) {
   out->clear();
   out->resize(size_hint > 0 ? size_hint : 1 << 16);
   size_t filled = 0;
@@ -23,6 +23,7 @@ Status ReadFd(int fd, const std::string& path, size_t size_hint,
     if (n < 0) {
       if (errno == EINTR) continue;
       int error = errno;
+      if (error_number != nullptr) *error_number = error;
       return Unavailable("{}: read failed: {}", path, std::strerror(error));
     }
     if (n == 0) break;
@@ -34,22 +35,26 @@ Status ReadFd(int fd, const std::string& path, size_t size_hint,
 
 }  // namespace
 
-StatusOr<std::string> ReadFileToString(const std::string& path) {
+StatusOr<std::string> ReadFileToString(const std::string& path,
+                                       int* error_number) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int error = errno;
+    if (error_number != nullptr) *error_number = error;
     return NotFound("{}: {}", path, std::strerror(error));
   }
   struct stat st;
   if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    int error = S_ISDIR(st.st_mode) ? EISDIR : errno;
     ::close(fd);
+    if (error_number != nullptr) *error_number = error;
     return InvalidArgument("{}: is a directory, not a file", path);
   }
   // One byte more than the size, so that the read that sees end of file
   // does not have to grow the string.
   size_t hint = S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) + 1 : 0;
   std::string out;
-  Status status = ReadFd(fd, path, hint, &out);
+  Status status = ReadFd(fd, path, hint, &out, error_number);
   ::close(fd);
   if (!status.ok()) return status;
   return out;

@@ -16,7 +16,11 @@ namespace dfg {
 //     not permitted, ...);
 //   kInvalidArgument "<path>: is a directory, not a file";
 //   kUnavailable "<path>: read failed: <strerror>".
-StatusOr<std::string> ReadFileToString(const std::string& path);
+// On failure, *error_number (when given) is the errno of the failed call
+// (EISDIR for a directory), for callers that report I/O errors in another
+// wording (the checkpoint reader speaks TensorFlow's "<path>; <strerror>").
+StatusOr<std::string> ReadFileToString(const std::string& path,
+                                       int* error_number = nullptr);
 
 }  // namespace dfg
 

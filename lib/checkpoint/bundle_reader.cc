@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <limits>
 
-#include "lib/base/file.h"
 #include "lib/checkpoint/crc32c.h"
 #include "lib/checkpoint/table_file.h"
 #include "lib/checkpoint/tensor_bundle.h"
@@ -110,7 +109,7 @@ StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(
   reader->prefix_ = prefix;
   reader->index_name_ = MetaFilename(prefix);
   DFG_ASSIGN_OR_RETURN(std::string index,
-                       ReadFileToString(reader->index_name_));
+                       ReadCheckpointFile(reader->index_name_));
   return Parse(std::move(reader), index);
 }
 

@@ -13,7 +13,6 @@
 #include <random>
 #include <unordered_map>
 
-#include "lib/base/file.h"
 #include "lib/checkpoint/crc32c.h"
 #include "lib/checkpoint/table_file.h"
 #include "lib/checkpoint/tensor_bundle.h"
@@ -254,7 +253,7 @@ struct MergeState {
 
 Status MergeOne(const std::string& prefix, MergeState* m) {
   const std::string file = MetaFilename(prefix);
-  DFG_ASSIGN_OR_RETURN(std::string index, ReadFileToString(file));
+  DFG_ASSIGN_OR_RETURN(std::string index, ReadCheckpointFile(file));
   bool seen_header = false;
   int num_shards = 0;
   return ForEachTableEntry(

@@ -32,7 +32,7 @@ TEST_CASE("a missing index or shard is kNotFound naming the file",
   auto none = BundleReader::Open(tmp.path() + "/nothing");
   CHECK(none.status().code() == Code::kNotFound);
   CHECK_THAT(none.status().message(),
-             Contains(tmp.path() + "/nothing.index: No such file"));
+             Contains(tmp.path() + "/nothing.index; No such file"));
 
   std::string prefix = MakeBundle(tmp);
   fs::remove(prefix + ".data-00000-of-00001");

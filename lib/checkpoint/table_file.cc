@@ -16,6 +16,8 @@
 #include <cstring>
 #include <memory>
 
+#include "lib/base/file.h"
+
 namespace dfg::checkpoint_internal {
 namespace {
 
@@ -122,6 +124,13 @@ Status IoError(const std::string& path, int err) {
     return Status(Code::kPermissionDenied, text);
   }
   return Status(Code::kUnknown, text);
+}
+
+StatusOr<std::string> ReadCheckpointFile(const std::string& path) {
+  int error = 0;
+  StatusOr<std::string> bytes = ReadFileToString(path, &error);
+  if (!bytes.ok() && error != 0) return IoError(path, error);
+  return bytes;
 }
 
 namespace {

@@ -36,6 +36,10 @@ Status CorruptFileError(const std::string& name, std::string_view detail);
 // An errno as a Status naming `path`: "<path>; <strerror>".
 Status IoError(const std::string& path, int err);
 
+// The whole file at `path` (lib/base's reader), its errors in TensorFlow's
+// wording and codes (IoError), as TensorFlow's BundleReader reports them.
+StatusOr<std::string> ReadCheckpointFile(const std::string& path);
+
 }  // namespace dfg::checkpoint_internal
 
 #endif  // DFG_LIB_CHECKPOINT_TABLE_FILE_H_
