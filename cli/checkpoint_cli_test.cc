@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/dfg_main.h"
+#include "cli/run_dfg_test_util.h"
 #include "lib/checkpoint/checkpoint_test_util.h"
 #include "lib/checkpoint/tensor_bundle.h"
 #include "lib/testing/catch.h"
@@ -23,25 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 
-struct Run {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
-
-Run RunDfg(std::vector<std::string> args) {
-  args.insert(args.begin(), "dfg");
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  std::istringstream in;
-  std::ostringstream out, err;
-  Io io{&in, &out, &err, false, false, false};
-  Run run;
-  run.code = DfgMain(static_cast<int>(argv.size()), argv.data(), io);
-  run.out = out.str();
-  run.err = err.str();
-  return run;
-}
+using Run = testing::DfgRun;
+using testing::RunDfg;
 
 std::string StringConst(const std::string& name,
                         const std::vector<std::string>& values, bool scalar) {

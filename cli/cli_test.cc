@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "cli/dfg_main.h"
+#include "cli/run_dfg_test_util.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
 
@@ -14,26 +14,8 @@ namespace {
 
 using Catch::Matchers::Contains;
 
-struct Run {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
-
-Run RunDfg(std::vector<std::string> args, const std::string& stdin_text = "",
-           bool stdin_is_terminal = false) {
-  args.insert(args.begin(), "dfg");
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  std::istringstream in(stdin_text);
-  std::ostringstream out, err;
-  Io io{&in, &out, &err, stdin_is_terminal, false, false};
-  Run run;
-  run.code = DfgMain(static_cast<int>(argv.size()), argv.data(), io);
-  run.out = out.str();
-  run.err = err.str();
-  return run;
-}
+using Run = testing::DfgRun;
+using testing::RunDfg;
 
 TEST_CASE("convert and info print usage when stdin is a terminal", "[cli]") {
   for (const char* sub : {"convert", "info"}) {

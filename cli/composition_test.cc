@@ -16,7 +16,7 @@
 #include <set>
 #include <sstream>
 
-#include "cli/dfg_main.h"
+#include "cli/run_dfg_test_util.h"
 #include "lib/distributed/master_session.h"
 #include "lib/exec/session.h"
 #include "lib/io/graph_io.h"
@@ -36,14 +36,9 @@ constexpr char kMasterTask[] = "/job:localhost/replica:0/task:0";
 
 // `dfg ARGS` in-process; the error output on failure.
 std::string Dfg(std::vector<std::string> args) {
-  args.insert(args.begin(), "dfg");
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  std::istringstream in;
-  std::ostringstream out, err;
-  Io io{&in, &out, &err, false, false, false};
-  int code = DfgMain(static_cast<int>(argv.size()), argv.data(), io);
-  return code == 0 ? "" : "exit " + std::to_string(code) + ": " + err.str();
+  testing::DfgRun run = testing::RunDfg(std::move(args));
+  return run.code == 0 ? ""
+                       : "exit " + std::to_string(run.code) + ": " + run.err;
 }
 
 class TempDir {

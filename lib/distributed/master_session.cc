@@ -170,7 +170,7 @@ StatusOr<std::map<std::string, tensorflow::GraphDef>> MasterPartitions(
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets,
     const MasterPartitionOptions& options) {
-  ClientGraphOptions client;
+  PruneOptions client;
   client.feeds = feeds;
   client.fetches = fetches;
   client.targets = targets;

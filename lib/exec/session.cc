@@ -73,7 +73,7 @@ StatusOr<SessionGraphs> BuildSessionGraphs(
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets,
     std::atomic<int64_t>* name_counter) {
-  ClientGraphOptions client;
+  PruneOptions client;
   client.feeds = feeds;
   client.fetches = fetches;
   client.targets = targets;

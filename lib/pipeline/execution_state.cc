@@ -110,23 +110,16 @@ Status ExecutionState::ValidateFeedsAndFetches(
 }
 
 StatusOr<ClientGraph> ExecutionState::BuildClientGraph(
-    const ClientGraphOptions& options) const {
+    const PruneOptions& options) const {
   // Imported anew from the placed GraphDef, so that the copy numbers nodes
   // and edges as TensorFlow's import of the whole graph does (G1).
   ClientGraph client;
   DFG_ASSIGN_OR_RETURN(client.graph, ImportGraphDef(placed_));
   for (Node* n : client.graph->op_nodes())
     n->set_assigned_device_name(n->requested_device());
-  PruneOptions prune;
-  prune.feeds = options.feeds;
-  prune.fetches = options.fetches;
-  prune.targets = options.targets;
-  prune.convention = options.convention;
-  prune.client_device = options.client_device;
-  prune.client_incarnation = options.client_incarnation;
   PruneReport report;
   DFG_RETURN_IF_ERROR(
-      RewriteGraphForExecution(client.graph.get(), prune, &report));
+      RewriteGraphForExecution(client.graph.get(), options, &report));
   client.feed_types = std::move(report.feed_types);
   client.fetch_types = std::move(report.fetch_types);
   return client;

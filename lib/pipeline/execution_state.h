@@ -52,16 +52,6 @@ struct ExecutionStateOptions {
   bool check_op_deprecations = false;
 };
 
-struct ClientGraphOptions {
-  // Tensor names and node names as Prune takes them (PruneOptions).
-  std::vector<std::string> feeds;
-  std::vector<std::string> fetches;
-  std::vector<std::string> targets;
-  Convention convention = Convention::kFunction;
-  std::string client_device = kDefaultClientDevice;
-  int64_t client_incarnation = 1;
-};
-
 // TensorFlow's ClientGraph: the placed, rewritten graph of one signature.
 struct ClientGraph {
   std::unique_ptr<Graph> graph;  // every op node has its assigned device
@@ -85,10 +75,10 @@ class ExecutionState {
   Status ValidateFeedsAndFetches(const std::vector<std::string>& feeds,
                                  const std::vector<std::string>& fetches) const;
 
-  // A copy of the placed graph rewritten for the signature (G1 of
-  // lib/partition/client_graph.h). Errors: RewriteGraphForExecution's.
-  StatusOr<ClientGraph> BuildClientGraph(
-      const ClientGraphOptions& options) const;
+  // A copy of the placed graph rewritten for the signature (feeds, fetches,
+  // targets, convention, client device; G1 of lib/partition/client_graph.h).
+  // Errors: RewriteGraphForExecution's.
+  StatusOr<ClientGraph> BuildClientGraph(const PruneOptions& options) const;
 
   // The node of the placed graph named `name`, or null.
   const Node* FindNode(std::string_view name) const;

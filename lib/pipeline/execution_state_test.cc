@@ -71,8 +71,8 @@ std::unique_ptr<ExecutionState> MakeState(const std::string& text,
   return std::move(state).value();
 }
 
-ClientGraphOptions Signature() {
-  ClientGraphOptions options;
+PruneOptions Signature() {
+  PruneOptions options;
   options.feeds = {"x:0"};
   options.fetches = {"n:0"};
   options.client_device = kCpu0;
@@ -181,7 +181,7 @@ TEST_CASE("client graph is a rewritten copy, the placed graph unchanged",
   CHECK(rets == 1);
   CHECK(state->placed_graph().DebugString() == before);
 
-  ClientGraphOptions bad = Signature();
+  PruneOptions bad = Signature();
   bad.fetches = {"q:0"};
   CHECK(!state->BuildClientGraph(bad).ok());
 }
