@@ -242,12 +242,7 @@ std::string MasterSession::SignatureKey(std::vector<std::string> feeds,
   std::sort(feeds.begin(), feeds.end());
   std::sort(fetches.begin(), fetches.end());
   std::sort(targets.begin(), targets.end());
-  std::string key;
-  for (const auto* list : {&feeds, &fetches, &targets}) {
-    for (const std::string& s : *list) key += s + ",";
-    key += "->";
-  }
-  return key;
+  return dfg::SignatureKey(feeds, fetches, targets);
 }
 
 StatusOr<std::shared_ptr<MasterSession::Signature>>
@@ -265,7 +260,7 @@ StatusOr<std::shared_ptr<MasterSession::Signature>> MasterSession::GetSignature(
   std::sort(feeds.begin(), feeds.end());
   std::sort(fetches.begin(), fetches.end());
   std::sort(targets.begin(), targets.end());
-  std::string key = SignatureKey(feeds, fetches, targets);
+  std::string key = dfg::SignatureKey(feeds, fetches, targets);
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return Aborted("Session {} is not found.", handle_);
   DFG_RETURN_IF_ERROR(EnsurePlaced());

@@ -126,6 +126,7 @@ class MasterSession {
 
  private:
   MasterSession() = default;
+  // lib/pipeline's SignatureKey of the lists, sorted here.
   static std::string SignatureKey(std::vector<std::string> feeds,
                                   std::vector<std::string> fetches,
                                   std::vector<std::string> targets);

@@ -44,17 +44,6 @@ std::vector<std::string> Sorted(std::vector<std::string> v) {
   return v;
 }
 
-std::string CacheKey(const std::vector<std::string>& feeds,
-                     const std::vector<std::string>& fetches,
-                     const std::vector<std::string>& targets) {
-  std::string key;
-  for (const auto* list : {&feeds, &fetches, &targets}) {
-    for (const std::string& s : *list) key += s + ",";
-    key += "->";
-  }
-  return key;
-}
-
 }  // namespace
 
 StatusOr<ExecutionStateOptions> SessionStateOptions(
@@ -327,7 +316,8 @@ Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
   const Signature* sig = nullptr;
   {
     std::lock_guard<std::mutex> lock(impl.mu);
-    std::string key = CacheKey(sorted_feeds, sorted_fetches, sorted_targets);
+    std::string key =
+        SignatureKey(sorted_feeds, sorted_fetches, sorted_targets);
     auto it = impl.cache.find(key);
     if (it == impl.cache.end()) {
       DFG_ASSIGN_OR_RETURN(

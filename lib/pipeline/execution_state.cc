@@ -125,6 +125,17 @@ StatusOr<ClientGraph> ExecutionState::BuildClientGraph(
   return client;
 }
 
+std::string SignatureKey(const std::vector<std::string>& sorted_feeds,
+                         const std::vector<std::string>& sorted_fetches,
+                         const std::vector<std::string>& sorted_targets) {
+  std::string key;
+  for (const auto* list : {&sorted_feeds, &sorted_fetches, &sorted_targets}) {
+    for (const std::string& s : *list) key += s + ",";
+    key += "->";
+  }
+  return key;
+}
+
 StatusOr<std::map<std::string, GraphDef>> PartitionClientGraph(
     Graph* graph, PartitionOptions options) {
   // TensorFlow runs the POST_REWRITE_FOR_EXEC passes on the client graph

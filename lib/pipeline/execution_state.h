@@ -95,6 +95,12 @@ class ExecutionState {
   GraphDef placed_;  // what each client graph is imported from
 };
 
+// The key under which DirectSession and MasterSession cache what they built
+// for a signature: its feeds, fetches and targets, each list sorted.
+std::string SignatureKey(const std::vector<std::string>& sorted_feeds,
+                         const std::vector<std::string>& sorted_fetches,
+                         const std::vector<std::string>& sorted_targets);
+
 // The POST_REWRITE_FOR_EXEC passes (ReplicateSmallConstants), then Partition
 // with the edge ids of TensorFlow's two copies of a client graph
 // (options.graph_copies is set to 2). Every op node must have an assigned

@@ -252,5 +252,15 @@ TEST_CASE("placed client graph needs devices or a placed input", "[pipeline]") {
   }
 }
 
+TEST_CASE("signature key tells feeds, fetches and targets apart",
+          "[pipeline]") {
+  CHECK(SignatureKey({"a:0"}, {}, {}) != SignatureKey({}, {"a:0"}, {}));
+  CHECK(SignatureKey({}, {"a:0"}, {}) != SignatureKey({}, {}, {"a:0"}));
+  CHECK(SignatureKey({"a:0", "b:0"}, {}, {}) !=
+        SignatureKey({"a:0"}, {"b:0"}, {}));
+  CHECK(SignatureKey({"a:0"}, {"b:0"}, {"c"}) ==
+        SignatureKey({"a:0"}, {"b:0"}, {"c"}));
+}
+
 }  // namespace
 }  // namespace dfg
