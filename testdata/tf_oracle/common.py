@@ -10,6 +10,10 @@ import numpy as np
 class Result:
     status: str          # pass, fail or skip
     message: str = ""
+    # For the op coverage (coverage.py): the op types of the graph the case
+    # ran, and the ops it tests (charged with its failure).
+    ops: frozenset = frozenset()
+    tested: frozenset = frozenset()
 
 
 def model_missing(path):

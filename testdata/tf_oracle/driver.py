@@ -17,6 +17,8 @@ import tempfile
 import time
 import traceback
 
+import coverage
+
 from common import Result
 
 
@@ -110,6 +112,8 @@ def report(args, ctx, names, results, seconds):
         print(f"SKIP {group[0]}{more}: {msg}")
     for note in ctx.notes:
         print(f"note: {note}")
+    if any(r.ops for r in results):
+        print("note: " + coverage.report(ctx.source_dir, results, args.coverage))
     print(f"note: {len(names)} cases in {seconds:.0f} s")
     print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
     return 1 if counts["fail"] else 0

@@ -239,9 +239,22 @@ def tasks(ctx):
 
         def fn(case=case, i=i):
             status, msg = check_case(ctx, case, os.path.join(ctx.work, "run", f"{i:04d}"))
-            return known.apply(name_of(case), Result(status, msg))
+            return known.apply(name_of(case), Result(status, msg, ops=graph_ops(case),
+                                                     tested=frozenset([case.op])))
         out.append((name, fn))
     return out
+
+
+def graph_ops(case):
+    """The op types of a case's graph and of its function library."""
+    if case.model and not os.path.exists(case.model):
+        return frozenset()
+    import tf_session  # pylint: disable=import-outside-toplevel
+    gd = tf_session.load_graph_def(path=case.model, text=case.graph)
+    ops = {n.op for n in gd.node}
+    for f in gd.library.function:
+        ops |= {n.op for n in f.node_def}
+    return frozenset(ops)
 
 
 def name_of(case):

@@ -4,6 +4,8 @@
 Sections (all by default; `--section S` picks some):
   run        every op case and corpus model of the tfjs oracle: `dfg run` vs
              a tf.compat.v1 Session on the same GraphDef and feeds
+  ops        TensorFlow's CPU ops one by one (op_cases/*.py), graphs built by
+             TensorFlow's Python API; prints the op coverage (coverage.py)
   partition  `dfg prune | dfg place | dfg partition` vs TensorFlow's
              RunMetadata.partition_graphs (2 CPU devices, soft placement;
              up to 3 for replicate_graphs.py's constants)
@@ -32,7 +34,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
-SECTIONS = ["run", "partition", "extract", "errors", "savedmodel", "cluster"]
+SECTIONS = ["run", "ops", "partition", "extract", "errors", "savedmodel", "cluster"]
 
 
 def tf_python():
@@ -93,6 +95,8 @@ def parse_args():
     p.add_argument("-v", "--verbose", action="store_true", help="list every case")
     p.add_argument("--keep", help="write case files to DIR and keep them")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
+    p.add_argument("--coverage", metavar="FILE",
+                   help="write every core op and its state (pass, fail, untested) to FILE")
     p.add_argument("--savedmodel-dir",
                    help="where make_savedmodels.py writes (and keeps) its SavedModels")
     p.add_argument("--skip-code", type=int, default=0,
