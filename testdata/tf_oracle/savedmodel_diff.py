@@ -139,7 +139,12 @@ def check_freeze(ctx, case, d):
         msg = compare_outputs(os.path.join(d, "dfg"), case)
         if msg:
             problems.append(f"dfg on frozen.pb: {msg}")
-    return Result("fail", "; ".join(problems)) if problems else Result("pass")
+    if problems:
+        return Result("fail", "; ".join(problems))
+    ops = {n.op for n in graph_def.node}  # the frozen graph's: what dfg ran
+    for f in graph_def.library.function:
+        ops |= {n.op for n in f.node_def}
+    return Result("pass", ops=frozenset(ops))
 
 
 def tasks(ctx):
