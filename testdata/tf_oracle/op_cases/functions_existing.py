@@ -81,6 +81,31 @@ def _text_table(tf):
         q: np.array([b"cherry", b"kiwi", b"apple"], object)}
 
 
+def _text_table_ref(tf):
+    vocab = os.path.join(TMP, "vocab_ref.txt")
+    with open(vocab, "w", encoding="utf-8") as f:
+        f.write("7\tseven\n3\tthree\n")
+    table = tf.raw_ops.HashTable(key_dtype=tf.int64, value_dtype=tf.string)
+    init = tf.raw_ops.InitializeTableFromTextFile(table_handle=table, filename=vocab,
+                                                  key_index=0, value_index=1)
+    q = tf.compat.v1.placeholder(tf.int64, [3], name="q")
+    with tf.control_dependencies([init]):
+        found = tf.raw_ops.LookupTableFind(table_handle=table, keys=q,
+                                           default_value=tf.constant("?"))
+    return [tf.identity(found, name="found")], {q: np.array([3, 4, 7], np.int64)}
+
+
+def _disable_copy_on_read(tf):
+    x = tf.compat.v1.placeholder(tf.float32, [2], name="x")
+    h = tf.raw_ops.VarHandleOp(dtype=tf.float32, shape=[2], shared_name="dcr")
+    init = tf.raw_ops.AssignVariableOp(resource=h, value=x)
+    with tf.control_dependencies([init]):
+        off = tf.raw_ops.DisableCopyOnRead(resource=h)
+    with tf.control_dependencies([off]):
+        y = tf.raw_ops.ReadVariableOp(resource=h, dtype=tf.float32)
+    return [tf.identity(y, name="y")], {x: np.array([1.5, -2.0], np.float32)}
+
+
 def cases():
     yield _case("PartitionedCall/float32", ["PartitionedCall", "StatefulPartitionedCall"],
                 _calls)
@@ -89,3 +114,6 @@ def cases():
                 _save_restore)
     yield _case("InitializeTableFromTextFileV2/string", ["InitializeTableFromTextFileV2"],
                 _text_table)
+    yield _case("InitializeTableFromTextFile/int64-string", ["InitializeTableFromTextFile"],
+                _text_table_ref)
+    yield _case("DisableCopyOnRead/float32", ["DisableCopyOnRead"], _disable_copy_on_read)
