@@ -222,6 +222,15 @@ std::vector<std::string> KernelRegistry::OpNames(
   return names;
 }
 
+std::vector<const KernelRegistration*> KernelRegistry::Registrations(
+    std::string_view op) const {
+  std::vector<const KernelRegistration*> out;
+  auto it = kernels_.find(std::string(op));
+  if (it == kernels_.end()) return out;
+  for (const auto& reg : it->second) out.push_back(&reg);
+  return out;
+}
+
 StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
     const NodeDef& node, std::string_view device_type,
     const std::vector<DataType>& input_types,
