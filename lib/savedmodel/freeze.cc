@@ -13,6 +13,7 @@
 
 #include "lib/graph/tensor_id.h"
 #include "lib/prune/prune_unused.h"
+#include "lib/savedmodel/freeze_resources.h"
 #include "lib/savedmodel/freeze_tables.h"
 #include "lib/savedmodel/inline_functions.h"
 
@@ -61,6 +62,8 @@ class Freezer {
     DFG_RETURN_IF_ERROR(FindTableInitializers(&inliner));
     DFG_RETURN_IF_ERROR(ReadValues());
     ReplaceReads();
+    DFG_RETURN_IF_ERROR(ConvertCapturedVariables(
+        &graph_, captured_values_, NeededNodes(graph_, roots_), Where()));
     if (!table_inits_.empty()) {
       roots_.push_back(
           "^" + AddTableInitializers(&graph_, table_inits_, table_values_));
@@ -223,6 +226,9 @@ class Freezer {
     Reindex();
     std::vector<std::string> needed = NeededNodes(graph_, roots_);
     std::sort(needed.begin(), needed.end());
+    // Handles passed to functions or gathers: convert_variables_to_constants_v2
+    // converts those uses too (freeze_resources.h).
+    captured_ = CapturedHandles(graph_, needed);
     for (const std::string& name : needed) {
       const NodeDef& n = *Find(name);
       if (n.op() == "VariableV2" || n.op() == "Variable") {
@@ -343,7 +349,8 @@ class Freezer {
   // Loads the model (restore, init op) with a read of every variable added,
   // and fetches them.
   Status ReadValues() {
-    if (variables_.empty() && handles_.empty() && table_fetches_.empty()) {
+    if (variables_.empty() && handles_.empty() && captured_.empty() &&
+        table_fetches_.empty()) {
       return Status::Ok();
     }
     GraphDef augmented = model_.graph;
@@ -369,7 +376,9 @@ class Freezer {
       targets.push_back(&values_[name]);
     }
     std::map<std::string, std::string> reads;  // VarHandleOp -> its read
-    for (const auto& [read, handle] : handles_) {
+    std::vector<std::string> read_handles = captured_;
+    for (const auto& [read, handle] : handles_) read_handles.push_back(handle);
+    for (const std::string& handle : read_handles) {
       DFG_RETURN_IF_ERROR(require(handle));
       if (reads.count(handle)) continue;
       std::string name = model_name(handle) + "/_dfg_freeze_read";
@@ -405,6 +414,9 @@ class Freezer {
     Status s = session->Run(feeds, fetches, {}, &values, load.run);
     if (!s.ok()) return s.WithPrefix("reading the variables: ");
     for (size_t i = 0; i < values.size(); ++i) *targets[i] = values[i];
+    for (const std::string& handle : captured_) {
+      captured_values_[handle] = values_.at(handle);
+    }
     return Status::Ok();
   }
 
@@ -480,6 +492,8 @@ class Freezer {
   std::set<std::string> variables_;             // VariableV2 nodes
   std::map<std::string, std::string> handles_;  // ReadVariableOp -> handle
   std::map<std::string, Tensor> values_;        // variable -> value
+  std::vector<std::string> captured_;  // VarHandleOps used beyond reads
+  std::map<std::string, Tensor> captured_values_;
   std::map<std::string, std::string> original_name_;  // renamed -> model's
   LoadOptions load_;                                  // PrepareLoad
   std::vector<std::pair<std::string, std::string>> assets_;  // tensor, path
