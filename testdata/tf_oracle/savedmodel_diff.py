@@ -13,8 +13,10 @@ or `dfg --help` no longer lists freeze, every case of that kind fails and
 says what changed in the help text (a renamed flag must not turn the section
 into skips).
 
-The models are written once into --savedmodel-dir (default: the work
-directory) and rewritten when make_savedmodels.py changes.
+The models (with the zoo of zoo_models.py) are written once into
+--savedmodel-dir (default: the work directory; ctest's is in the build
+directory) and rewritten only when make_savedmodels.py or zoo_models.py
+changes.
 """
 import hashlib
 import json
@@ -31,6 +33,8 @@ from run_diff import compare_values
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "make_savedmodels.py")
+# What the models are made from: a change to either rewrites them.
+SOURCES = [SCRIPT, os.path.join(HERE, "zoo_models.py")]
 TOL = {"float64": (1e-12, 1e-12)}
 
 
@@ -63,8 +67,11 @@ def missing_features(ctx):
 def ensure_models(ctx):
     """Writes the SavedModels unless an up-to-date set is there; the cases."""
     out = ctx.savedmodel_dir
-    with open(SCRIPT, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
+    sha = hashlib.sha256()
+    for source in SOURCES:
+        with open(source, "rb") as f:
+            sha.update(f.read())
+    digest = sha.hexdigest()
     stamp = os.path.join(out, "stamp")
     if not (os.path.exists(stamp) and open(stamp).read() == digest):
         r = subprocess.run([sys.executable, SCRIPT, out], capture_output=True, text=True,
