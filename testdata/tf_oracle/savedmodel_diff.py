@@ -36,6 +36,16 @@ SCRIPT = os.path.join(HERE, "make_savedmodels.py")
 # What the models are made from: a change to either rewrites them.
 SOURCES = [SCRIPT, os.path.join(HERE, "zoo_models.py")]
 TOL = {"float64": (1e-12, 1e-12)}
+# np.load parses a .npy header with ast.literal_eval, which the venv's
+# CPython 3.11.7 can break when two threads run it at once ("SystemError: AST
+# constructor recursion depth mismatch", seen here): the cases load one at a
+# time.
+_LOAD_LOCK = threading.Lock()
+
+
+def load_npy(path):
+    with _LOAD_LOCK:
+        return np.load(path)
 
 
 def missing_features(ctx):
@@ -91,8 +101,8 @@ def compare_outputs(got_dir, case, names=None):
         if not os.path.exists(path):
             problems.append(f"{key}: no {os.path.basename(path)} written")
             continue
-        want = np.load(ref_path)
-        got = np.load(path)
+        want = load_npy(ref_path)
+        got = load_npy(path)
         rtol, atol = TOL.get(want.dtype.name, (1e-5, 1e-5))
         msg = compare_values(got, want, rtol, atol)
         if msg:
@@ -120,7 +130,7 @@ def check_freeze(ctx, case, d):
                         "-o", frozen], capture_output=True, text=True, timeout=300)
     if r.returncode != 0:
         return Result("fail", f"dfg freeze failed: {r.stderr.strip()[:400]}")
-    feeds = {k: np.load(p) for k, p in case["inputs"].items()}
+    feeds = {k: load_npy(p) for k, p in case["inputs"].items()}
     graph_def = tf_session.load_graph_def(path=frozen)
     # A frozen graph with lookup tables fills them in init_all_tables: a
     # TensorFlow user runs it once before the lookups (dfg run does by itself).
@@ -131,7 +141,7 @@ def check_freeze(ctx, case, d):
         return Result("fail", f"TensorFlow cannot run the frozen graph: {tf_run.message[:400]}")
     problems = []
     for key, ref_path in case["outputs"].items():
-        msg = compare_values(tf_run.values[key], np.load(ref_path), 1e-5, 1e-5)
+        msg = compare_values(tf_run.values[key], load_npy(ref_path), 1e-5, 1e-5)
         if msg:
             problems.append(f"TensorFlow on frozen.pb, {key}: {msg}")
     cmd = [ctx.dfg, "run", frozen, "--output-dir", os.path.join(d, "dfg")]
