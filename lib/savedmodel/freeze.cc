@@ -39,12 +39,6 @@ const std::set<std::string>& ForbiddenOps() {
   return *ops;
 }
 
-bool IsStateChanging(const std::string& op) {
-  return op.rfind("Assign", 0) == 0 || op.rfind("Scatter", 0) == 0 ||
-         op.rfind("ResourceScatter", 0) == 0 ||
-         op.rfind("ResourceApply", 0) == 0 || op.rfind("Apply", 0) == 0;
-}
-
 class Freezer {
  public:
   Freezer(const LoadedGraph& model, const FreezeOptions& options)
@@ -246,7 +240,7 @@ class Freezer {
               Where(), name);
         }
         handles_[name] = src->name();
-      } else if (IsStateChanging(n.op())) {
+      } else if (ChangesVariable(n.op())) {
         return InvalidArgument(
             "{}: node '{}' ({}) changes a variable; a frozen graph cannot",
             Where(), name, n.op());
@@ -420,23 +414,12 @@ class Freezer {
     return Status::Ok();
   }
 
-  void MakeConst(NodeDef* node, const Tensor& value) {
-    std::string device = node->device();
-    std::string name = node->name();
-    node->Clear();
-    node->set_name(name);
-    node->set_op("Const");
-    node->set_device(device);
-    (*node->mutable_attr())["dtype"].set_type(value.dtype());
-    value.ToProto((*node->mutable_attr())["value"].mutable_tensor());
-  }
-
   void ReplaceReads() {
     for (NodeDef& n : *graph_.mutable_node()) {
       if (variables_.count(n.name())) {
-        MakeConst(&n, values_.at(n.name()));
+        MakeConstNode(&n, values_.at(n.name()));
       } else if (auto it = handles_.find(n.name()); it != handles_.end()) {
-        MakeConst(&n, values_.at(it->second));
+        MakeConstNode(&n, values_.at(it->second));
       }
     }
   }
@@ -468,9 +451,8 @@ class Freezer {
         }
         return InvalidArgument(
             "{}: node '{}' ({}) is still needed{}{}; dfg freeze turns "
-            "variables "
-            "into constants only where ReadVariableOp or a reference reads "
-            "them",
+            "variables into constants only where ReadVariableOp, a reference, "
+            "a gather or a function they are passed to reads them",
             Where(), n.name(), n.op(), user.empty() ? "" : " by ", user);
       }
       if (!names.insert(n.name()).second) {

@@ -24,12 +24,27 @@ bool IsIdentityLike(const std::string& op) {
          op == "Exit" || op == "NextIteration";
 }
 
-bool IsStateChanging(const std::string& op) {
+}  // namespace
+
+bool ChangesVariable(const std::string& op) {
   return op.rfind("Assign", 0) == 0 || op.rfind("Scatter", 0) == 0 ||
          op.rfind("ResourceScatter", 0) == 0 ||
          op.rfind("ResourceApply", 0) == 0 ||
          op.rfind("ResourceSparseApply", 0) == 0 || op == "DestroyResourceOp";
 }
+
+void MakeConstNode(NodeDef* node, const Tensor& value) {
+  std::string device = node->device();
+  std::string name = node->name();
+  node->Clear();
+  node->set_name(name);
+  node->set_op("Const");
+  node->set_device(device);
+  (*node->mutable_attr())["dtype"].set_type(value.dtype());
+  value.ToProto((*node->mutable_attr())["value"].mutable_tensor());
+}
+
+namespace {
 
 // How a function caller passes its inputs on (convert_to_constants.py's
 // _FunctionCaller subclasses): inputs from `first` on are the functions'
@@ -59,17 +74,6 @@ void SetShape(tensorflow::TensorShapeProto* shape, const Tensor& value) {
   for (int64_t d : value.shape().dim_sizes()) shape->add_dim()->set_size(d);
 }
 
-void MakeConst(NodeDef* node, const Tensor& value) {
-  std::string device = node->device();
-  std::string name = node->name();
-  node->Clear();
-  node->set_name(name);
-  node->set_op("Const");
-  node->set_device(device);
-  (*node->mutable_attr())["dtype"].set_type(value.dtype());
-  value.ToProto((*node->mutable_attr())["value"].mutable_tensor());
-}
-
 // The graph itself (fn == nullptr) or one converted function copy; tensors
 // are named as that scope names them ("n:1" or "n:output:1", an argument by
 // its name).
@@ -97,7 +101,7 @@ class Converter {
 
   Status ConvertHandle(const std::string& handle, const Tensor& value) {
     for (NodeDef& n : *graph_->mutable_node()) {
-      if (n.name() == handle) MakeConst(&n, value);
+      if (n.name() == handle) MakeConstNode(&n, value);
     }
     return Propagate(Scope{}, InputString(handle, 0), value);
   }
@@ -172,7 +176,7 @@ class Converter {
     if (const CallerKind* kind = FindCallerKind(op)) {
       return ConvertCaller(scope, n, *kind, index, value);
     }
-    if (IsStateChanging(op)) {
+    if (ChangesVariable(op)) {
       return InvalidArgument("{}: {} changes a variable; a frozen graph cannot",
                              where_, scope.Where(*n));
     }

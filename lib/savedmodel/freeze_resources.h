@@ -27,6 +27,13 @@
 
 namespace dfg {
 
+// True for ops that change a variable (Assign*, Scatter*, ResourceApply*...):
+// a frozen graph cannot.
+bool ChangesVariable(const std::string& op);
+
+// Turns `node` into a Const holding `value`, keeping its name and device.
+void MakeConstNode(tensorflow::NodeDef* node, const Tensor& value);
+
 // The VarHandleOp nodes among `needed` (node names) that a needed node uses
 // other than by a ReadVariableOp, looking through Identity nodes. In name
 // order.
