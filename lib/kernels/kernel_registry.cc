@@ -63,6 +63,9 @@ void RegisterRegexKernels(KernelRegistry* r);
 void RegisterResourceKernels(KernelRegistry* r);
 void RegisterUniqueKernels(KernelRegistry* r);
 void RegisterLoggingKernels(KernelRegistry* r);
+void RegisterMathExtKernels(KernelRegistry* r);
+void RegisterSegmentReduceKernels(KernelRegistry* r);
+void RegisterLinalgKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -115,6 +118,9 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterResourceKernels(r);
   RegisterUniqueKernels(r);
   RegisterLoggingKernels(r);
+  RegisterMathExtKernels(r);
+  RegisterSegmentReduceKernels(r);
+  RegisterLinalgKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

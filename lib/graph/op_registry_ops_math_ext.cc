@@ -1,0 +1,109 @@
+// Op table: the rest of TensorFlow's element-wise math (TruncateMod, the
+// bitwise ops, Xlogy and friends), the segment reductions beyond SegmentSum,
+// CumulativeLogsumexp, and the small math ops tf.math emits (L2Loss,
+// EuclideanNorm, LinSpace, Cross, Bucketize, HistogramFixedWidth,
+// Lower/UpperBound, InTopK, TopK). TensorFlow's core/ops/math_ops.cc,
+// bitwise_ops.cc, nn_ops.cc, array_ops.cc.
+#include "lib/graph/op_registry_builder.h"
+
+namespace dfg {
+namespace {
+
+constexpr const char* kIntTypes =
+    "{int8, int16, int32, int64, uint8, uint16, uint32, uint64}";
+constexpr const char* kFloatComplex =
+    "{half, bfloat16, float, double, complex64, complex128}";
+
+OpBuilder Binary(const char* name, const char* types) {
+  OpBuilder op = Op(name);
+  op.Input("x: T").Input("y: T").Output("z: T").Attr(std::string("T: ") +
+                                                     types);
+  return op;
+}
+
+void RegisterCwise(OpTable& t) {
+  t.Add(Binary("TruncateMod", "{int32, int64, bfloat16, half, float, double}")
+            .Kernels("CPU", "GPU"));
+  for (const char* name : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"})
+    t.Add(Binary(name, kIntTypes).Commutative().Kernels("CPU", "GPU"));
+  for (const char* name : {"LeftShift", "RightShift"})
+    t.Add(Binary(name, kIntTypes).Kernels("CPU", "GPU"));
+  t.Add(Op("Invert")
+            .Input("x: T")
+            .Output("y: T")
+            .Attr(std::string("T: ") + kIntTypes)
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("PopulationCount")
+            .Input("x: T")
+            .Output("y: uint8")
+            .Attr(std::string("T: ") + kIntTypes)
+            .Kernels("CPU", "GPU"));
+  for (const char* name : {"Xdivy", "Xlogy", "Xlog1py"})
+    t.Add(Binary(name, kFloatComplex).Kernels("CPU", "GPU"));
+  t.Add(Binary("MulNoNan",
+               "{bfloat16, half, float, double, complex64, complex128}")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("ApproximateEqual")
+            .Input("x: T")
+            .Input("y: T")
+            .Output("z: bool")
+            .Attr("T: numbertype")
+            .Attr("tolerance: float = 1e-05")
+            .Commutative()
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("NextAfter")
+            .Input("x1: T")
+            .Input("x2: T")
+            .Output("output: T")
+            .Attr("T: {double, float} = DT_FLOAT")
+            .Kernels("CPU", "GPU"));
+}
+
+void RegisterSegments(OpTable& t) {
+  for (const char* name :
+       {"SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd"}) {
+    const bool real =
+        name == std::string("SegmentMax") || name == std::string("SegmentMin");
+    t.Add(Op(name)
+              .Input("data: T")
+              .Input("segment_ids: Tindices")
+              .Output("output: T")
+              .Attr(real ? "T: realnumbertype" : "T: numbertype")
+              .Attr("Tindices: {int32, int64}")
+              .Kernels("CPU", "GPU"));
+  }
+  for (const char* name :
+       {"UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"}) {
+    const bool real = name != std::string("UnsortedSegmentProd");
+    t.Add(Op(name)
+              .Input("data: T")
+              .Input("segment_ids: Tindices")
+              .Input("num_segments: Tnumsegments")
+              .Output("output: T")
+              .Attr(real ? "T: realnumbertype" : "T: numbertype")
+              .Attr("Tindices: {int32, int64}")
+              .Attr("Tnumsegments: {int32, int64} = DT_INT32")
+              .Kernels("CPU", "GPU")
+              .HostMemory("GPU", "num_segments"));
+  }
+  t.Add(Op("CumulativeLogsumexp")
+            .Input("x: T")
+            .Input("axis: Tidx")
+            .Output("out: T")
+            .Attr("exclusive: bool = false")
+            .Attr("reverse: bool = false")
+            .Attr("T: {bfloat16, half, float, double}")
+            .Attr("Tidx: {int32, int64} = DT_INT32")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "axis"));
+}
+
+}  // namespace
+
+void RegisterMathExtOps(OpRegistry* registry) {
+  OpTable t(registry);
+  RegisterCwise(t);
+  RegisterSegments(t);
+}
+
+}  // namespace dfg
