@@ -98,12 +98,84 @@ void RegisterSegments(OpTable& t) {
             .HostMemory("GPU", "axis"));
 }
 
+void RegisterMisc(OpTable& t) {
+  t.Add(Op("L2Loss")
+            .Input("t: T")
+            .Output("output: T")
+            .Attr("T: {half, bfloat16, float, double}")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("EuclideanNorm")
+            .Input("input: T")
+            .Input("reduction_indices: Tidx")
+            .Output("output: T")
+            .Attr("keep_dims: bool = false")
+            .Attr("T: numbertype")
+            .Attr("Tidx: {int32, int64} = DT_INT32")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "reduction_indices"));
+  t.Add(Op("LinSpace")
+            .Input("start: T")
+            .Input("stop: T")
+            .Input("num: Tidx")
+            .Output("output: T")
+            .Attr("T: {bfloat16, half, float, double}")
+            .Attr("Tidx: {int32, int64} = DT_INT32")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "start", "stop", "num"));
+  t.Add(Op("Cross")
+            .Input("a: T")
+            .Input("b: T")
+            .Output("product: T")
+            .Attr("T: realnumbertype")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("Bucketize")
+            .Input("input: T")
+            .Output("output: int32")
+            .Attr("T: {int32, int64, float, double}")
+            .Attr("boundaries: list(float)")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("HistogramFixedWidth")
+            .Input("values: T")
+            .Input("value_range: T")
+            .Input("nbins: int32")
+            .Output("out: dtype")
+            .Attr("T: {int32, int64, float, double}")
+            .Attr("dtype: {int32, int64} = DT_INT32")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "nbins"));
+  for (const char* name : {"LowerBound", "UpperBound"}) {
+    t.Add(Op(name)
+              .Input("sorted_inputs: T")
+              .Input("values: T")
+              .Output("output: out_type")
+              .Attr("T: type")
+              .Attr("out_type: {int32, int64} = DT_INT32")
+              .Kernels("CPU", "GPU"));
+  }
+  t.Add(Op("InTopK")
+            .Input("predictions: float")
+            .Input("targets: T")
+            .Output("precision: bool")
+            .Attr("k: int")
+            .Attr("T: {int32, int64} = DT_INT32")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("InTopKV2")
+            .Input("predictions: float")
+            .Input("targets: T")
+            .Input("k: T")
+            .Output("precision: bool")
+            .Attr("T: {int32, int64} = DT_INT32")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "k"));
+}
+
 }  // namespace
 
 void RegisterMathExtOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterCwise(t);
   RegisterSegments(t);
+  RegisterMisc(t);
 }
 
 }  // namespace dfg

@@ -65,6 +65,8 @@ void RegisterUniqueKernels(KernelRegistry* r);
 void RegisterLoggingKernels(KernelRegistry* r);
 void RegisterMathExtKernels(KernelRegistry* r);
 void RegisterSegmentReduceKernels(KernelRegistry* r);
+void RegisterMathMiscKernels(KernelRegistry* r);
+void RegisterMatrixDiagKernels(KernelRegistry* r);
 void RegisterLinalgKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
@@ -120,6 +122,8 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterLoggingKernels(r);
   RegisterMathExtKernels(r);
   RegisterSegmentReduceKernels(r);
+  RegisterMathMiscKernels(r);
+  RegisterMatrixDiagKernels(r);
   RegisterLinalgKernels(r);
 }
 

@@ -67,6 +67,8 @@ class MatrixBandPartOp : public OpKernel {
 void RegisterLinalgKernels(KernelRegistry* r) {
   r->Register<MatrixBandPartOp>("MatrixBandPart",
                                 {TypeConstraint("T", PodTypes())});
+  r->Register<MatrixBandPartOp>("BatchMatrixBandPart",
+                                {TypeConstraint("T", NumberTypes())});
 }
 
 }  // namespace dfg

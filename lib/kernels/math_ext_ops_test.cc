@@ -109,5 +109,51 @@ TEST_CASE("MatrixBandPart keeps the band", "[kernels]") {
   CHECK(Flat<float>(causal.out(0)) == "[3,3] 1 0 0 4 5 0 7 8 9");
 }
 
+TEST_CASE("MatrixDiagPartV3 aligns short diagonals as `align` says",
+          "[kernels]") {
+  auto in = MakeTensor<float>({3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  auto k = MakeTensor<int32_t>({2}, {-1, 2});
+  auto pad = Tensor::Scalar<float>(0);
+  auto left = Op("MatrixDiagPartV3", {in, k, pad}, "DT_FLOAT",
+                 "attr { key: 'align' value { s: 'LEFT_RIGHT' } }");
+  REQUIRE(left.status.ok());
+  CHECK(Flat<float>(left.out(0)) == "[4,3] 3 8 0 2 7 12 1 6 11 0 5 10");
+  auto right = Op("MatrixDiagPartV3", {in, k, pad}, "DT_FLOAT",
+                  "attr { key: 'align' value { s: 'RIGHT_LEFT' } }");
+  CHECK(Flat<float>(right.out(0)) == "[4,3] 0 3 8 2 7 12 1 6 11 5 10 0");
+  auto diag =
+      Op("MatrixDiagV3",
+         {MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}),
+          MakeTensor<int32_t>({2}, {-1, 0}), Tensor::Scalar<int32_t>(-1),
+          Tensor::Scalar<int32_t>(-1), Tensor::Scalar<float>(9)},
+         "DT_FLOAT");
+  REQUIRE(diag.status.ok());
+  CHECK(Flat<float>(diag.out(0)) == "[3,3] 1 9 9 4 2 9 9 5 3");
+}
+
+TEST_CASE("small math ops: L2Loss, Bucketize, HistogramFixedWidth, InTopKV2",
+          "[kernels]") {
+  auto l2 = Op("L2Loss", {MakeTensor<float>({2}, {3, 4})}, "DT_FLOAT");
+  CHECK(l2.out(0).flat<float>()[0] == 12.5f);
+  auto b = RunKernel(
+      "name: 'b' op: 'Bucketize' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'boundaries' value { list { f: [0, 1, 2] } } }",
+      {MakeTensor<float>({5}, {-1, 0, 1, 2, 5})});
+  REQUIRE(b.status.ok());
+  CHECK(Flat<int32_t>(b.out(0)) == "[5] 0 1 2 3 3");
+  auto h = Op("HistogramFixedWidth",
+              {MakeTensor<int32_t>({7}, {-1, 0, 1, 2, 5, 9, 4}),
+               MakeTensor<int32_t>({2}, {0, 5}), Tensor::Scalar<int32_t>(3)},
+              "DT_INT32");
+  REQUIRE(h.status.ok());
+  CHECK(Flat<int32_t>(h.out(0)) == "[3] 3 1 3");
+  auto top = Op("InTopKV2",
+                {MakeTensor<float>({2, 3}, {1, 2, 3, 3, 3, 1}),
+                 MakeTensor<int32_t>({2}, {2, 1}), Tensor::Scalar<int32_t>(1)},
+                "DT_INT32");
+  REQUIRE(top.status.ok());
+  CHECK((top.out(0).flat<bool>()[0] && top.out(0).flat<bool>()[1]));
+}
+
 }  // namespace
 }  // namespace dfg

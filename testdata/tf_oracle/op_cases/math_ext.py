@@ -197,7 +197,137 @@ def _band_cases():
                 expect_error="num_upper must be negative or less or equal to number of columns")
 
 
+def _xfun_cases():
+    zeros = np.array([0, 0, 1, 2, -1, 0], np.float64)
+    ys = np.array([0, -1, 0, 3, np.inf, np.nan], np.float64)
+    for op in ("Xdivy", "Xlogy", "Xlog1py", "MulNoNan"):
+        # Complex results are compared bit-exactly by the oracle, and complex
+        # log/division round differently from TensorFlow's: MulNoNan only.
+        cplx = (np.complex64, np.complex128) if op == "MulNoNan" else ()
+        for dtype in (F16, F32, F64) + cplx:
+            dy = "pos" if op != "MulNoNan" else "any"
+            yield _binary(op, dtype, dy=dy, rtol=2e-3 if dtype == F16 else None)
+        for dtype in (F32, F64):
+            yield _binary(op, dtype, xs=(6,), ys=(6,), values=(zeros, ys),
+                          variant="zeros")
+        yield _binary(op, F32, (2, 3), (3,), dy="pos")
+    for dtype in (F32, F64):
+        yield _binary("NextAfter", dtype, names=("x1", "x2"))
+        yield _binary("NextAfter", dtype, xs=(4,), ys=(4,), names=("x1", "x2"),
+                      values=([0, 1, np.inf, 1], [1, 1, 0, np.nan]), variant="edges")
+
+
+def _tensor_case(name, ops, fn, inputs, dynamic=False, **kw):
+    """A case whose graph is fn(*placeholders) over numpy inputs; dynamic:
+    placeholders of unknown shape (errors TF's shape functions would catch at
+    graph construction then reach the kernel)."""
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
+    def build():
+        phs = [tf.compat.v1.placeholder(v.dtype, None if dynamic else v.shape,
+                                        name=f"in{i}")
+               for i, v in enumerate(inputs)]
+        out = fn(*phs)
+        return (list(out) if isinstance(out, (list, tuple)) else [out],
+                dict(zip(phs, inputs)))
+    return OpCase(name, ops, build, **kw)
+
+
+def _misc_cases():
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    R = tf.raw_ops
+    for dtype in (F16, F32, F64):
+        shape = (4, 5)
+        n = _name("L2Loss", dtype, shape)
+        yield _tensor_case(n, ["L2Loss"], lambda t: R.L2Loss(t=t),
+                           [data(n, dtype, shape)], rtol=2e-3 if dtype == F16 else None)
+        yield _tensor_case(n + "/approx", ["ApproximateEqual"],
+                           lambda x, y: R.ApproximateEqual(x=x, y=y, tolerance=0.5),
+                           [data(n, dtype, shape), data(n + "y", dtype, shape)]) \
+            if dtype != F16 else None
+    yield _tensor_case("L2Loss/float32[0]", ["L2Loss"], lambda t: R.L2Loss(t=t),
+                       [np.zeros((0,), F32)])
+    for dtype in (F32, F64, np.int32, np.int64, np.uint8, np.int8):
+        for axes, keep in (([1], False), ([0, 2], True), ([], False), (-1, False)):
+            n = _name("EuclideanNorm", dtype, (2, 3, 4), f"ax{axes}k{int(keep)}".replace(" ", ""))
+            yield _tensor_case(
+                n, ["EuclideanNorm"],
+                lambda x, axes=axes, keep=keep: R.EuclideanNorm(
+                    input=x, axis=tf.constant(axes, tf.int32), keep_dims=keep),
+                [data(n, dtype, (2, 3, 4), "pos" if dtype == np.uint8 else "any")])
+    yield _tensor_case("EuclideanNorm/float32[2,3]/badaxis", ["EuclideanNorm"],
+                       lambda x, a: R.EuclideanNorm(input=x, axis=a),
+                       [np.ones((2, 3), F32), np.array([2], np.int32)], dynamic=True,
+                       expect_error="Invalid reduction dimension")
+    for dtype in (F32, F64):
+        for num in (1, 2, 7, 50):
+            n = _name("LinSpace", dtype, (num,))
+            yield _tensor_case(n, ["LinSpace"],
+                               lambda a, b, num=num: R.LinSpace(start=a, stop=b, num=num),
+                               [np.array(-1.5, dtype), np.array(3.25, dtype)])
+    yield _tensor_case("LinSpace/float32[0]", ["LinSpace"],
+                       lambda a, b, n: R.LinSpace(start=a, stop=b, num=n),
+                       [np.array(0, F32), np.array(1, F32), np.array(0, np.int32)],
+                       dynamic=True, expect_error="Requires num > 0")
+    for dtype in (F16, F32, F64, np.int32, np.int64, np.uint8, np.int8):
+        n = _name("Cross", dtype, (4, 3))
+        dom = "pos" if dtype == np.uint8 else "small"
+        yield _tensor_case(n, ["Cross"], lambda a, b: R.Cross(a=a, b=b),
+                           [data(n + "a", dtype, (4, 3), dom), data(n + "b", dtype, (4, 3), dom)],
+                           rtol=2e-3 if dtype == F16 else None)
+    yield _tensor_case("Cross/float32[2,4]", ["Cross"], lambda a, b: R.Cross(a=a, b=b),
+                       [np.ones((2, 4), F32), np.ones((2, 4), F32)], dynamic=True,
+                       expect_error="only defined for 3-element vectors")
+    for dtype in (F32, F64, np.int32, np.int64):
+        n = _name("Bucketize", dtype, (3, 5))
+        yield _tensor_case(n, ["Bucketize"],
+                           lambda x: R.Bucketize(input=x, boundaries=[-2., 0., 0.5, 3.]),
+                           [data(n, dtype, (3, 5), "small")])
+    yield _tensor_case("Bucketize/float32[2]/edges", ["Bucketize"],
+                       lambda x: R.Bucketize(input=x, boundaries=[0., 1.]),
+                       [np.array([0., 1.], F32)])
+    for dtype in (F32, F64, np.int32, np.int64):
+        for out in (tf.int32, tf.int64):
+            n = _name("HistogramFixedWidth", dtype, (40,), out.name)
+            yield _tensor_case(
+                n, ["HistogramFixedWidth"],
+                lambda v, r, out=out: R.HistogramFixedWidth(values=v, value_range=r,
+                                                            nbins=7, dtype=out),
+                [data(n, dtype, (40,), "small"), np.array([-2, 2], dtype)])
+    yield _tensor_case("HistogramFixedWidth/float32[3]/range", ["HistogramFixedWidth"],
+                       lambda v, r: R.HistogramFixedWidth(values=v, value_range=r, nbins=3),
+                       [np.ones(3, F32), np.array([2, 2], F32)],
+                       expect_error=r"value_range should satisfy value_range\[0\] < value_range\[1\]")
+    for op in ("LowerBound", "UpperBound"):
+        for dtype in (F16, F32, F64, np.int32, np.int64, np.uint8):
+            for out in (tf.int32, tf.int64):
+                n = _name(op, dtype, (3, 6), out.name)
+                srt = np.sort(data(n, dtype, (3, 6), "small"), axis=1)
+                vals = data(n + "v", dtype, (3, 4), "small")
+                vals[:, 0] = srt[:, 2]  # an exact hit: the two ops differ there
+                yield _tensor_case(n, [op],
+                                   lambda s, v, op=op, out=out: getattr(R, op)(
+                                       sorted_inputs=s, values=v, out_type=out),
+                                   [srt, vals])
+    for k in (1, 2, 5):
+        for tdt in (np.int32, np.int64):
+            n = _name("InTopKV2", F32, (4, 5), f"k{k}{np.dtype(tdt).name}")
+            pred = data(n, F32, (4, 5))
+            pred[1, 3] = pred[1, 0]  # a tie
+            pred[2, 1] = np.nan
+            tgt = np.array([0, 3, 2, 7], tdt)
+            yield _tensor_case(n, ["InTopKV2"],
+                               lambda p, t, k=k, tdt=tdt: R.InTopKV2(
+                                   predictions=p, targets=t, k=tf.constant(k, tdt)),
+                               [pred, tgt])
+            yield _tensor_case(n.replace("InTopKV2", "InTopK"), ["InTopK"],
+                               lambda p, t, k=k: R.InTopK(predictions=p, targets=t, k=k),
+                               [pred, tgt])
+
+
 def cases():
+    yield from (c for c in _xfun_cases() if c is not None)
+    yield from (c for c in _misc_cases() if c is not None)
     yield from _band_cases()
     yield from _special_cases()
     yield from _division_cases()
