@@ -1,6 +1,8 @@
 // Op table: TensorFlow's matrix ops (core/ops/array_ops.cc: MatrixBandPart,
 // the Diag / MatrixDiag / MatrixSetDiag families; core/ops/linalg_ops.cc:
 // the decompositions and solvers).
+#include <string>
+
 #include "lib/graph/op_registry_builder.h"
 
 namespace dfg {
@@ -99,11 +101,86 @@ void RegisterBandAndDiag(OpTable& t) {
   }
 }
 
+// TensorFlow's linalg ops: T lists as its OpDefs order them.
+void RegisterDecompositions(OpTable& t) {
+  constexpr const char* kT = "T: {double, float, half, complex64, complex128}";
+  t.Add(Op("MatrixInverse")
+            .Input("input: T")
+            .Output("output: T")
+            .Attr("adjoint: bool = false")
+            .Attr(kT)
+            .Kernels("CPU", "GPU"));
+  for (const char* name : {"MatrixDeterminant", "LogMatrixDeterminant"}) {
+    OpBuilder op = Op(name);
+    op.Input("input: T")
+        .Attr("T: {half, float, double, complex64, complex128}")
+        .Kernels("CPU", "GPU");
+    if (name == std::string("MatrixDeterminant")) {
+      op.Output("output: T");
+    } else {
+      op.Output("sign: T").Output("log_abs_determinant: T");
+    }
+    t.Add(op);
+  }
+  t.Add(Op("Cholesky")
+            .Input("input: T")
+            .Output("output: T")
+            .Attr(kT)
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("MatrixSolve")
+            .Input("matrix: T")
+            .Input("rhs: T")
+            .Output("output: T")
+            .Attr("adjoint: bool = false")
+            .Attr(kT)
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("MatrixTriangularSolve")
+            .Input("matrix: T")
+            .Input("rhs: T")
+            .Output("output: T")
+            .Attr("lower: bool = true")
+            .Attr("adjoint: bool = false")
+            .Attr("T: {bfloat16, double, float, half, complex64, complex128}")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("MatrixSolveLs")
+            .Input("matrix: T")
+            .Input("rhs: T")
+            .Input("l2_regularizer: double")
+            .Output("output: T")
+            .Attr(kT)
+            .Attr("fast: bool = true")
+            .Kernels("CPU"));
+  t.Add(Op("Qr")
+            .Input("input: T")
+            .Output("q: T")
+            .Output("r: T")
+            .Attr("full_matrices: bool = false")
+            .Attr(kT)
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("SelfAdjointEigV2")
+            .Input("input: T")
+            .Output("e: T")
+            .Output("v: T")
+            .Attr("compute_v: bool = true")
+            .Attr(kT)
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("Svd")
+            .Input("input: T")
+            .Output("s: T")
+            .Output("u: T")
+            .Output("v: T")
+            .Attr("compute_uv: bool = true")
+            .Attr("full_matrices: bool = false")
+            .Attr(kT)
+            .Kernels("CPU", "GPU"));
+}
+
 }  // namespace
 
 void RegisterLinalgOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterBandAndDiag(t);
+  RegisterDecompositions(t);
 }
 
 }  // namespace dfg

@@ -67,6 +67,7 @@ void RegisterMathExtKernels(KernelRegistry* r);
 void RegisterSegmentReduceKernels(KernelRegistry* r);
 void RegisterMathMiscKernels(KernelRegistry* r);
 void RegisterMatrixDiagKernels(KernelRegistry* r);
+void RegisterLinalgDecompKernels(KernelRegistry* r);
 void RegisterLinalgKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
@@ -124,6 +125,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterSegmentReduceKernels(r);
   RegisterMathMiscKernels(r);
   RegisterMatrixDiagKernels(r);
+  RegisterLinalgDecompKernels(r);
   RegisterLinalgKernels(r);
 }
 

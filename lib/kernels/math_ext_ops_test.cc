@@ -155,5 +155,30 @@ TEST_CASE("small math ops: L2Loss, Bucketize, HistogramFixedWidth, InTopKV2",
   CHECK((top.out(0).flat<bool>()[0] && top.out(0).flat<bool>()[1]));
 }
 
+TEST_CASE("linear algebra kernels through LAPACK", "[kernels]") {
+  auto a = MakeTensor<double>({2, 2}, {4, 2, 2, 3});
+  auto inv = Op("MatrixInverse", {a}, "DT_DOUBLE");
+  REQUIRE(inv.status.ok());
+  const auto iv = inv.out(0).flat<double>();
+  CHECK(iv[0] == Approx(0.375));
+  CHECK(iv[1] == Approx(-0.25));
+  CHECK(iv[3] == Approx(0.5));
+  auto det = Op("MatrixDeterminant", {a}, "DT_DOUBLE");
+  CHECK(det.out(0).flat<double>()[0] == Approx(8.0));
+  auto chol = Op("Cholesky", {a}, "DT_DOUBLE");
+  const auto l = chol.out(0).flat<double>();
+  CHECK((l[0] == Approx(2.0) && l[1] == 0.0 && l[2] == Approx(1.0) &&
+         l[3] == Approx(std::sqrt(2.0))));
+  auto svd = RunKernel(
+      "name: 's' op: 'Svd' attr { key: 'T' value { type: DT_DOUBLE } }",
+      {MakeTensor<double>({2, 2}, {3, 0, 0, -5})});
+  REQUIRE(svd.status.ok());
+  CHECK(svd.out(0).flat<double>()[0] == Approx(5.0));
+  CHECK(svd.out(0).flat<double>()[1] == Approx(3.0));
+  auto sing = Op("MatrixInverse", {MakeTensor<double>({2, 2}, {1, 2, 2, 4})},
+                 "DT_DOUBLE");
+  CHECK(sing.status.message() == "Input is not invertible.");
+}
+
 }  // namespace
 }  // namespace dfg

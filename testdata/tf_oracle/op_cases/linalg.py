@@ -1,4 +1,6 @@
-"""Matrix structure ops: Diag / DiagPart, the MatrixDiag / MatrixDiagPart /
+"""Linear algebra: MatrixInverse, MatrixDeterminant, LogMatrixDeterminant,
+Cholesky, MatrixSolve, MatrixTriangularSolve, MatrixSolveLs, Qr, Svd,
+SelfAdjointEigV2 (float32 / float64). Matrix structure ops: Diag / DiagPart, the MatrixDiag / MatrixDiagPart /
 MatrixSetDiag families (V1, V2, V3 with every align). The deprecated
 BatchMatrix* aliases have no cases: TensorFlow's Python refuses to build them
 at today's GraphDef version."""
@@ -18,7 +20,8 @@ def _case(name, ops, fn, inputs, dynamic=False, **kw):
     def build():
         phs = [tf.compat.v1.placeholder(v.dtype, None if dynamic else v.shape,
                                         name=f"in{i}") for i, v in enumerate(inputs)]
-        return [fn(*phs)], dict(zip(phs, inputs))
+        out = fn(*phs)
+        return (out if isinstance(out, list) else [out]), dict(zip(phs, inputs))
     return OpCase(name, ops, build, **kw)
 
 
@@ -140,6 +143,122 @@ def _error_cases(R):
                 expect_error="number of diagonals provided in the input does not match")
 
 
+def _well(name, dtype, shape, spd=False):
+    """Well-conditioned matrices: diagonally dominant, or SPD for spd."""
+    a = data(name, np.float64, shape)
+    n = shape[-1]
+    if spd:
+        a = a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+    else:
+        a = a + 2 * n * np.eye(n)
+    return a.astype(dtype)
+
+
+def _tol(dtype):
+    return {"rtol": 1e-4, "atol": 1e-5} if dtype == F32 else {"rtol": 1e-10, "atol": 1e-10}
+
+
+def _decomp_cases(R, tf):
+    for dtype in (F32, np.float64):
+        tol = _tol(dtype)
+        for shape in ((3, 3), (2, 4, 4), (0, 2, 2), (2, 0, 0), (1, 1)):
+            n = _n("MatrixInverse", dtype, shape)
+            for adj in (False, True):
+                yield _case(n + f"/adj{int(adj)}", ["MatrixInverse"],
+                            lambda x, adj=adj: R.MatrixInverse(input=x, adjoint=adj),
+                            [_well(n, dtype, shape)], **tol)
+            n = _n("MatrixDeterminant", dtype, shape)
+            yield _case(n, ["MatrixDeterminant"], lambda x: R.MatrixDeterminant(input=x),
+                        [data(n, dtype, shape)], **tol)
+            n = _n("LogMatrixDeterminant", dtype, shape)
+            yield _case(n, ["LogMatrixDeterminant"],
+                        lambda x: list(R.LogMatrixDeterminant(input=x)),
+                        [data(n, dtype, shape)], **tol)
+            n = _n("Cholesky", dtype, shape)
+            yield _case(n, ["Cholesky"], lambda x: R.Cholesky(input=x),
+                        [_well(n, dtype, shape, spd=True)], **tol)
+        for shape, rshape in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)), ((2, 2), (2, 0))):
+            n = _n("MatrixSolve", dtype, shape)
+            for adj in (False, True):
+                yield _case(n + f"/adj{int(adj)}", ["MatrixSolve"],
+                            lambda a, b, adj=adj: R.MatrixSolve(matrix=a, rhs=b, adjoint=adj),
+                            [_well(n, dtype, shape), data(n + "b", dtype, rshape)], **tol)
+        for shape, rshape in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 3)), ((2, 1, 3, 3), (4, 3, 1)),
+                              ((3, 3), (5, 3, 2))):
+            for lower in (True, False):
+                for adj in (False, True):
+                    n = _n("MatrixTriangularSolve", dtype, shape,
+                           f"{list(rshape)}l{int(lower)}a{int(adj)}".replace(" ", ""))
+                    yield _case(n, ["MatrixTriangularSolve"],
+                                lambda a, b, lower=lower, adj=adj: R.MatrixTriangularSolve(
+                                    matrix=a, rhs=b, lower=lower, adjoint=adj),
+                                [_well(n, dtype, shape), data(n + "b", dtype, rshape)], **tol)
+        for shape, rshape in (((5, 3), (5, 2)), ((3, 5), (3, 1)), ((2, 4, 4), (2, 4, 2))):
+            for fast, l2 in ((True, 0.0), (True, 0.5), (False, 0.0)):
+                n = _n("MatrixSolveLs", dtype, shape, f"f{int(fast)}l{l2}")
+                yield _case(n, ["MatrixSolveLs"],
+                            lambda a, b, fast=fast, l2=l2: R.MatrixSolveLs(
+                                matrix=a, rhs=b, l2_regularizer=tf.constant(l2, tf.float64),
+                                fast=fast),
+                            [data(n, dtype, shape), data(n + "b", dtype, rshape)], **tol)
+    x = np.array([[1, 2], [2, 4]], F32)
+    yield _case("MatrixInverse/float32[2,2]/singular", ["MatrixInverse"],
+                lambda x: R.MatrixInverse(input=x), [x], expect_error="Input is not invertible")
+    yield _case("MatrixSolve/float32[2,2]/singular", ["MatrixSolve"],
+                lambda a, b: R.MatrixSolve(matrix=a, rhs=b), [x, np.ones((2, 1), F32)],
+                expect_error="Input matrix is not invertible")
+    yield _case("MatrixInverse/float32[2,3]", ["MatrixInverse"],
+                lambda x: R.MatrixInverse(input=x), [np.ones((2, 3), F32)], dynamic=True,
+                expect_error="Input matrix must be square")
+    yield _case("MatrixDeterminant/float32[2,2]/singular", ["MatrixDeterminant"],
+                lambda x: R.MatrixDeterminant(input=x), [x])
+    yield _case("LogMatrixDeterminant/float32[2,2]/perm", ["LogMatrixDeterminant"],
+                lambda x: list(R.LogMatrixDeterminant(input=x)),
+                [np.array([[0, 1], [1, 0]], F32)])
+    yield _case("MatrixSolveLs/float32[3,2]/deficient", ["MatrixSolveLs"],
+                lambda a, b: R.MatrixSolveLs(matrix=a, rhs=b,
+                                             l2_regularizer=tf.constant(0.0, tf.float64)),
+                [np.ones((3, 2), F32), np.ones((3, 1), F32)],
+                expect_error="rank deficient or ill-conditioned")
+
+
+def _factor_cases(R, tf):
+    """Qr's Householder signs match; eigen- and singular vectors are compared
+    as TensorFlow's own tests do: up to sign (absolute values, distinct
+    values) and through the reconstruction."""
+    for dtype in (F32, np.float64):
+        tol = _tol(dtype)
+        for shape in ((4, 3), (3, 5), (2, 4, 4), (0, 3), (3, 0)):
+            for full in (False, True):
+                n = _n("Qr", dtype, shape, f"full{int(full)}")
+                yield _case(n, ["Qr"], lambda x, full=full: list(R.Qr(input=x, full_matrices=full)),
+                            [data(n, dtype, shape)], **tol)
+                n = _n("Svd", dtype, shape, f"full{int(full)}")
+
+                def svd(x, full=full):
+                    s, u, v = R.Svd(input=x, full_matrices=full)
+                    k = min(x.shape[-2], x.shape[-1])
+                    rec = tf.matmul(u[..., :k] * s[..., None, :], v[..., :k], adjoint_b=True)
+                    # Full U / V columns past k span a null space: any
+                    # orthonormal basis of it is right, so check U^T U, V^T V.
+                    return [s, tf.abs(u[..., :k]), tf.abs(v[..., :k]), rec,
+                            tf.matmul(u, u, adjoint_a=True), tf.matmul(v, v, adjoint_a=True)]
+                yield _case(n, ["Svd"], svd, [data(n, dtype, shape)], **tol)
+            n = _n("Svd", dtype, shape, "nouv")
+            yield _case(n, ["Svd"], lambda x: R.Svd(input=x, compute_uv=False)[0],
+                        [data(n, dtype, shape)], **tol)
+        for shape in ((4, 4), (2, 3, 3), (0, 2, 2), (1, 1)):
+            n = _n("SelfAdjointEigV2", dtype, shape)
+
+            def eig(x):
+                e, v = R.SelfAdjointEigV2(input=x)
+                return [e, tf.abs(v)]
+            yield _case(n, ["SelfAdjointEigV2"], eig, [data(n, dtype, shape)], **tol)
+            yield _case(n + "/nov", ["SelfAdjointEigV2"],
+                        lambda x: R.SelfAdjointEigV2(input=x, compute_v=False)[0],
+                        [data(n, dtype, shape)], **tol)
+
+
 def cases():
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     R = tf.raw_ops
@@ -150,3 +269,5 @@ def cases():
         yield from _band_cases(R, "V3", align)
     yield from _v3_dtype_cases(R)
     yield from _error_cases(R)
+    yield from _decomp_cases(R, tf)
+    yield from _factor_cases(R, tf)
