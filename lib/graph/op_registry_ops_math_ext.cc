@@ -169,6 +169,20 @@ void RegisterMisc(OpTable& t) {
             .HostMemory("GPU", "k"));
 }
 
+// tf.math.special: unary functions of one float type.
+void RegisterSpecial(OpTable& t) {
+  for (const char* name :
+       {"BesselI0", "BesselI1", "BesselI0e", "BesselI1e", "BesselK0",
+        "BesselK1", "BesselK0e", "BesselK1e", "BesselJ0", "BesselJ1",
+        "BesselY0", "BesselY1", "Expint"}) {
+    t.Add(Op(name)
+              .Input("x: T")
+              .Output("y: T")
+              .Attr("T: {bfloat16, half, float, double}")
+              .Kernels("CPU", "GPU"));
+  }
+}
+
 }  // namespace
 
 void RegisterMathExtOps(OpRegistry* registry) {
@@ -176,6 +190,7 @@ void RegisterMathExtOps(OpRegistry* registry) {
   RegisterCwise(t);
   RegisterSegments(t);
   RegisterMisc(t);
+  RegisterSpecial(t);
 }
 
 }  // namespace dfg

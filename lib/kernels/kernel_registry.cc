@@ -68,6 +68,7 @@ void RegisterSegmentReduceKernels(KernelRegistry* r);
 void RegisterMathMiscKernels(KernelRegistry* r);
 void RegisterMatrixDiagKernels(KernelRegistry* r);
 void RegisterLinalgDecompKernels(KernelRegistry* r);
+void RegisterSpecialKernels(KernelRegistry* r);
 void RegisterLinalgKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
@@ -126,6 +127,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterMathMiscKernels(r);
   RegisterMatrixDiagKernels(r);
   RegisterLinalgDecompKernels(r);
+  RegisterSpecialKernels(r);
   RegisterLinalgKernels(r);
 }
 

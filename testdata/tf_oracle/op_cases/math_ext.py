@@ -325,9 +325,26 @@ def _misc_cases():
                                [pred, tgt])
 
 
+BESSEL = ("BesselI0", "BesselI1", "BesselI0e", "BesselI1e", "BesselK0", "BesselK1",
+          "BesselK0e", "BesselK1e", "BesselJ0", "BesselJ1", "BesselY0", "BesselY1")
+
+
+def _bessel_cases():
+    edges = [0.0, -0.0, 1e-8, -2.5, 3.75, 30.0, 700.0, 800.0, np.inf, -np.inf, np.nan]
+    for op in BESSEL + ("Expint",):
+        for dtype in ((F16, F32, F64) if op != "Expint" else (F32, F64)):
+            tol = 2e-3 if dtype == F16 else (2e-5 if dtype == F32 else 1e-11)
+            dom = "pos" if op[-2] in "KY" or op[-3:-1] in ("K0", "K1") else "small"
+            yield _unary(op, dtype, dom, shape=(4, 5), rtol=tol, atol=tol)
+            if dtype != F16:
+                yield _unary(op, dtype, values=edges, shape=(len(edges),), rtol=tol,
+                             atol=tol, variant="edges")
+
+
 def cases():
     yield from (c for c in _xfun_cases() if c is not None)
     yield from (c for c in _misc_cases() if c is not None)
+    yield from _bessel_cases()
     yield from _band_cases()
     yield from _special_cases()
     yield from _division_cases()
