@@ -67,6 +67,8 @@ const OpRegistry& OpRegistry::Global() {
     RegisterMiscOps(r);
     RegisterTrainOps(r);
     RegisterLookupOps(r);
+    RegisterMathExtOps(r);
+    RegisterLinalgOps(r);
     return r;
   }();
   return *registry;

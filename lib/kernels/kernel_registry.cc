@@ -63,6 +63,13 @@ void RegisterRegexKernels(KernelRegistry* r);
 void RegisterResourceKernels(KernelRegistry* r);
 void RegisterUniqueKernels(KernelRegistry* r);
 void RegisterLoggingKernels(KernelRegistry* r);
+void RegisterMathExtKernels(KernelRegistry* r);
+void RegisterSegmentReduceKernels(KernelRegistry* r);
+void RegisterMathMiscKernels(KernelRegistry* r);
+void RegisterMatrixDiagKernels(KernelRegistry* r);
+void RegisterLinalgDecompKernels(KernelRegistry* r);
+void RegisterSpecialKernels(KernelRegistry* r);
+void RegisterLinalgKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -115,6 +122,13 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterResourceKernels(r);
   RegisterUniqueKernels(r);
   RegisterLoggingKernels(r);
+  RegisterMathExtKernels(r);
+  RegisterSegmentReduceKernels(r);
+  RegisterMathMiscKernels(r);
+  RegisterMatrixDiagKernels(r);
+  RegisterLinalgDecompKernels(r);
+  RegisterSpecialKernels(r);
+  RegisterLinalgKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {
