@@ -68,6 +68,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterTrainOps(r);
     RegisterLookupOps(r);
     RegisterScatterOps(r);
+    RegisterArrayExtOps(r);
     return r;
   }();
   return *registry;

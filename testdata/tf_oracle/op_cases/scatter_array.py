@@ -342,6 +342,14 @@ def _gather_nd_cases():
                 expect_error=r"indices\[1\] = \[5\] does not index into param shape \[3,2\]")
 
 
+# Helpers for the family's other case module (scatter_array_ext.py).
+I32 = _I32
+case = _case
+strings = _strings
+tf_module = _tf
+values = _values
+
+
 def cases():
     yield from _scatter_nd_cases()
     yield from _tensor_scatter_cases()
