@@ -69,6 +69,8 @@ const OpRegistry& OpRegistry::Global() {
     RegisterLookupOps(r);
     RegisterMathExtOps(r);
     RegisterLinalgOps(r);
+    RegisterScatterOps(r);
+    RegisterArrayExtOps(r);
     return r;
   }();
   return *registry;

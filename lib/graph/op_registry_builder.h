@@ -128,6 +128,8 @@ void RegisterMiscOps(OpRegistry* registry);
 void RegisterLookupOps(OpRegistry* registry);
 void RegisterMathExtOps(OpRegistry* registry);
 void RegisterLinalgOps(OpRegistry* registry);
+void RegisterScatterOps(OpRegistry* registry);
+void RegisterArrayExtOps(OpRegistry* registry);
 
 // The args TensorFlow's CPU kernels of `op` keep in host memory, or nullptr
 // (op_registry_cpu_hostmem.cc).

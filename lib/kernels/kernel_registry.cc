@@ -70,6 +70,8 @@ void RegisterMatrixDiagKernels(KernelRegistry* r);
 void RegisterLinalgDecompKernels(KernelRegistry* r);
 void RegisterSpecialKernels(KernelRegistry* r);
 void RegisterLinalgKernels(KernelRegistry* r);
+void RegisterScatterKernels(KernelRegistry* r);
+void RegisterArrayMiscKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -129,6 +131,8 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterLinalgDecompKernels(r);
   RegisterSpecialKernels(r);
   RegisterLinalgKernels(r);
+  RegisterScatterKernels(r);
+  RegisterArrayMiscKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {
