@@ -173,9 +173,14 @@ StatusOr<std::shared_ptr<LookupTable>> MakeMutable(const TableSpec& spec,
                                  empty.shape().DebugString());
         return;
       }
-      K deleted = empty.flat<K>()[0];
-      if (!spec.legacy_dense) deleted = ctx->input(1).flat<K>()[0];
-      if (!spec.legacy_dense && deleted == empty.flat<K>()[0]) {
+      // TensorFlow's kernel serves both forms and reads deleted_key by
+      // name, which the legacy op does not have: it always fails.
+      if (spec.legacy_dense) {
+        status = InvalidArgument("Unknown input name: deleted_key");
+        return;
+      }
+      const K deleted = ctx->input(1).flat<K>()[0];
+      if (deleted == empty.flat<K>()[0]) {
         status = InvalidArgument("Empty and deleted keys cannot be equal");
         return;
       }

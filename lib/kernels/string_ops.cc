@@ -70,7 +70,11 @@ class TensorToHashBucketOp : public OpKernel {
     DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
     auto o = out->flat<int64_t>();
     const uint64_t n = static_cast<uint64_t>(num_buckets_);
-    Dispatch(IntTypes(), in.dtype(), [&](auto t) {
+    // TensorFlow registers the kernel for unsigned types but refuses them.
+    DFG_OP_REQUIRES(
+        ctx, Dispatch(SignedIntTypes(), in.dtype(), [](auto) {}),
+        InvalidArgument("Type not supported: {}", DataTypeString(in.dtype())));
+    Dispatch(SignedIntTypes(), in.dtype(), [&](auto t) {
       using T = decltype(t);
       auto v = in.flat<T>();
       for (size_t i = 0; i < v.size(); ++i) {
