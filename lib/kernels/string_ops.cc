@@ -247,6 +247,7 @@ class StringLengthOp : public OpKernel {
 }  // namespace
 
 void RegisterStringSplitKernels(KernelRegistry* r);
+void RegisterStringConvertKernels(KernelRegistry* r);
 
 void RegisterStringKernels(KernelRegistry* r) {
   for (const char* op : {"StringToHashBucketFast", "StringToHashBucket",
@@ -261,6 +262,7 @@ void RegisterStringKernels(KernelRegistry* r) {
   r->Register<StringStripOp>("StringStrip");
   r->Register<StringLengthOp>("StringLength");
   RegisterStringSplitKernels(r);
+  RegisterStringConvertKernels(r);
 }
 
 }  // namespace dfg
