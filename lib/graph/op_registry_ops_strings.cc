@@ -50,6 +50,21 @@ void RegisterHashing(OpTable& t) {
             .Attr("Tsplits: {int32, int64} = DT_INT64"));
 }
 
+void RegisterTextOps(OpTable& t) {
+  t.Add(CpuOp("UnsortedSegmentJoin")
+            .Input("inputs: string")
+            .Input("segment_ids: Tindices")
+            .Input("num_segments: Tnumsegments")
+            .Output("output: string")
+            .Attr("separator: string = ''")
+            .Attr("Tindices: {int32, int64}")
+            .Attr("Tnumsegments: {int32, int64} = DT_INT32"));
+  t.Add(CpuOp("WriteFile")
+            .Input("filename: string")
+            .Input("contents: string")
+            .Stateful());
+}
+
 void RegisterBincounts(OpTable& t) {
   const char* kT = "T: {int32, int64, float, double}";
   t.Add(CpuOp("Bincount")
@@ -170,6 +185,7 @@ void RegisterMutableTables(OpTable& t) {
 void RegisterStringOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterHashing(t);
+  RegisterTextOps(t);
   RegisterBincounts(t);
   RegisterRaggedConversions(t);
   RegisterMutableTables(t);

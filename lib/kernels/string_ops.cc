@@ -248,6 +248,7 @@ class StringLengthOp : public OpKernel {
 
 void RegisterStringSplitKernels(KernelRegistry* r);
 void RegisterStringConvertKernels(KernelRegistry* r);
+void RegisterStringReduceKernels(KernelRegistry* r);
 
 void RegisterStringKernels(KernelRegistry* r) {
   for (const char* op : {"StringToHashBucketFast", "StringToHashBucket",
@@ -263,6 +264,7 @@ void RegisterStringKernels(KernelRegistry* r) {
   r->Register<StringLengthOp>("StringLength");
   RegisterStringSplitKernels(r);
   RegisterStringConvertKernels(r);
+  RegisterStringReduceKernels(r);
 }
 
 }  // namespace dfg

@@ -1,6 +1,10 @@
 """Text conversions of the string family: AsString, StringToNumber,
-Encode/DecodeBase64, Substr (strings.py has hashing, splitting, bincounts and
-tables)."""
+Encode/DecodeBase64, Substr, ReduceJoin, UnsortedSegmentJoin, StringSplit,
+StringFormat and the file ops (strings.py has hashing, splitting, bincounts
+and tables)."""
+import os
+import tempfile
+
 import numpy as np
 
 from op_case import OpCase, data
@@ -166,7 +170,130 @@ def _substr_cases():
     return out
 
 
+def _simple(name, ops, make, error=None):
+    """A case whose graph `make(tf)` builds from constants alone."""
+    def build():
+        out = make(_tf())
+        return (list(out) if isinstance(out, (list, tuple)) else [out]), {}
+    return OpCase(name, ops, build, expect_error=error)
+
+
+GRID = [["a", "b", "c"], ["d", "e", "f"]]
+
+
+def _join_cases():
+    rj = lambda idx, **kw: lambda tf: tf.raw_ops.ReduceJoin(  # noqa: E731
+        inputs=tf.constant(GRID), reduction_indices=idx() if callable(idx) else idx, **kw)
+    out = [_simple("ReduceJoin/none", ["ReduceJoin"], rj([], separator="-")),
+           _simple("ReduceJoin/axis0", ["ReduceJoin"], rj([0], separator="-")),
+           _simple("ReduceJoin/axis1_scalar", ["ReduceJoin"], rj(1)),
+           _simple("ReduceJoin/both_keep", ["ReduceJoin"],
+                   rj([-1, 0], separator=", ", keep_dims=True)),
+           _simple("ReduceJoin/axis0_keep", ["ReduceJoin"], rj([0], keep_dims=True)),
+           _simple("ReduceJoin/3d", ["ReduceJoin"], lambda tf: tf.raw_ops.ReduceJoin(
+               inputs=tf.reshape(tf.constant([str(i) for i in range(24)]), [2, 3, 4]),
+               reduction_indices=[2, 0], separator="."))]
+    out += [_simple("ReduceJoin/empty", ["ReduceJoin"], lambda tf: tf.raw_ops.ReduceJoin(
+                inputs=tf.zeros((2, 0), tf.string), reduction_indices=[1])),
+            _simple("ReduceJoin/bad_axis", ["ReduceJoin"], rj(lambda: _fed_axis(2)),
+                    error="Invalid reduction dimension 2 for input with 2 dimension"),
+            _simple("ReduceJoin/duplicate", ["ReduceJoin"], rj(lambda: _fed_axis([1, 1])),
+                    error="Duplicate reduction dimension 1")]
+    usj = lambda ids, n, x=("a", "b", "c", "d"), t=np.int32: lambda tf: (  # noqa: E731
+        tf.raw_ops.UnsortedSegmentJoin(inputs=tf.constant(x), segment_ids=tf.constant(ids, t),
+                                       num_segments=_fed_axis(n), separator=","))
+    for t in (np.int32, np.int64):
+        out.append(_simple(f"UnsortedSegmentJoin/{np.dtype(t).name}", ["UnsortedSegmentJoin"],
+                           usj([1, 0, 1, 1], 3, t=t)))
+    out += [_simple("UnsortedSegmentJoin/matrix", ["UnsortedSegmentJoin"],
+                    usj([1, 0], 2, x=[["a", "b"], ["c", "d"]])),
+            _simple("UnsortedSegmentJoin/negative_id", ["UnsortedSegmentJoin"],
+                    usj([1, 0, 1, -1], 3), error="segment_ids are not allowed to exceed"),
+            _simple("UnsortedSegmentJoin/negative_count", ["UnsortedSegmentJoin"],
+                    usj([0, 0, 0, 0], -1), error="Number of segments must be non-negative")]
+    ss = lambda strings, d, skip: lambda tf: tf.raw_ops.StringSplit(  # noqa: E731
+        input=tf.constant(strings, tf.string), delimiter=d, skip_empty=skip)
+    for skip in (True, False):
+        out += [_simple(f"StringSplit/any_of/skip={skip}", ["StringSplit"],
+                        ss(["a,b;;c", "", ";x", ",,"], ",;", skip)),
+                _simple(f"StringSplit/bytes/skip={skip}", ["StringSplit"],
+                        ss(["abc", "", "xy"], "", skip))]
+    out.append(_simple("StringSplit/empty", ["StringSplit"], ss(np.zeros((0,), object), " ",
+                                                               True)))
+    return out
+
+
+def _fed_axis(v):
+    """`v` hidden from TensorFlow's shape functions, so that the kernels judge
+    it (call inside the graph)."""
+    tf = _tf()
+    return tf.compat.v1.placeholder_with_default(tf.constant(v), shape=None)
+
+
+def _format(name, inputs, error=None, **attrs):
+    return _simple(f"StringFormat/{name}", ["StringFormat"],
+                   lambda tf: tf.raw_ops.StringFormat(inputs=inputs(tf), **attrs),
+                   error=error)
+
+
+def _format_cases():
+    return [
+        _format("mixed", lambda tf: [tf.constant([[1, 2, 3], [4, 5, 6]]),
+                                     tf.constant(["a\"b\n", "c\\d", "é"]), tf.constant(1.5),
+                                     tf.constant(np.arange(20.))],
+                template="x={} y={} z={} w={}", placeholder="{}"),
+        _format("floats", lambda tf: [
+            tf.constant(np.array([0.1, 1 / 3, 1e20, -0.0, 1e8, np.nan, -np.inf], np.float32)),
+            tf.constant(np.array([0.1, 1 / 3, 2.5e-300], np.float64)),
+            tf.constant(np.array([1.5, 0.1], np.float16))], template="{} {} {}",
+            placeholder="{}"),
+        _format("bool_uint8", lambda tf: [tf.constant([True, False]),
+                                          tf.constant(np.array([3, 250], np.uint8))],
+                template="{}|{}", placeholder="{}"),
+        _format("summarize2", lambda tf: [tf.constant(np.arange(20).reshape(4, 5))],
+                template="{}", placeholder="{}", summarize=2),
+        _format("summarize1_3d", lambda tf: [tf.constant(np.arange(60).reshape(3, 4, 5))],
+                template="{}", placeholder="{}", summarize=1),
+        _format("all", lambda tf: [tf.constant(np.arange(20).reshape(4, 5))],
+                template="<{}>", placeholder="{}", summarize=-1),
+        _format("empty", lambda tf: [tf.constant(np.zeros((0, 3)))], template="{}",
+                placeholder="{}"),
+        _format("default_placeholder", lambda tf: [tf.constant(7), tf.constant("s")],
+                template="a%sb%s"),
+        _format("no_inputs", lambda tf: [], template="plain")]
+
+
+def _file_cases():
+    root = os.path.join(tempfile.gettempdir(), "dfg_oracle_string_files")
+    os.makedirs(os.path.join(root, "d"), exist_ok=True)
+    for f in ("a.txt", "b.txt", "c.dat", "d/e.txt"):
+        with open(os.path.join(root, f), "w", encoding="utf-8") as fh:
+            fh.write(f"contents of {f}\n")
+
+    def write_read(tf):
+        path = os.path.join(root, "new", "sub", "w.bin")
+        w = tf.raw_ops.WriteFile(filename=path, contents="\x00bytes\xff")
+        with tf.control_dependencies([w]):
+            return tf.raw_ops.ReadFile(filename=path)
+
+    mf = lambda p: lambda tf: tf.raw_ops.MatchingFiles(pattern=p)  # noqa: E731
+    return [
+        _simple("ReadFile/text", ["ReadFile"],
+                lambda tf: tf.raw_ops.ReadFile(filename=os.path.join(root, "a.txt"))),
+        _simple("ReadFile/missing", ["ReadFile"],
+                lambda tf: tf.raw_ops.ReadFile(filename=os.path.join(root, "nope")),
+                error="nope; No such file or directory"),
+        _simple("WriteFile/then_read", ["WriteFile", "ReadFile"], write_read),
+        _simple("MatchingFiles/star", ["MatchingFiles"], mf(os.path.join(root, "*.txt"))),
+        _simple("MatchingFiles/list", ["MatchingFiles"],
+                mf([os.path.join(root, "?.dat"), os.path.join(root, "*/*.txt")])),
+        _simple("MatchingFiles/none", ["MatchingFiles"], mf(os.path.join(root, "*.none")))]
+
+
 def cases():
+    yield from _join_cases()
+    yield from _format_cases()
+    yield from _file_cases()
     yield from _as_string_cases()
     yield from _number_cases()
     yield from _base64_cases()
