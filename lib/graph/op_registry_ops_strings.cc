@@ -65,6 +65,43 @@ void RegisterTextOps(OpTable& t) {
             .Stateful());
 }
 
+void RegisterUnicode(OpTable& t) {
+  const char* kErrors = "errors: {'strict', 'replace', 'ignore'} = 'replace'";
+  const char* kOutEncoding =
+      "output_encoding: {'UTF-8', 'UTF-16-BE', 'UTF-32-BE'}";
+  for (const char* name : {"UnicodeDecode", "UnicodeDecodeWithOffsets"}) {
+    OpBuilder op = CpuOp(name)
+                       .Input("input: string")
+                       .Output("row_splits: Tsplits")
+                       .Output("char_values: int32");
+    if (std::string(name).ends_with("Offsets")) {
+      op.Output("char_to_byte_starts: int64");
+    }
+    t.Add(op.Attr("input_encoding: string")
+              .Attr(kErrors)
+              .Attr("replacement_char: int = 65533")
+              .Attr("replace_control_characters: bool = false")
+              .Attr("Tsplits: {int32, int64} = DT_INT64"));
+  }
+  t.Add(CpuOp("UnicodeEncode")
+            .Input("input_values: int32")
+            .Input("input_splits: Tsplits")
+            .Output("output: string")
+            .Attr("errors: {'ignore', 'replace', 'strict'} = 'replace'")
+            .Attr(kOutEncoding)
+            .Attr("replacement_char: int = 65533")
+            .Attr("Tsplits: {int32, int64} = DT_INT64"));
+  t.Add(CpuOp("UnicodeTranscode")
+            .Input("input: string")
+            .Output("output: string")
+            .Attr("input_encoding: string")
+            .Attr(kOutEncoding)
+            .Attr(kErrors)
+            .Attr("replacement_char: int = 65533")
+            .Attr("replace_control_characters: bool = false"));
+  t.Add(CpuOp("UnicodeScript").Input("input: int32").Output("output: int32"));
+}
+
 void RegisterBincounts(OpTable& t) {
   const char* kT = "T: {int32, int64, float, double}";
   t.Add(CpuOp("Bincount")
@@ -186,6 +223,7 @@ void RegisterStringOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterHashing(t);
   RegisterTextOps(t);
+  RegisterUnicode(t);
   RegisterBincounts(t);
   RegisterRaggedConversions(t);
   RegisterMutableTables(t);

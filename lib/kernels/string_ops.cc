@@ -249,6 +249,7 @@ class StringLengthOp : public OpKernel {
 void RegisterStringSplitKernels(KernelRegistry* r);
 void RegisterStringConvertKernels(KernelRegistry* r);
 void RegisterStringReduceKernels(KernelRegistry* r);
+void RegisterUnicodeKernels(KernelRegistry* r);
 
 void RegisterStringKernels(KernelRegistry* r) {
   for (const char* op : {"StringToHashBucketFast", "StringToHashBucket",
@@ -265,6 +266,7 @@ void RegisterStringKernels(KernelRegistry* r) {
   RegisterStringSplitKernels(r);
   RegisterStringConvertKernels(r);
   RegisterStringReduceKernels(r);
+  RegisterUnicodeKernels(r);
 }
 
 }  // namespace dfg
