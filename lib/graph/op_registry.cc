@@ -71,6 +71,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterLinalgOps(r);
     RegisterScatterOps(r);
     RegisterArrayExtOps(r);
+    RegisterStringOps(r);
     return r;
   }();
   return *registry;

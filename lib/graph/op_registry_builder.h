@@ -130,6 +130,7 @@ void RegisterMathExtOps(OpRegistry* registry);
 void RegisterLinalgOps(OpRegistry* registry);
 void RegisterScatterOps(OpRegistry* registry);
 void RegisterArrayExtOps(OpRegistry* registry);
+void RegisterStringOps(OpRegistry* registry);
 
 // The args TensorFlow's CPU kernels of `op` keep in host memory, or nullptr
 // (op_registry_cpu_hostmem.cc).

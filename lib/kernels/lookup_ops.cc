@@ -17,14 +17,18 @@ class HashTableOp : public OpKernel {
  public:
   explicit HashTableOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     set_is_expensive(false);
-    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("container", &container_));
-    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("shared_name", &shared_name_));
-    DFG_OP_REQUIRES_OK(
-        ctx, ctx->GetAttr("use_node_name_sharing", &use_node_name_sharing_));
+    anonymous_ = def().op().starts_with("Anonymous");
+    if (!anonymous_) {
+      DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("container", &container_));
+      DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("shared_name", &shared_name_));
+      DFG_OP_REQUIRES_OK(
+          ctx, ctx->GetAttr("use_node_name_sharing", &use_node_name_sharing_));
+    }
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("key_dtype", &key_dtype_));
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("value_dtype", &value_dtype_));
-    DFG_OP_REQUIRES_OK(
-        ctx, LookupTable::MakeHashTable(key_dtype_, value_dtype_).status());
+    auto factory = MakeTableFactory(ctx);
+    DFG_OP_REQUIRES_OK(ctx, factory.status());
+    factory_ = *std::move(factory);
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -35,14 +39,17 @@ class HashTableOp : public OpKernel {
     // TensorFlow names a kernel-private table "_<id>_<node>" and keeps it as
     // long as the session's kernel; dfg's executors do not share kernels,
     // so the table is keyed by the node instead (one per session and node).
-    const std::string name = !shared_name_.empty()    ? shared_name_
-                             : use_node_name_sharing_ ? def().name()
-                                                      : "_0_" + def().name();
+    // An anonymous table is new on every run.
+    static std::atomic<int64_t> anonymous_id{0};
+    const std::string name =
+        anonymous_ ? fmt::format("AnonymousTable_{}", anonymous_id++)
+        : !shared_name_.empty()  ? shared_name_
+        : use_node_name_sharing_ ? def().name()
+                                 : "_0_" + def().name();
     auto made = rm->LookupOrCreateResource(
         container, LookupTable::kTypeName, name,
-        [this]() -> StatusOr<std::shared_ptr<ResourceBase>> {
-          DFG_ASSIGN_OR_RETURN(
-              auto table, LookupTable::MakeHashTable(key_dtype_, value_dtype_));
+        [this, ctx]() -> StatusOr<std::shared_ptr<ResourceBase>> {
+          DFG_ASSIGN_OR_RETURN(auto table, factory_(ctx));
           return std::shared_ptr<ResourceBase>(table);
         });
     DFG_OP_REQUIRES_OK(ctx, made.status());
@@ -78,7 +85,9 @@ class HashTableOp : public OpKernel {
  private:
   std::string container_, shared_name_;
   bool use_node_name_sharing_ = false;
+  bool anonymous_ = false;
   DataType key_dtype_, value_dtype_;
+  TableFactory factory_;
   std::mutex mu_;
   Tensor handle_;  // legacy [container, name], guarded by mu_
 };
@@ -157,8 +166,10 @@ class LookupTableFindOp : public OpKernel {
         ctx, MatchSignature(*this, {table->key_dtype(), table->value_dtype()},
                             {table->value_dtype()}));
     const Tensor& keys = ctx->input(1);
+    TensorShape shape = keys.shape();
+    for (int64_t d : table->value_shape().dim_sizes()) shape.AddDim(d);
     Tensor* out = nullptr;
-    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, keys.shape(), &out));
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     DFG_OP_REQUIRES_OK(ctx, table->Find(keys, ctx->input(2), out));
   }
 };
@@ -217,11 +228,36 @@ class InitializeTableOp : public OpKernel {
           InvalidArgument("Keys and values must have the same size {} vs {}",
                           keys.NumElements(), values.NumElements()));
     }
-    DFG_OP_REQUIRES_OK(ctx, table->Initialize(keys, values));
+    DFG_OP_REQUIRES_OK(ctx, import_ ? table->Import(keys, values)
+                                    : table->Initialize(keys, values));
   }
 
  private:
   bool import_ = false;
+};
+
+class LookupTableInsertOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    std::shared_ptr<LookupTable> table;
+    DFG_OP_REQUIRES_OK(ctx, GetTable(ctx, &table));
+    DFG_OP_REQUIRES_OK(
+        ctx,
+        MatchSignature(*this, {table->key_dtype(), table->value_dtype()}, {}));
+    DFG_OP_REQUIRES_OK(ctx, table->Insert(ctx->input(1), ctx->input(2)));
+  }
+};
+
+class LookupTableRemoveOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    std::shared_ptr<LookupTable> table;
+    DFG_OP_REQUIRES_OK(ctx, GetTable(ctx, &table));
+    DFG_OP_REQUIRES_OK(ctx, MatchSignature(*this, {table->key_dtype()}, {}));
+    DFG_OP_REQUIRES_OK(ctx, table->Remove(ctx->input(1)));
+  }
 };
 
 class InitializeTableFromTextFileOp : public OpKernel {
@@ -272,6 +308,7 @@ class InitializeTableFromTextFileOp : public OpKernel {
 }  // namespace
 
 void RegisterLookupKernels(KernelRegistry* r) {
+  r->Register<LookupTableRemoveOp>("LookupTableRemoveV2");
   // The (key, value) pairs TensorFlow registers HashTable kernels for
   // (variant values aside).
   using tensorflow::DT_BOOL;
@@ -284,14 +321,39 @@ void RegisterLookupKernels(KernelRegistry* r) {
       {DT_INT64, {DT_DOUBLE, DT_FLOAT, DT_INT32, DT_INT64, DT_STRING}},
       {DT_STRING,
        {DT_BOOL, DT_DOUBLE, DT_FLOAT, DT_INT32, DT_INT64, DT_STRING}}};
-  for (const char* op : {"HashTable", "HashTableV2"}) {
+  for (const char* op : {"HashTable", "HashTableV2", "AnonymousHashTable"}) {
     for (const auto& [key, values] : pairs) {
       r->Register<HashTableOp>(op,
                                {KernelTypeConstraint{"key_dtype", {key}},
                                 KernelTypeConstraint{"value_dtype", values}});
     }
   }
+  // The mutable tables' pairs (variant and resource values aside).
+  const std::vector<DataType> real = {DT_INT32, DT_INT64, DT_FLOAT, DT_DOUBLE};
+  std::vector<DataType> real_bool = real, real_string = real;
+  real_bool.push_back(DT_BOOL);
+  real_string.push_back(DT_STRING);
+  const std::vector<DataType> int32_values = {DT_INT32, DT_FLOAT, DT_DOUBLE};
+  const std::vector<std::pair<DataType, std::vector<DataType>>> mutable_pairs =
+      {{DT_STRING, real_bool},
+       {DT_INT64, real_string},
+       {DT_INT32, int32_values}};
+  const std::vector<std::pair<DataType, std::vector<DataType>>> dense_pairs = {
+      {DT_STRING, real_bool}, {DT_INT64, real_bool}, {DT_INT32, int32_values}};
+  for (std::string op :
+       {"MutableHashTable", "MutableHashTableV2", "AnonymousMutableHashTable",
+        "MutableHashTableOfTensors", "MutableHashTableOfTensorsV2",
+        "AnonymousMutableHashTableOfTensors", "MutableDenseHashTable",
+        "MutableDenseHashTableV2", "AnonymousMutableDenseHashTable"}) {
+    const bool dense = op.find("Dense") != std::string::npos;
+    for (const auto& [key, values] : dense ? dense_pairs : mutable_pairs) {
+      r->Register<HashTableOp>(op,
+                               {KernelTypeConstraint{"key_dtype", {key}},
+                                KernelTypeConstraint{"value_dtype", values}});
+    }
+  }
   for (std::string v : {"", "V2"}) {
+    r->Register<LookupTableInsertOp>("LookupTableInsert" + v);
     r->Register<LookupTableFindOp>("LookupTableFind" + v);
     r->Register<LookupTableSizeOp>("LookupTableSize" + v);
     r->Register<LookupTableExportOp>("LookupTableExport" + v);

@@ -114,9 +114,11 @@ Status LookupTable::CheckKeyAndValueTensors(const Tensor& keys,
                            static_cast<int>(value_dtype_),
                            static_cast<int>(values.dtype()));
   }
-  if (values.shape() != keys.shape()) {
+  TensorShape want = keys.shape();
+  for (int64_t d : value_shape().dim_sizes()) want.AddDim(d);
+  if (values.shape() != want) {
     return InvalidArgument("Expected shape {} for value, got {}",
-                           ShapeText(keys.shape()), ShapeText(values.shape()));
+                           ShapeText(want), ShapeText(values.shape()));
   }
   return Status::Ok();
 }
@@ -134,9 +136,11 @@ Status LookupTable::Find(const Tensor& keys, const Tensor& default_value,
                            static_cast<int>(value_dtype_),
                            static_cast<int>(default_value.dtype()));
   }
-  if (default_value.dims() != 0 && default_value.shape() != keys.shape()) {
-    return InvalidArgument("Expected shape [] or {} for default value, got {}",
-                           ShapeText(keys.shape()),
+  TensorShape full = keys.shape();
+  for (int64_t d : value_shape().dim_sizes()) full.AddDim(d);
+  if (default_value.shape() != value_shape() && default_value.shape() != full) {
+    return InvalidArgument("Expected shape {} or {} for default value, got {}",
+                           ShapeText(value_shape()), ShapeText(full),
                            ShapeText(default_value.shape()));
   }
   DoFind(keys, default_value, out);
@@ -156,6 +160,16 @@ Status LookupTable::Initialize(const Tensor& keys, const Tensor& values) {
   DFG_RETURN_IF_ERROR(DoInsert(keys, values));
   initialized_.store(true, std::memory_order_release);
   return Status::Ok();
+}
+
+Status LookupTable::Insert(const Tensor&, const Tensor&) {
+  return Unimplemented(
+      "Insert not supported by InitializableLookupTable implementations");
+}
+
+Status LookupTable::Remove(const Tensor&) {
+  return Unimplemented(
+      "Remove not supported by InitializableLookupTable implementations");
 }
 
 StatusOr<std::shared_ptr<LookupTable>> LookupTable::MakeHashTable(

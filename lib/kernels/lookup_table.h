@@ -1,6 +1,8 @@
 // Lookup tables, the resources behind HashTable(V2) and its Find/Import/
 // Export/Size/Initialize kernels (TensorFlow's lookup::LookupInterface,
-// InitializableLookupTable and HashTable, core/kernels/lookup_table_op.h).
+// InitializableLookupTable and HashTable, core/kernels/lookup_table_op.h),
+// and the mutable tables (MutableHashTable, MutableHashTableOfTensors,
+// MutableDenseHashTable: hash_table_ops.cc) that also Insert and Remove.
 //
 // A HashTable is filled once (InitializeTable, InitializeTableFromTextFile,
 // LookupTableImport) and is immutable afterwards; Find before that fails with
@@ -11,10 +13,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "lib/base/status.h"
+#include "lib/kernels/op_kernel.h"
 #include "lib/kernels/resource_mgr.h"
 #include "lib/kernels/tensor.h"
 
@@ -37,6 +41,18 @@ class LookupTable : public ResourceBase {
 
   // Entries (0 until initialized).
   virtual int64_t size() const = 0;
+
+  // The shape of one value: scalar except for the tables of tensors.
+  virtual TensorShape value_shape() const { return TensorShape(); }
+
+  // Mutable tables: sets each key's value (Insert), drops keys (Remove);
+  // Import replaces all entries. The immutable HashTable's Import is
+  // Initialize, and it has no Insert or Remove (kUnimplemented).
+  virtual Status Insert(const Tensor& keys, const Tensor& values);
+  virtual Status Remove(const Tensor& keys);
+  virtual Status Import(const Tensor& keys, const Tensor& values) {
+    return Initialize(keys, values);
+  }
 
   // `out` (allocated by the caller: keys' shape, value dtype) = the value of
   // each key, else `default_value` (a scalar, or one per key). Errors:
@@ -70,6 +86,10 @@ class LookupTable : public ResourceBase {
                       Tensor* out) const = 0;
   // Inserts every pair (called once, under the initialization lock).
   virtual Status DoInsert(const Tensor& keys, const Tensor& values) = 0;
+  // Mutable tables are usable from the start.
+  void MarkInitialized() {
+    initialized_.store(true, std::memory_order_release);
+  }
 
  private:
   DataType key_dtype_;
@@ -77,6 +97,14 @@ class LookupTable : public ResourceBase {
   std::mutex mu_;  // serializes initialization
   std::atomic<bool> initialized_{false};
 };
+
+// Makes the table of a table-constructing kernel (HashTable, MutableHash-
+// Table..., their V2 and Anonymous forms), from its attrs and, for the dense
+// table, its empty_key/deleted_key inputs (hash_table_ops.cc).
+using TableFactory =
+    std::function<StatusOr<std::shared_ptr<LookupTable>>(OpKernelContext*)>;
+// Errors (kInvalidArgument): an unsupported dtype pair or a bad attr.
+StatusOr<TableFactory> MakeTableFactory(OpKernelConstruction* ctx);
 
 }  // namespace dfg
 
