@@ -1,0 +1,191 @@
+"""Image resize ops beyond bilinear/nearest/bicubic and the resize gradients
+(ResizeArea, ScaleAndTranslate(+Grad), Resize{Bilinear,NearestNeighbor,
+Bicubic}Grad)."""
+import numpy as np
+
+from op_case import OpCase, data
+
+_REAL = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.int64,
+         np.float16, np.float32, np.float64, "bfloat16")
+_KERNELS = ("lanczos1", "lanczos3", "lanczos5", "gaussian", "box", "triangle",
+            "keyscubic", "mitchellcubic")
+
+
+def _tf():
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    return tf
+
+
+def _np_dtype(dtype):
+    if dtype == "bfloat16":
+        return _tf().bfloat16.as_numpy_dtype
+    return np.dtype(dtype)
+
+
+def _name(op, dtype, shape, variant=""):
+    dname = dtype if isinstance(dtype, str) else np.dtype(dtype).name
+    base = f"{op}/{dname}{list(shape)}".replace(" ", "")
+    return base + (f"/{variant}" if variant else "")
+
+
+def _image(name, dtype, shape):
+    """Pixel values: small integers for integer types, [-3, 3] floats."""
+    dt = _np_dtype(dtype)
+    if np.dtype(dt).kind in "iu":
+        return data(name, dt, shape, "pos")
+    return data(name, np.float32, shape, "small").astype(dt)
+
+
+def _input(dtype, shape, name):
+    """A placeholder of `dtype`; bfloat16 (which .npy feeds cannot carry) as a
+    float32 placeholder cast in the graph. Returns (feed key, op input)."""
+    tf = _tf()
+    if dtype == "bfloat16":
+        p = tf.compat.v1.placeholder(tf.float32, shape, name=name)
+        return p, tf.cast(p, tf.bfloat16)
+    p = tf.compat.v1.placeholder(_np_dtype(dtype), shape, name=name)
+    return p, p
+
+
+def _feed(dtype, value):
+    return value.astype(np.float32) if dtype == "bfloat16" else value
+
+
+def _fetch(y):
+    tf = _tf()
+    return tf.cast(y, tf.float32) if y.dtype == tf.bfloat16 else y
+
+
+def _rtol(dtype):
+    return 1e-2 if dtype in (np.float16, "bfloat16") else None
+
+
+def _resize_area(dtype, shape, size, align=False, variant="", error=None):
+    name = _name("ResizeArea", dtype, shape, variant)
+
+    def build():
+        tf = _tf()
+        p, x = _input(dtype, None if error else shape, "x")
+        y = tf.raw_ops.ResizeArea(images=x, size=size, align_corners=align, name="y")
+        return [y], {p: _feed(dtype, _image(name, dtype, shape))}
+    return OpCase(name, ["ResizeArea"], build, rtol=_rtol(dtype), expect_error=error)
+
+
+def _scale_translate(dtype, shape, size, scale, shift, kernel="lanczos3",
+                     antialias=True, variant="", error=None):
+    name = _name("ScaleAndTranslate", dtype, shape, variant)
+
+    def build():
+        tf = _tf()
+        p, x = _input(dtype, None if error else shape, "x")
+        y = tf.raw_ops.ScaleAndTranslate(
+            images=x, size=size, scale=np.array(scale, np.float32),
+            translation=np.array(shift, np.float32), kernel_type=kernel,
+            antialias=antialias, name="y")
+        return [y], {p: _feed(dtype, _image(name, dtype, shape))}
+    return OpCase(name, ["ScaleAndTranslate"], build, rtol=_rtol(dtype),
+                  atol=1e-5, expect_error=error)
+
+
+def _scale_translate_grad(grad_shape, orig_shape, scale, shift, kernel,
+                          antialias=True, variant=""):
+    name = _name("ScaleAndTranslateGrad", np.float32, grad_shape, variant)
+
+    def build():
+        tf = _tf()
+        g = tf.compat.v1.placeholder(tf.float32, grad_shape, name="g")
+        o = tf.compat.v1.placeholder(tf.float32, orig_shape, name="o")
+        y = tf.raw_ops.ScaleAndTranslateGrad(
+            grads=g, original_image=o, scale=np.array(scale, np.float32),
+            translation=np.array(shift, np.float32), kernel_type=kernel,
+            antialias=antialias, name="y")
+        return [y], {g: data(name + "/g", np.float32, grad_shape),
+                     o: data(name + "/o", np.float32, orig_shape)}
+    return OpCase(name, ["ScaleAndTranslateGrad"], build, atol=1e-5)
+
+
+def _resize_grad(op, dtype, grad_shape, orig_shape, align=False, half=False,
+                 variant="", error=None):
+    name = _name(op, dtype, grad_shape, variant)
+
+    def build():
+        tf = _tf()
+        g = tf.compat.v1.placeholder(tf.float32, grad_shape, name="g")
+        p, o = _input(dtype, orig_shape, "o")
+        y = getattr(tf.raw_ops, op)(grads=g, original_image=o, align_corners=align,
+                                    half_pixel_centers=half, name="y")
+        return [_fetch(y)], {g: data(name + "/g", np.float32, grad_shape),
+                             p: _feed(dtype, np.zeros(orig_shape, _np_dtype(dtype)))}
+    return OpCase(name, [op], build, rtol=_rtol(dtype), atol=1e-5, expect_error=error)
+
+
+def _nearest_grad(dtype, shape, size, align=False, half=False, variant="", error=None):
+    name = _name("ResizeNearestNeighborGrad", dtype, shape, variant)
+
+    def build():
+        tf = _tf()
+        p, g = _input(dtype, shape, "g")
+        y = tf.raw_ops.ResizeNearestNeighborGrad(
+            grads=g, size=size, align_corners=align, half_pixel_centers=half, name="y")
+        return [_fetch(y)], {p: _feed(dtype, _image(name, dtype, shape))}
+    return OpCase(name, ["ResizeNearestNeighborGrad"], build, rtol=_rtol(dtype),
+                  expect_error=error)
+
+
+def _resize_cases():
+    for dtype in _REAL:
+        yield _resize_area(dtype, (2, 5, 7, 3), [3, 4])
+        yield _scale_translate(dtype, (1, 6, 5, 2), [4, 9], [4 / 6, 9 / 5], [0, 0])
+    yield _resize_area(np.float32, (1, 4, 6, 2), [7, 9], variant="up")
+    yield _resize_area(np.float32, (1, 5, 5, 1), [3, 2], align=True, variant="align")
+    yield _resize_area(np.float32, (0, 4, 4, 3), [2, 2], variant="empty")
+    yield _resize_area(np.float32, (1, 4, 4, 3), [0, 2], variant="zero_size",
+                       error="output dimensions must be positive")
+    yield _resize_area(np.float32, (4, 4, 3), [2, 2], variant="rank3",
+                       error="input must be 4-dimensional")
+    for kernel in _KERNELS:
+        for antialias in (True, False):
+            v = f"{kernel}/{'aa' if antialias else 'noaa'}"
+            yield _scale_translate(np.float32, (2, 9, 8, 3), [4, 5], [4 / 9, 5 / 8],
+                                   [0, 0], kernel, antialias, variant=v + "/down")
+            yield _scale_translate(np.float32, (1, 4, 5, 2), [9, 7], [9 / 4, 7 / 5],
+                                   [0.5, -1.25], kernel, antialias, variant=v + "/up")
+            yield _scale_translate_grad((2, 4, 5, 3), (2, 9, 8, 3), [4 / 9, 5 / 8],
+                                        [0, 0], kernel, antialias, variant=v + "/down")
+            yield _scale_translate_grad((1, 9, 7, 2), (1, 4, 5, 2), [9 / 4, 7 / 5],
+                                        [0.5, -1.25], kernel, antialias, variant=v + "/up")
+    yield _scale_translate(np.float32, (1, 4, 4, 1), [3, 3], [0, 1], [0, 0],
+                           variant="zero_scale", error="Scale must be greater than zero")
+    yield _scale_translate(np.float32, (1, 4, 4, 1), [3, 3], [1, 1], [0, 0],
+                           kernel="cubic", variant="bad_kernel",
+                           error="Unrecognized kernel type: cubic")
+    yield _scale_translate(np.float32, (0, 4, 4, 1), [3, 3], [1, 1], [0, 0],
+                           variant="empty")
+
+
+def _grad_cases():
+    for op, dtypes in [("ResizeBilinearGrad", (np.float32, np.float64, np.float16, "bfloat16")),
+                       ("ResizeBicubicGrad", (np.float32, np.float64))]:
+        for dtype in dtypes:
+            yield _resize_grad(op, dtype, (2, 7, 9, 3), (2, 4, 5, 3))
+        for align, half, v in [(True, False, "align"), (False, True, "half")]:
+            yield _resize_grad(op, np.float32, (1, 7, 9, 2), (1, 4, 5, 2), align, half, v)
+            yield _resize_grad(op, np.float32, (1, 3, 2, 2), (1, 6, 5, 2), align, half,
+                               v + "/down")
+        yield _resize_grad(op, np.float32, (0, 3, 3, 2), (0, 4, 4, 2), variant="empty")
+        yield _resize_grad(op, np.float32, (1, 3, 3, 2), (1, 4, 4, 2), True, True,
+                           "both", error="If half_pixel_centers is True, align_corners")
+        yield _resize_grad(op, np.float32, (1, 3, 3, 2), (1, 0, 4, 2), variant="zero_orig",
+                           error="original dimensions must be positive")
+    for dtype in (np.uint8, np.int8, np.int32, np.float16, np.float32, np.float64, "bfloat16"):
+        yield _nearest_grad(dtype, (2, 7, 9, 3), [4, 5])
+    for align, half, v in [(True, False, "align"), (False, True, "half"), (True, True, "both")]:
+        yield _nearest_grad(np.float32, (1, 7, 9, 2), [4, 5], align, half, v)
+        yield _nearest_grad(np.float32, (1, 3, 2, 2), [6, 5], align, half, v + "/down")
+    yield _nearest_grad(np.float32, (1, 3, 3, 1), [0, 2], variant="zero",
+                        error="shape_t's elements must be positive")
+
+
+def cases():
+    yield from _resize_cases()
+    yield from _grad_cases()
