@@ -7,6 +7,7 @@ packages=(
   libgraphviz-dev graphviz catch2 libbenchmark-dev
   libopenblas-dev zlib1g-dev python3-numpy python3-venv libre2-dev
   libleveldb-dev libsnappy-dev libdnnl-dev
+  libfftw3-dev              # the FFT kernels
   libgrpc++-dev protobuf-compiler-grpc python3-grpcio python3-protobuf
   dpkg-dev file man-db zsh  # cmake --install / cpack -G DEB and their tests
   openssl                   # distributed_faults_test's TLS certificate

@@ -1,9 +1,13 @@
 // Op table: the image resize family beyond bilinear/nearest/bicubic
-// (ResizeArea, ScaleAndTranslate) and the resize gradients, as TensorFlow's
-// core/ops/image_ops.cc declares them.
+// (ResizeArea, ScaleAndTranslate) and the resize gradients (TensorFlow's
+// core/ops/image_ops.cc); the FFTs (spectral_ops.cc) and the complex-number
+// element ops (math_ops.cc).
 //
 // GPU kernels exist for the bilinear, nearest-neighbor and bicubic
-// gradients only; ResizeArea and ScaleAndTranslate(Grad) are CPU-only.
+// gradients, the FFTs and the complex ops; ResizeArea and
+// ScaleAndTranslate(Grad) are CPU-only.
+#include <string>
+
 #include "lib/graph/op_registry_builder.h"
 
 namespace dfg {
@@ -66,11 +70,73 @@ void RegisterResizeExtOps(OpTable& t) {
             .HostMemory("GPU", "size"));
 }
 
+void RegisterFftOps(OpTable& t) {
+  constexpr const char* kComplex =
+      "Tcomplex: {complex64, complex128} = DT_COMPLEX64";
+  constexpr const char* kReal = "Treal: {float, double} = DT_FLOAT";
+  for (const char* suffix : {"", "2D", "3D"}) {
+    for (const char* kind : {"FFT", "IFFT"}) {
+      t.Add(Op(std::string(kind) + suffix)
+                .Input("input: Tcomplex")
+                .Output("output: Tcomplex")
+                .Attr(kComplex)
+                .Kernels("CPU", "GPU"));
+    }
+    t.Add(Op(std::string("RFFT") + suffix)
+              .Input("input: Treal")
+              .Input("fft_length: int32")
+              .Output("output: Tcomplex")
+              .Attr(kReal)
+              .Attr(kComplex)
+              .Kernels("CPU", "GPU")
+              .HostMemory("GPU", "fft_length"));
+    t.Add(Op(std::string("IRFFT") + suffix)
+              .Input("input: Tcomplex")
+              .Input("fft_length: int32")
+              .Output("output: Treal")
+              .Attr(kReal)
+              .Attr(kComplex)
+              .Kernels("CPU", "GPU")
+              .HostMemory("GPU", "fft_length"));
+  }
+}
+
+void RegisterComplexOps(OpTable& t) {
+  t.Add(Op("Complex")
+            .Input("real: T")
+            .Input("imag: T")
+            .Output("out: Tout")
+            .Attr("T: {float, double} = DT_FLOAT")
+            .Attr("Tout: {complex64, complex128} = DT_COMPLEX64")
+            .Kernels("CPU", "GPU"));
+  for (const char* name : {"Real", "Imag", "Angle"}) {
+    t.Add(Op(name)
+              .Input("input: T")
+              .Output("output: Tout")
+              .Attr("T: {complex64, complex128} = DT_COMPLEX64")
+              .Attr("Tout: {float, double} = DT_FLOAT")
+              .Kernels("CPU", "GPU"));
+  }
+  t.Add(Op("ComplexAbs")
+            .Input("x: T")
+            .Output("y: Tout")
+            .Attr("T: {complex64, complex128} = DT_COMPLEX64")
+            .Attr("Tout: {float, double} = DT_FLOAT")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("Conj")
+            .Input("input: T")
+            .Output("output: T")
+            .Attr("T: {complex64, complex128, variant} = DT_COMPLEX64")
+            .Kernels("CPU", "GPU"));
+}
+
 }  // namespace
 
 void RegisterImageNnOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterResizeExtOps(t);
+  RegisterFftOps(t);
+  RegisterComplexOps(t);
 }
 
 }  // namespace dfg

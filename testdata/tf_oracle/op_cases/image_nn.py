@@ -189,3 +189,129 @@ def _grad_cases():
 def cases():
     yield from _resize_cases()
     yield from _grad_cases()
+
+
+# ---- FFTs and complex element ops ------------------------------------------
+# The oracle compares complex fetches exactly, so complex results are fetched
+# as Real and Imag (float, compared within tolerance); complex inputs are
+# built from two float placeholders with Complex.
+
+_CPLX = {np.complex64: np.float32, np.complex128: np.float64}
+
+
+def _tol(real_dtype):
+    return (1e-5, 1e-5) if real_dtype == np.float32 else (1e-10, 1e-10)
+
+
+def _complex_input(name, cdtype, shape, known=True):
+    tf = _tf()
+    rdt = _CPLX[cdtype]
+    re = tf.compat.v1.placeholder(rdt, shape if known else None, name="re")
+    im = tf.compat.v1.placeholder(rdt, shape if known else None, name="im")
+    x = tf.raw_ops.Complex(real=re, imag=im, Tout=cdtype)
+    return x, {re: data(name + "/re", rdt, shape), im: data(name + "/im", rdt, shape)}
+
+
+def _split(y):
+    tf = _tf()
+    if y.dtype.is_complex:
+        return [tf.raw_ops.Real(input=y, Tout=y.dtype.real_dtype),
+                tf.raw_ops.Imag(input=y, Tout=y.dtype.real_dtype)]
+    return [y]
+
+
+def _fft(op, cdtype, shape, fft_length=None, variant="", error=None):
+    real_in = op.startswith("RFFT")
+    name = _name(op, cdtype, shape, variant)
+    rdt = _CPLX[cdtype]
+    rtol, atol = _tol(rdt)
+    ops = [op] + (["Real", "Imag"] if not op.startswith("IRFFT") else []) + \
+        (["Complex"] if not real_in else [])
+
+    def build():
+        tf = _tf()
+        if real_in:
+            x = tf.compat.v1.placeholder(rdt, None if error else shape, name="x")
+            feeds = {x: data(name, rdt, shape)}
+        else:
+            x, feeds = _complex_input(name, cdtype, shape, known=not error)
+        kwargs = {}
+        if fft_length is not None:
+            kwargs["fft_length"] = np.array(fft_length, np.int32)
+            kwargs["Treal" if op.startswith("IRFFT") else "Tcomplex"] = \
+                rdt if op.startswith("IRFFT") else cdtype
+        y = getattr(tf.raw_ops, op)(input=x, name="y", **kwargs)
+        return _split(y), feeds
+    return OpCase(name, ops, build, rtol=rtol, atol=atol, expect_error=error)
+
+
+def _complex_part(op, cdtype, shape):
+    name = _name(op, cdtype, shape)
+    rdt = _CPLX[cdtype]
+
+    def build():
+        tf = _tf()
+        x, feeds = _complex_input(name, cdtype, shape)
+        if op == "Conj":
+            y = tf.raw_ops.Conj(input=x, name="y")
+        elif op == "ComplexAbs":
+            y = tf.raw_ops.ComplexAbs(x=x, Tout=rdt, name="y")
+        else:
+            y = getattr(tf.raw_ops, op)(input=x, Tout=rdt, name="y")
+        return _split(y), feeds
+    return OpCase(name, [op, "Complex"], build)
+
+
+def _complex_bcast(rdt):
+    name = _name("Complex", rdt, (2, 3), "bcast")
+
+    def build():
+        tf = _tf()
+        re = tf.compat.v1.placeholder(rdt, (2, 3), name="re")
+        im = tf.compat.v1.placeholder(rdt, (3,), name="im")
+        y = tf.raw_ops.Complex(real=re, imag=im,
+                               Tout=tf.complex64 if rdt == np.float32 else tf.complex128)
+        return _split(y), {re: data(name + "/re", rdt, (2, 3)), im: data(name + "/im", rdt, (3,))}
+    return OpCase(name, ["Complex", "Real", "Imag"], build)
+
+
+def _fft_cases():
+    for cdtype in (np.complex64, np.complex128):
+        for op in ("FFT", "IFFT"):
+            for shape in [(3, 8), (2, 7), (12,), (0, 4)]:
+                yield _fft(op, cdtype, shape)
+            yield _fft(op + "2D", cdtype, (2, 4, 6))
+            yield _fft(op + "2D", cdtype, (5, 3))
+            yield _fft(op + "3D", cdtype, (2, 3, 4, 5))
+        for suffix, shape, lengths in [("", (3, 10), [[10], [8], [7]]),
+                                       ("2D", (2, 6, 8), [[6, 8], [5, 7]]),
+                                       ("3D", (2, 4, 5, 6), [[4, 5, 6], [3, 4, 5]])]:
+            for length in lengths:
+                v = "len" + "x".join(map(str, length))
+                yield _fft("RFFT" + suffix, cdtype, shape, length, v)
+            half = list(shape[:-1]) + [shape[-1] // 2 + 1]
+            for length in lengths:
+                if all(h >= n for h, n in zip(half[len(half) - len(length):-1], length[:-1])) \
+                        and half[-1] >= length[-1] // 2 + 1:
+                    v = "len" + "x".join(map(str, length))
+                    yield _fft("IRFFT" + suffix, cdtype, tuple(half[:-1]) + (half[-1] + 1,),
+                               length, v)
+        yield _fft("RFFT", cdtype, (3, 4), [8], "short", error="must have length of at least 8")
+        yield _fft("IRFFT", cdtype, (3, 4), [10], "short",
+                   error="must have length of at least 6")
+        yield _fft("RFFT", cdtype, (0, 4), [4], "empty")
+        yield _fft("FFT2D", cdtype, (4,), variant="rank1",
+                   error="Input must have rank of at least 2")
+        for op in ("Real", "Imag", "Angle", "ComplexAbs", "Conj"):
+            yield _complex_part(op, cdtype, (3, 5))
+            yield _complex_part(op, cdtype, (0, 2))
+    for rdt in (np.float32, np.float64):
+        yield _complex_bcast(rdt)
+
+
+_prev_cases = cases
+
+
+def cases():  # noqa: F811
+    yield from _prev_cases()
+    yield from _fft_cases()
