@@ -130,6 +130,41 @@ void RegisterComplexOps(OpTable& t) {
             .Kernels("CPU", "GPU"));
 }
 
+void RegisterColorOps(OpTable& t) {
+  for (const char* name : {"RGBToHSV", "HSVToRGB"}) {
+    t.Add(Op(name)
+              .Input("images: T")
+              .Output("output: T")
+              .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+              .Kernels("CPU", "GPU"));
+  }
+  t.Add(Op("AdjustHue")
+            .Input("images: T")
+            .Input("delta: float")
+            .Output("output: T")
+            .Attr("T: {half, float} = DT_FLOAT")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("AdjustSaturation")
+            .Input("images: T")
+            .Input("scale: float")
+            .Output("output: T")
+            .Attr("T: {half, float} = DT_FLOAT")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("DrawBoundingBoxes")
+            .Input("images: T")
+            .Input("boxes: float")
+            .Output("output: T")
+            .Attr("T: {float, half} = DT_FLOAT")
+            .Kernels("CPU"));
+  t.Add(Op("DrawBoundingBoxesV2")
+            .Input("images: T")
+            .Input("boxes: float")
+            .Input("colors: float")
+            .Output("output: T")
+            .Attr("T: {float, half} = DT_FLOAT")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterImageNnOps(OpRegistry* registry) {
@@ -137,6 +172,7 @@ void RegisterImageNnOps(OpRegistry* registry) {
   RegisterResizeExtOps(t);
   RegisterFftOps(t);
   RegisterComplexOps(t);
+  RegisterColorOps(t);
 }
 
 }  // namespace dfg

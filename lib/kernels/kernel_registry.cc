@@ -65,6 +65,7 @@ void RegisterUniqueKernels(KernelRegistry* r);
 void RegisterLoggingKernels(KernelRegistry* r);
 void RegisterImageExtKernels(KernelRegistry* r);
 void RegisterFftKernels(KernelRegistry* r);
+void RegisterImageColorKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -119,6 +120,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterLoggingKernels(r);
   RegisterImageExtKernels(r);
   RegisterFftKernels(r);
+  RegisterImageColorKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

@@ -315,3 +315,90 @@ _prev_cases = cases
 def cases():  # noqa: F811
     yield from _prev_cases()
     yield from _fft_cases()
+
+
+# ---- Colour ops and bounding boxes -----------------------------------------
+
+def _color(op, dtype, shape, arg=None, variant="", error=None, domain="unit"):
+    name = _name(op, dtype, shape, variant)
+
+    def build():
+        tf = _tf()
+        p, x = _input(dtype, None if error else shape, "x")
+        v = data(name, np.float32, shape, domain)
+        if op in ("RGBToHSV", "HSVToRGB") and not error:
+            v = np.abs(v)  # colours and HSV triples in [0, 1)
+        kwargs = {}
+        if op == "AdjustHue":
+            kwargs["delta"] = np.float32(arg)
+        elif op == "AdjustSaturation":
+            kwargs["scale"] = np.float32(arg)
+        elif op == "AdjustContrastv2":
+            kwargs["contrast_factor"] = np.float32(arg)
+        y = getattr(tf.raw_ops, op)(images=x, name="y", **kwargs)
+        return [_fetch(y)], {p: _feed(dtype, v.astype(_np_dtype(dtype)))}
+    return OpCase(name, [op], build, rtol=_rtol(dtype), atol=1e-6 if not _rtol(dtype) else 1e-2,
+                  expect_error=error)
+
+
+def _draw(dtype, shape, boxes, colors=None, variant="", error=None):
+    op = "DrawBoundingBoxes" if colors is None else "DrawBoundingBoxesV2"
+    name = _name(op, dtype, shape, variant)
+
+    def build():
+        tf = _tf()
+        p, x = _input(dtype, None if error else shape, "x")
+        b = np.array(boxes, np.float32)
+        if colors is None:
+            y = tf.raw_ops.DrawBoundingBoxes(images=x, boxes=b, name="y")
+        else:
+            y = tf.raw_ops.DrawBoundingBoxesV2(images=x, boxes=b,
+                                               colors=np.array(colors, np.float32), name="y")
+        return [y], {p: _feed(dtype, data(name, np.float32, shape, "unit").astype(_np_dtype(dtype)))}
+    return OpCase(name, [op], build, expect_error=error)
+
+
+def _color_cases():
+    for op in ("RGBToHSV", "HSVToRGB"):
+        for dtype in (np.float32, np.float64, np.float16, "bfloat16"):
+            yield _color(op, dtype, (2, 4, 5, 3))
+        yield _color(op, np.float32, (7, 3), variant="rank2")
+        yield _color(op, np.float32, (0, 3), variant="empty")
+        yield _color(op, np.float32, (4, 2), variant="two_channels",
+                     error="input must have 3 channels but input only has 2 channels")
+    for delta in (0.2, -0.7, 1.4):
+        yield _color("AdjustHue", np.float32, (2, 4, 5, 3), delta, variant=f"d{delta}")
+    for scale in (0.3, 1.7):
+        yield _color("AdjustSaturation", np.float32, (2, 4, 5, 3), scale, variant=f"s{scale}")
+    for op in ("AdjustHue", "AdjustSaturation"):
+        yield _color(op, np.float32, (0, 4, 3), 0.5, variant="empty")
+        yield _color(op, np.float32, (4, 3), 0.5, variant="rank2",
+                     error="input must be at least 3-D")
+        yield _color(op, np.float32, (2, 4, 2), 0.5, variant="two_channels",
+                     error="input must have 3 channels but instead has 2 channels")
+    for factor, shape in [(1.8, (2, 5, 7, 3)), (0.4, (3, 3, 2)), (2.0, (1, 33, 17, 5))]:
+        yield _color("AdjustContrastv2", np.float32, shape, factor, variant=f"f{factor}",
+                     domain="any")
+    yield _color("AdjustContrastv2", np.float32, (0, 4, 4, 3), 1.5, variant="empty")
+    yield _color("AdjustContrastv2", np.float32, (4, 3), 1.5, variant="rank2",
+                 error="input must be at least 3-D")
+    boxes = [[[0.1, 0.2, 0.6, 0.9], [0.5, -0.2, 1.3, 0.5], [0.7, 0.7, 0.2, 0.9]],
+             [[0.0, 0.0, 1.0, 1.0], [1.5, 0.1, 2.0, 0.2], [0.3, 0.3, 0.3, 0.3]]]
+    for depth in (1, 3, 4):
+        for dtype in (np.float32, np.float16):
+            yield _draw(dtype, (2, 8, 9, depth), boxes)
+        yield _draw(np.float32, (2, 8, 9, depth), boxes,
+                    [[0.1, 0.2, 0.3, 0.4], [0.9, 0.8, 0.7, 0.6]], variant="colors")
+    yield _draw(np.float32, (2, 8, 9, 3), boxes, np.zeros((0, 3)), variant="no_colors")
+    yield _draw(np.float32, (2, 8, 9, 2), boxes, variant="depth2",
+                error="Channel depth should be either 1")
+    yield _draw(np.float32, (1, 8, 9, 3), boxes, variant="batch",
+                error="The batch sizes should be the same")
+
+
+_prev_cases2 = cases
+
+
+def cases():  # noqa: F811
+    yield from _prev_cases2()
+    yield from _color_cases()
