@@ -165,6 +165,22 @@ void RegisterColorOps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterCodecOps(OpTable& t) {
+  t.Add(Op("EncodeJpeg")
+            .Input("image: uint8")
+            .Output("contents: string")
+            .Attr("format: {'', 'grayscale', 'rgb'} = ''")
+            .Attr("quality: int = 95")
+            .Attr("progressive: bool = false")
+            .Attr("optimize_size: bool = false")
+            .Attr("chroma_downsampling: bool = true")
+            .Attr("density_unit: {'in', 'cm'} = 'in'")
+            .Attr("x_density: int = 300")
+            .Attr("y_density: int = 300")
+            .Attr("xmp_metadata: string = ''")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterImageNnOps(OpRegistry* registry) {
@@ -173,6 +189,7 @@ void RegisterImageNnOps(OpRegistry* registry) {
   RegisterFftOps(t);
   RegisterComplexOps(t);
   RegisterColorOps(t);
+  RegisterCodecOps(t);
 }
 
 }  // namespace dfg

@@ -66,6 +66,7 @@ void RegisterLoggingKernels(KernelRegistry* r);
 void RegisterImageExtKernels(KernelRegistry* r);
 void RegisterFftKernels(KernelRegistry* r);
 void RegisterImageColorKernels(KernelRegistry* r);
+void RegisterImageCodecKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -121,6 +122,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterImageExtKernels(r);
   RegisterFftKernels(r);
   RegisterImageColorKernels(r);
+  RegisterImageCodecKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

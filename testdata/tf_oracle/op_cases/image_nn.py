@@ -402,3 +402,131 @@ _prev_cases2 = cases
 def cases():  # noqa: F811
     yield from _prev_cases2()
     yield from _color_cases()
+
+
+# ---- Image codecs ------------------------------------------------------------
+# Encoded inputs are made by TensorFlow in a graph of their own and put into
+# the case's graph as string constants.
+
+def _smooth_image(name, shape, dtype=np.uint8):
+    """A smooth gradient with some noise: what JPEG is made for."""
+    h, w, c = shape
+    y, x = np.mgrid[0:h, 0:w].astype(np.float64)
+    base = np.stack([(x * 7 + y * 3 + 40 * k) % 256 for k in range(c)], axis=-1)
+    noise = data(name + "/noise", np.float64, shape, "small") * 6
+    top = 65535 if dtype == np.uint16 else 255
+    return np.clip(base * (top / 255) + noise * (top / 255), 0, top).astype(dtype)
+
+
+def _encoded(kind, image, **kwargs):
+    tf = _tf()
+    with tf.Graph().as_default():
+        op = tf.io.encode_jpeg if kind == "jpeg" else tf.io.encode_png
+        with tf.compat.v1.Session() as sess:
+            return sess.run(op(tf.constant(image), **kwargs))
+
+
+def _decode(op, contents, variant, error=None, fetch=None, **attrs):
+    name = f"{op}/{variant}"
+
+    def build():
+        tf = _tf()
+        c = tf.constant(contents, dtype=tf.string)
+        args = dict(attrs)
+        crop = args.pop("crop_window", None)
+        if crop is not None:
+            y = tf.raw_ops.DecodeAndCropJpeg(contents=c, crop_window=np.array(crop, np.int32),
+                                             name="y", **args)
+        else:
+            y = getattr(tf.raw_ops, op)(contents=c, name="y", **args)
+        return [fetch(y) if fetch else y], {}
+    return OpCase(name, [op], build, expect_error=error)
+
+
+def _encode(op, image, variant, roundtrip=False, error=None, **attrs):
+    name = f"{op}/{variant}"
+
+    def build():
+        tf = _tf()
+        x = tf.compat.v1.placeholder(image.dtype, image.shape, name="x")
+        y = getattr(tf.raw_ops, op)(image=x, name="y", **attrs)
+        if roundtrip:
+            back = tf.raw_ops.DecodeImage(contents=y, channels=image.shape[-1],
+                                          dtype=tf.as_dtype(image.dtype))
+            return [back], {x: image}
+        return [y], {x: image}
+    return OpCase(name, [op], build, expect_error=error)
+
+
+def _codec_cases():
+    rgb = _smooth_image("rgb", (37, 45, 3))
+    gray = _smooth_image("gray", (20, 17, 1))
+    jpeg = _encoded("jpeg", rgb, quality=90)
+    jpeg444 = _encoded("jpeg", rgb, quality=80, chroma_downsampling=False)
+    jpeg_gray = _encoded("jpeg", gray)
+    jpeg_prog = _encoded("jpeg", rgb, progressive=True)
+    for ch in (0, 1, 3):
+        yield _decode("DecodeJpeg", jpeg, f"420/c{ch}", channels=ch)
+        yield _decode("DecodeJpeg", jpeg_gray, f"gray/c{ch}", channels=ch)
+    for ratio in (2, 4, 8):
+        yield _decode("DecodeJpeg", jpeg, f"420/ratio{ratio}", ratio=ratio)
+    yield _decode("DecodeJpeg", jpeg, "420/no_fancy", fancy_upscaling=False)
+    yield _decode("DecodeJpeg", jpeg, "420/accurate", dct_method="INTEGER_ACCURATE")
+    yield _decode("DecodeJpeg", jpeg444, "444", dct_method="INTEGER_FAST")
+    yield _decode("DecodeJpeg", jpeg_prog, "progressive")
+    yield _decode("DecodeJpeg", jpeg[: len(jpeg) * 2 // 3], "truncated/recover",
+                  try_recover_truncated=True)
+    yield _decode("DecodeJpeg", jpeg[: len(jpeg) * 2 // 3], "truncated/fraction",
+                  acceptable_fraction=0.2)
+    yield _decode("DecodeJpeg", jpeg[: len(jpeg) * 2 // 3], "truncated",
+                  error="Invalid JPEG data or crop window")
+    yield _decode("DecodeJpeg", jpeg, "c4", channels=4, error="JPEG does not support 4 channels")
+    yield _decode("DecodeJpeg", b"not an image", "unknown",
+                  error="Unknown image file format")
+    for window in ([0, 0, 37, 45], [3, 5, 20, 17], [10, 9, 1, 30], [16, 16, 8, 8]):
+        v = "x".join(map(str, window))
+        yield _decode("DecodeAndCropJpeg", jpeg, f"crop{v}", crop_window=window)
+    yield _decode("DecodeAndCropJpeg", jpeg444, "444/crop", crop_window=[4, 3, 30, 21])
+    yield _decode("DecodeAndCropJpeg", jpeg, "bad_window", crop_window=[30, 0, 10, 10],
+                  error="Invalid JPEG data or crop window")
+    for out in ("int32", "int64"):
+        yield _decode("ExtractJpegShape", jpeg, out, output_type=out)
+    yield _decode("ExtractJpegShape", jpeg_gray, "gray")
+    rgba = _smooth_image("rgba", (13, 11, 4))
+    rgb16 = _smooth_image("rgb16", (9, 14, 3), np.uint16)
+    pngs = {"rgb": _encoded("png", rgb), "gray": _encoded("png", gray),
+            "rgba": _encoded("png", rgba), "rgb16": _encoded("png", rgb16)}
+    for kind, contents in pngs.items():
+        for ch in (0, 1, 3, 4):
+            yield _decode("DecodePng", contents, f"{kind}/c{ch}", channels=ch)
+        yield _decode("DecodePng", contents, f"{kind}/u16", dtype="uint16")
+    yield _decode("DecodePng", pngs["rgb"][:200], "truncated", error="Invalid PNG")
+    for kind, contents in [("png", pngs["rgba"]), ("png16", pngs["rgb16"]), ("jpeg", jpeg)]:
+        for dtype in ("uint8", "uint16", "float32"):
+            yield _decode("DecodeImage", contents, f"{kind}/{dtype}", dtype=dtype)
+        yield _decode("DecodeImage", contents, f"{kind}/c1", channels=1)
+    for name, image in [("rgb", rgb), ("gray", gray), ("rgba", rgba), ("rgb16", rgb16)]:
+        yield _encode("EncodePng", image, name)
+        yield _encode("EncodePng", image, name + "/roundtrip", roundtrip=True)
+    yield _encode("EncodePng", rgb, "level9", compression=9)
+    yield _encode("EncodePng", rgb, "level0", compression=0)
+    for variant, attrs in [("default", {}), ("q50", {"quality": 50}),
+                           ("progressive", {"progressive": True}),
+                           ("optimize", {"optimize_size": True}),
+                           ("444", {"chroma_downsampling": False}),
+                           ("cm", {"density_unit": "cm", "x_density": 72, "y_density": 96}),
+                           ("xmp", {"xmp_metadata": "<x:xmpmeta>dfg</x:xmpmeta>"}),
+                           ("rgb", {"format": "rgb"})]:
+        yield _encode("EncodeJpeg", rgb, variant, **attrs)
+    yield _encode("EncodeJpeg", gray, "gray")
+    yield _encode("EncodeJpeg", gray, "gray_as_rgb", format="rgb",
+                  error="format rgb expects 3 channels")
+    yield _encode("EncodeJpeg", rgba, "rgba", error="image must have 1 or 3 channels")
+
+
+_prev_cases3 = cases
+
+
+def cases():  # noqa: F811
+    yield from _prev_cases3()
+    yield from _codec_cases()
