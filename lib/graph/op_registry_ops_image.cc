@@ -181,6 +181,34 @@ void RegisterCodecOps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterNmsOps(OpTable& t) {
+  t.Add(Op("NonMaxSuppression")
+            .Input("boxes: float")
+            .Input("scores: float")
+            .Input("max_output_size: int32")
+            .Output("selected_indices: int32")
+            .Attr("iou_threshold: float = 0.5")
+            .Kernels("CPU"));
+  t.Add(Op("NonMaxSuppressionV2")
+            .Input("boxes: T")
+            .Input("scores: T")
+            .Input("max_output_size: int32")
+            .Input("iou_threshold: T_threshold")
+            .Output("selected_indices: int32")
+            .Attr("T: {half, float} = DT_FLOAT")
+            .Attr("T_threshold: {half, float} = DT_FLOAT")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "max_output_size", "iou_threshold"));
+  t.Add(Op("NonMaxSuppressionWithOverlaps")
+            .Input("overlaps: float")
+            .Input("scores: float")
+            .Input("max_output_size: int32")
+            .Input("overlap_threshold: float")
+            .Input("score_threshold: float")
+            .Output("selected_indices: int32")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterImageNnOps(OpRegistry* registry) {
@@ -190,6 +218,7 @@ void RegisterImageNnOps(OpRegistry* registry) {
   RegisterComplexOps(t);
   RegisterColorOps(t);
   RegisterCodecOps(t);
+  RegisterNmsOps(t);
 }
 
 }  // namespace dfg

@@ -74,12 +74,13 @@ bool DecodePngData(std::string_view data, int channels, int bits,
   int depth = 0, color = 0;
   png_get_IHDR(png, info, &w, &h, &depth, &color, nullptr, nullptr, nullptr);
   const bool trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
-  if (channels == 0) {
-    channels = color == PNG_COLOR_TYPE_PALETTE ? (trns ? 4 : 3)
-                                               : png_get_channels(png, info);
-  }
+  // The channel count lives in *img (memory), safe across the longjmp.
+  img->channels = channels != 0 ? channels
+                  : color == PNG_COLOR_TYPE_PALETTE
+                      ? (trns ? 4 : 3)
+                      : png_get_channels(png, info);
   const bool alpha = (color & PNG_COLOR_MASK_ALPHA) != 0;
-  if ((channels & 1) == 0) {
+  if ((img->channels & 1) == 0) {
     if (!alpha && trns) {
       png_set_tRNS_to_alpha(png);
     } else if (!alpha) {
@@ -96,7 +97,7 @@ bool DecodePngData(std::string_view data, int channels, int bits,
   if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   const bool gray = (color & PNG_COLOR_MASK_COLOR) == 0;
   if (gray && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
-  if (channels < 3) {
+  if (img->channels < 3) {
     if (!gray) png_set_rgb_to_gray(png, 1, 0.299, 0.587);
   } else if (gray) {
     png_set_gray_to_rgb(png);
@@ -104,7 +105,6 @@ bool DecodePngData(std::string_view data, int channels, int bits,
   png_read_update_info(png, info);
   img->width = static_cast<int>(w);
   img->height = static_cast<int>(h);
-  img->channels = channels;
   const int64_t total = static_cast<int64_t>(w) * h;
   if (img->width != static_cast<int64_t>(w) || img->width <= 0 ||
       img->width >= (1 << 27) || img->height != static_cast<int64_t>(h) ||
@@ -114,7 +114,7 @@ bool DecodePngData(std::string_view data, int channels, int bits,
     return false;
   }
   uint8_t* out = buffer(*img);
-  const int row_bytes = channels * img->width * (bits / 8);
+  const int row_bytes = img->channels * img->width * (bits / 8);
   for (int p = 0; p < passes; ++p) {
     png_bytep row = out;
     for (int y = 0; y < img->height; ++y, row += row_bytes) {
@@ -126,7 +126,7 @@ bool DecodePngData(std::string_view data, int channels, int bits,
   if (img->synthesize_16) {
     // Each row's 8-bit samples (read at the 16-bit row stride) widened in
     // place to v * 257, last first.
-    const int n = img->width * channels;
+    const int n = img->width * img->channels;
     for (int y = 0; y < img->height; ++y) {
       uint8_t* r = out + static_cast<int64_t>(y) * row_bytes;
       uint16_t* r16 = reinterpret_cast<uint16_t*>(r);

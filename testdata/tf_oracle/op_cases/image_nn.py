@@ -530,3 +530,73 @@ _prev_cases3 = cases
 def cases():  # noqa: F811
     yield from _prev_cases3()
     yield from _codec_cases()
+
+
+# ---- NonMaxSuppression V1, V2, WithOverlaps ----------------------------------
+
+def _boxes(name, n):
+    corners = data(name + "/c", np.float32, (n, 2), "unit")
+    sizes = np.abs(data(name + "/s", np.float32, (n, 2), "unit")) + 0.05
+    boxes = np.concatenate([corners, corners + sizes], axis=1)
+    boxes[::5] = boxes[::5][:, [2, 3, 0, 1]]  # some with flipped corners
+    return boxes
+
+
+def _nms(op, n, max_out, threshold, dtype=np.float32, variant="", error=None,
+         score_threshold=0.0, shapes=None):
+    name = _name(op, dtype, (n, 4), variant)
+
+    def build():
+        tf = _tf()
+        boxes = _boxes(name, n)
+        scores = np.round(np.abs(data(name + "/sc", np.float32, (n,), "unit")), 1)
+        overlaps = op == "NonMaxSuppressionWithOverlaps"
+        bshape, sshape = shapes or (((n, n) if overlaps else (n, 4)), (n,))
+        b = tf.compat.v1.placeholder(dtype if op != "NonMaxSuppressionWithOverlaps" else np.float32,
+                                     None if error else bshape, name="b")
+        s = tf.compat.v1.placeholder(dtype, None if error else sshape, name="s")
+        if op == "NonMaxSuppression":
+            y = tf.raw_ops.NonMaxSuppression(boxes=b, scores=s, max_output_size=max_out,
+                                             iou_threshold=threshold, name="y")
+        elif op == "NonMaxSuppressionV2":
+            y = tf.raw_ops.NonMaxSuppressionV2(boxes=b, scores=s, max_output_size=max_out,
+                                               iou_threshold=np.array(threshold, dtype),
+                                               name="y")
+        else:
+            y = tf.raw_ops.NonMaxSuppressionWithOverlaps(
+                overlaps=b, scores=s, max_output_size=max_out,
+                overlap_threshold=np.float32(threshold),
+                score_threshold=np.float32(score_threshold), name="y")
+            ov = np.abs(data(name + "/ov", np.float32, (n, n), "unit"))
+            boxes = (ov + ov.T) / 2
+        feed_b = boxes if shapes is None else np.zeros(bshape, np.float32)
+        feed_s = scores if shapes is None else np.zeros(sshape, np.float32)
+        return [y], {b: feed_b.astype(b.dtype.as_numpy_dtype),
+                     s: feed_s.astype(dtype)}
+    return OpCase(name, [op], build, expect_error=error)
+
+
+def _nms_cases():
+    for op in ("NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionWithOverlaps"):
+        for max_out, thr in [(5, 0.5), (20, 0.3), (0, 0.5), (20, 1.0)]:
+            yield _nms(op, 12, max_out, thr, variant=f"max{max_out}/t{thr}")
+        yield _nms(op, 0, 5, 0.5, variant="empty")
+    yield _nms("NonMaxSuppressionV2", 12, 6, 0.4, np.float16, variant="t0.4")
+    yield _nms("NonMaxSuppressionWithOverlaps", 12, 20, 0.5, variant="score0.3",
+               score_threshold=0.3)
+    yield _nms("NonMaxSuppression", 12, 5, 1.5, variant="bad_iou",
+               error="iou_threshold must be in \\[0, 1\\]")
+    yield _nms("NonMaxSuppressionV2", 12, 5, 0.5, variant="scores_mismatch",
+               shapes=((12, 4), (11,)), error="scores has incompatible shape")
+    yield _nms("NonMaxSuppressionV2", 12, 5, 0.5, variant="boxes_cols",
+               shapes=((12, 3), (12,)), error="boxes must have 4 columns")
+    yield _nms("NonMaxSuppressionWithOverlaps", 12, 5, 0.5, variant="not_square",
+               shapes=((12, 11), (12,)), error="overlaps must be square")
+
+
+_prev_cases4 = cases
+
+
+def cases():  # noqa: F811
+    yield from _prev_cases4()
+    yield from _nms_cases()
