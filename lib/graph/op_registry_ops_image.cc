@@ -209,6 +209,52 @@ void RegisterNmsOps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterTransformOps(OpTable& t) {
+  constexpr const char* kTypes =
+      "dtype: {uint8, int32, int64, half, bfloat16, float, double}";
+  t.Add(Op("ImageProjectiveTransformV2")
+            .Input("images: dtype")
+            .Input("transforms: float")
+            .Input("output_shape: int32")
+            .Output("transformed_images: dtype")
+            .Attr(kTypes)
+            .Attr("interpolation: string")
+            .Attr("fill_mode: string = 'CONSTANT'")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "output_shape"));
+  t.Add(Op("ImageProjectiveTransformV3")
+            .Input("images: dtype")
+            .Input("transforms: float")
+            .Input("output_shape: int32")
+            .Input("fill_value: float")
+            .Output("transformed_images: dtype")
+            .Attr(kTypes)
+            .Attr("interpolation: string")
+            .Attr("fill_mode: string = 'CONSTANT'")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "output_shape", "fill_value"));
+  t.Add(Op("CropAndResizeGradImage")
+            .Input("grads: float")
+            .Input("boxes: float")
+            .Input("box_ind: int32")
+            .Input("image_size: int32")
+            .Output("output: T")
+            .Attr("T: {float, half, double}")
+            .Attr("method: {'bilinear', 'nearest'} = 'bilinear'")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "image_size"));
+  t.Add(Op("CropAndResizeGradBoxes")
+            .Input("grads: float")
+            .Input("image: T")
+            .Input("boxes: float")
+            .Input("box_ind: int32")
+            .Output("output: float")
+            .Attr("T: {uint8, uint16, int8, int16, int32, int64, half, float, "
+                  "double}")
+            .Attr("method: {'bilinear'} = 'bilinear'")
+            .Kernels("CPU", "GPU"));
+}
+
 }  // namespace
 
 void RegisterImageNnOps(OpRegistry* registry) {
@@ -219,6 +265,7 @@ void RegisterImageNnOps(OpRegistry* registry) {
   RegisterColorOps(t);
   RegisterCodecOps(t);
   RegisterNmsOps(t);
+  RegisterTransformOps(t);
 }
 
 }  // namespace dfg

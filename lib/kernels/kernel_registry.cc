@@ -67,6 +67,7 @@ void RegisterImageExtKernels(KernelRegistry* r);
 void RegisterFftKernels(KernelRegistry* r);
 void RegisterImageColorKernels(KernelRegistry* r);
 void RegisterImageCodecKernels(KernelRegistry* r);
+void RegisterImageTransformKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -123,6 +124,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterFftKernels(r);
   RegisterImageColorKernels(r);
   RegisterImageCodecKernels(r);
+  RegisterImageTransformKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

@@ -600,3 +600,86 @@ _prev_cases4 = cases
 def cases():  # noqa: F811
     yield from _prev_cases4()
     yield from _nms_cases()
+
+
+# ---- ImageProjectiveTransform, CropAndResize gradients -------------------------
+
+_TRANSFORMS = np.array([[0.9, -0.3, 1.2, 0.25, 1.1, -0.8, 0.01, -0.02],
+                        [1.0, 0.0, -2.5, 0.0, 1.0, 3.0, 0.0, 0.0],
+                        [-1.0, 0.0, 6.0, 0.0, 1.2, -4.0, 0.0, 0.0]], np.float32)
+
+
+def _projective(op, dtype, interp, mode, out_hw=(7, 8), transforms=_TRANSFORMS,
+                fill=0.5, variant="", error=None, shape=(3, 6, 7, 2)):
+    name = _name(op, dtype, shape, variant or f"{interp}/{mode}")
+
+    def build():
+        tf = _tf()
+        p, x = _input(dtype, None if error else shape, "x")
+        kwargs = dict(images=x, transforms=transforms, output_shape=np.array(out_hw, np.int32),
+                      interpolation=interp, fill_mode=mode, name="y")
+        if op == "ImageProjectiveTransformV3":
+            kwargs["fill_value"] = np.float32(fill)
+        y = getattr(tf.raw_ops, op)(**kwargs)
+        return [_fetch(y)], {p: _feed(dtype, _image(name, dtype, shape))}
+    return OpCase(name, [op], build, rtol=_rtol(dtype), expect_error=error)
+
+
+_CROP_BOXES = np.array([[0.1, 0.2, 0.7, 0.9], [-0.2, 0.3, 0.5, 1.2], [0.5, 0.5, 0.5, 0.5],
+                        [0.9, 0.8, 0.2, 0.1]], np.float32)
+
+
+def _crop_grad(op, dtype, crop=(4, 5), method="bilinear", variant="", error=None,
+               box_ind=(0, 1, 1, 0)):
+    name = _name(op, dtype, (4,) + tuple(crop), variant or method)
+    image_shape = (2, 6, 7, 3)
+
+    def build():
+        tf = _tf()
+        g = tf.compat.v1.placeholder(tf.float32, (4,) + tuple(crop) + (3,), name="g")
+        feeds = {g: data(name + "/g", np.float32, (4,) + tuple(crop) + (3,))}
+        bi = np.array(box_ind, np.int32)
+        if op == "CropAndResizeGradImage":
+            y = tf.raw_ops.CropAndResizeGradImage(
+                grads=g, boxes=_CROP_BOXES, box_ind=bi,
+                image_size=np.array(image_shape, np.int32), T=dtype, method=method, name="y")
+        else:
+            p, img = _input(dtype, image_shape, "img")
+            feeds[p] = _feed(dtype, _image(name + "/img", dtype, image_shape))
+            y = tf.raw_ops.CropAndResizeGradBoxes(grads=g, image=img, boxes=_CROP_BOXES,
+                                                  box_ind=bi, method=method, name="y")
+        return [_fetch(y)], feeds
+    return OpCase(name, [op], build, rtol=_rtol(dtype) or 1e-5, atol=1e-4,
+                  expect_error=error)
+
+
+def _transform_cases():
+    for op in ("ImageProjectiveTransformV2", "ImageProjectiveTransformV3"):
+        for interp in ("NEAREST", "BILINEAR"):
+            for mode in ("REFLECT", "WRAP", "CONSTANT", "NEAREST"):
+                yield _projective(op, np.float32, interp, mode)
+        for dtype in (np.uint8, np.int32, np.int64, np.float16, np.float64, "bfloat16"):
+            yield _projective(op, dtype, "BILINEAR", "CONSTANT")
+        yield _projective(op, np.float32, "BILINEAR", "REFLECT", transforms=_TRANSFORMS[:1],
+                          variant="shared", out_hw=(5, 11))
+        yield _projective(op, np.float32, "NEAREST", "CONSTANT", variant="bad_transform",
+                          transforms=_TRANSFORMS[:2],
+                          error="Input transform should be num_images x 8 or 1 x 8")
+    for dtype in (np.float32, np.float64, np.float16):
+        for method in ("bilinear", "nearest"):
+            yield _crop_grad("CropAndResizeGradImage", dtype, method=method)
+    yield _crop_grad("CropAndResizeGradImage", np.float32, crop=(1, 1), variant="1x1")
+    yield _crop_grad("CropAndResizeGradImage", np.float32, variant="bad_index",
+                     box_ind=(0, 2, 1, 0), error="box_index has values outside")
+    for dtype in (np.uint8, np.uint16, np.int8, np.int16, np.int32, np.int64, np.float16,
+                  np.float32, np.float64):
+        yield _crop_grad("CropAndResizeGradBoxes", dtype)
+    yield _crop_grad("CropAndResizeGradBoxes", np.float32, crop=(1, 1), variant="1x1")
+
+
+_prev_cases5 = cases
+
+
+def cases():  # noqa: F811
+    yield from _prev_cases5()
+    yield from _transform_cases()
