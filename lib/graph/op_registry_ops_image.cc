@@ -7,6 +7,7 @@
 // gradients, the FFTs and the complex ops; ResizeArea and
 // ScaleAndTranslate(Grad) are CPU-only.
 #include <string>
+#include <string_view>
 
 #include "lib/graph/op_registry_builder.h"
 
@@ -255,6 +256,72 @@ void RegisterTransformOps(OpTable& t) {
             .Kernels("CPU", "GPU"));
 }
 
+void RegisterNnGradOps(OpTable& t) {
+  constexpr const char* kFloat = "T: {half, bfloat16, float, double}";
+  for (const char* name : {"EluGrad", "SeluGrad"}) {
+    t.Add(Op(name)
+              .Input("gradients: T")
+              .Input("outputs: T")
+              .Output("backprops: T")
+              .Attr(kFloat)
+              .Kernels("CPU", "GPU"));
+  }
+  for (const char* name : {"SoftplusGrad", "SoftsignGrad"}) {
+    t.Add(Op(name)
+              .Input("gradients: T")
+              .Input("features: T")
+              .Output("backprops: T")
+              .Attr(kFloat)
+              .Kernels("CPU", "GPU"));
+  }
+  t.Add(Op("LeakyReluGrad")
+            .Input("gradients: T")
+            .Input("features: T")
+            .Output("backprops: T")
+            .Attr("alpha: float = 0.2")
+            .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("FusedBatchNormGrad")
+            .Input("y_backprop: T")
+            .Input("x: T")
+            .Input("scale: T")
+            .Input("reserve_space_1: T")
+            .Input("reserve_space_2: T")
+            .Output("x_backprop: T")
+            .Output("scale_backprop: T")
+            .Output("offset_backprop: T")
+            .Output("reserve_space_3: T")
+            .Output("reserve_space_4: T")
+            .Attr("T: {float}")
+            .Attr("epsilon: float = 0.0001")
+            .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+            .Attr("is_training: bool = true")
+            .Kernels("CPU", "GPU"));
+  for (const char* name : {"FusedBatchNormGradV2", "FusedBatchNormGradV3"}) {
+    const bool v3 = std::string_view(name) == "FusedBatchNormGradV3";
+    OpBuilder op = Op(name);
+    op.Input("y_backprop: T")
+        .Input("x: T")
+        .Input("scale: float")
+        .Input("reserve_space_1: U")
+        .Input("reserve_space_2: U");
+    if (v3) op.Input("reserve_space_3: U");
+    op.Output("x_backprop: T")
+        .Output("scale_backprop: U")
+        .Output("offset_backprop: U")
+        .Output(v3 ? "reserve_space_4: U" : "reserve_space_3: U")
+        .Output(v3 ? "reserve_space_5: U" : "reserve_space_4: U")
+        .Attr("T: {half, bfloat16, float}")
+        .Attr("U: {float}")
+        .Attr("epsilon: float = 0.0001")
+        .Attr(v3 ? "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'"
+                 : "data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+        .Attr("is_training: bool = true")
+        .Kernels("CPU", "GPU");
+    t.Add(op);
+  }
+}
+
 }  // namespace
 
 void RegisterImageNnOps(OpRegistry* registry) {
@@ -266,6 +333,7 @@ void RegisterImageNnOps(OpRegistry* registry) {
   RegisterCodecOps(t);
   RegisterNmsOps(t);
   RegisterTransformOps(t);
+  RegisterNnGradOps(t);
 }
 
 }  // namespace dfg

@@ -68,6 +68,7 @@ void RegisterFftKernels(KernelRegistry* r);
 void RegisterImageColorKernels(KernelRegistry* r);
 void RegisterImageCodecKernels(KernelRegistry* r);
 void RegisterImageTransformKernels(KernelRegistry* r);
+void RegisterNnGradExtKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -125,6 +126,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterImageColorKernels(r);
   RegisterImageCodecKernels(r);
   RegisterImageTransformKernels(r);
+  RegisterNnGradExtKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

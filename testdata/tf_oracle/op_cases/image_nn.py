@@ -683,3 +683,86 @@ _prev_cases5 = cases
 def cases():  # noqa: F811
     yield from _prev_cases5()
     yield from _transform_cases()
+
+
+# ---- Activation gradients, FusedBatchNormGrad ---------------------------------
+
+def _act_grad(op, dtype, shape=(3, 5), variant="", error=None, **attrs):
+    name = _name(op, dtype, shape, variant)
+
+    def build():
+        tf = _tf()
+        pg, g = _input(dtype, None if error else shape, "g")
+        pa, a = _input(dtype, None, "a")
+        second = "outputs" if op in ("EluGrad", "SeluGrad") else "features"
+        y = getattr(tf.raw_ops, op)(gradients=g, name="y", **{second: a}, **attrs)
+        a_shape = (2, 5) if error else shape
+        a_val = data(name + "/a", np.float32, a_shape, "small")
+        if op == "EluGrad":
+            a_val = np.maximum(a_val, -0.99)
+        return [_fetch(y)], {pg: _feed(dtype, data(name + "/g", np.float32, shape)
+                                       .astype(_np_dtype(dtype))),
+                             pa: _feed(dtype, a_val.astype(_np_dtype(dtype)))}
+    return OpCase(name, [op], build, rtol=_rtol(dtype), atol=1e-3 if _rtol(dtype) else None,
+                  expect_error=error)
+
+
+def _bn_grad(op, dtype, shape, fmt="NHWC", training=True, variant=""):
+    name = _name(op, dtype, shape, variant or f"{fmt}/{'train' if training else 'infer'}")
+    c = shape[1] if fmt.startswith("NC") else shape[-1]
+
+    def build():
+        tf = _tf()
+        px, x = _input(dtype, shape, "x")
+        pd, dy = _input(dtype, shape, "dy")
+        scale = data(name + "/scale", np.float32, (c,), "pos")
+        offset = data(name + "/offset", np.float32, (c,))
+        feeds = {px: _feed(dtype, data(name + "/x", np.float32, shape).astype(_np_dtype(dtype))),
+                 pd: _feed(dtype, data(name + "/dy", np.float32, shape).astype(_np_dtype(dtype)))}
+        if training:
+            fwd = tf.raw_ops.FusedBatchNormV3(x=x, scale=scale, offset=offset, mean=[], variance=[],
+                                              epsilon=1e-3, data_format=fmt, is_training=True)
+            r1, r2, r3 = fwd[3], fwd[4], fwd[5]
+        else:
+            r1 = tf.constant(data(name + "/mean", np.float32, (c,)))
+            r2 = tf.constant(data(name + "/var", np.float32, (c,), "pos"))
+            r3 = tf.constant(np.zeros((c,), np.float32))
+        if op == "FusedBatchNormGradV3":
+            outs = tf.raw_ops.FusedBatchNormGradV3(
+                y_backprop=dy, x=x, scale=scale, reserve_space_1=r1, reserve_space_2=r2,
+                reserve_space_3=r3, epsilon=1e-3, data_format=fmt, is_training=training,
+                name="y")
+        else:
+            outs = getattr(tf.raw_ops, op)(
+                y_backprop=dy, x=x, scale=scale, reserve_space_1=r1, reserve_space_2=r2,
+                epsilon=1e-3, data_format=fmt, is_training=training, name="y")
+        return [_fetch(outs[0]), outs[1], outs[2]], feeds
+    rtol = 2e-2 if dtype in (np.float16, "bfloat16") else 1e-4
+    return OpCase(name, [op], build, rtol=rtol, atol=rtol)
+
+
+def _nn_grad_cases():
+    for op in ("EluGrad", "SeluGrad", "SoftplusGrad", "SoftsignGrad", "LeakyReluGrad"):
+        for dtype in (np.float32, np.float64, np.float16, "bfloat16"):
+            yield _act_grad(op, dtype)
+        yield _act_grad(op, np.float32, (0, 3), variant="empty")
+        yield _act_grad(op, np.float32, variant="mismatch", error="must have the same size")
+    yield _act_grad("LeakyReluGrad", np.float32, variant="alpha0.5", alpha=0.5)
+    for op in ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"):
+        for fmt, shape in [("NHWC", (2, 3, 4, 5)), ("NCHW", (2, 5, 3, 4))]:
+            yield _bn_grad(op, np.float32, shape, fmt)
+        yield _bn_grad(op, np.float32, (2, 3, 4, 5), "NHWC", training=False)
+        if op != "FusedBatchNormGrad":
+            for dtype in (np.float16, "bfloat16"):
+                yield _bn_grad(op, dtype, (2, 3, 4, 5), "NHWC")
+    yield _bn_grad("FusedBatchNormGradV3", np.float32, (2, 3, 2, 4, 5), "NDHWC")
+    yield _bn_grad("FusedBatchNormGradV3", np.float32, (2, 5, 3, 2, 4), "NCDHW")
+    yield _bn_grad("FusedBatchNormGradV3", np.float32, (0, 3, 4, 5), "NHWC", variant="empty")
+
+
+_prev_cases6 = cases
+
+
+def cases():  # noqa: F811
+    yield from _prev_cases6()
+    yield from _nn_grad_cases()
