@@ -72,6 +72,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterScatterOps(r);
     RegisterArrayExtOps(r);
     RegisterStringOps(r);
+    RegisterImageNnOps(r);
     return r;
   }();
   return *registry;

@@ -75,6 +75,12 @@ void RegisterSpecialKernels(KernelRegistry* r);
 void RegisterLinalgKernels(KernelRegistry* r);
 void RegisterScatterKernels(KernelRegistry* r);
 void RegisterArrayMiscKernels(KernelRegistry* r);
+void RegisterImageExtKernels(KernelRegistry* r);
+void RegisterFftKernels(KernelRegistry* r);
+void RegisterImageColorKernels(KernelRegistry* r);
+void RegisterImageCodecKernels(KernelRegistry* r);
+void RegisterImageTransformKernels(KernelRegistry* r);
+void RegisterNnGradExtKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -139,6 +145,12 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterLinalgKernels(r);
   RegisterScatterKernels(r);
   RegisterArrayMiscKernels(r);
+  RegisterImageExtKernels(r);
+  RegisterFftKernels(r);
+  RegisterImageColorKernels(r);
+  RegisterImageCodecKernels(r);
+  RegisterImageTransformKernels(r);
+  RegisterNnGradExtKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {
