@@ -67,6 +67,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterMiscOps(r);
     RegisterTrainOps(r);
     RegisterLookupOps(r);
+    RegisterSparseOps(r);
     return r;
   }();
   return *registry;

@@ -126,6 +126,7 @@ void RegisterTrainOps(OpRegistry* registry);
 void RegisterDataOps(OpRegistry* registry);
 void RegisterMiscOps(OpRegistry* registry);
 void RegisterLookupOps(OpRegistry* registry);
+void RegisterSparseOps(OpRegistry* registry);
 
 // The args TensorFlow's CPU kernels of `op` keep in host memory, or nullptr
 // (op_registry_cpu_hostmem.cc).

@@ -63,6 +63,7 @@ void RegisterRegexKernels(KernelRegistry* r);
 void RegisterResourceKernels(KernelRegistry* r);
 void RegisterUniqueKernels(KernelRegistry* r);
 void RegisterLoggingKernels(KernelRegistry* r);
+void RegisterTensorListExtKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -115,6 +116,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterResourceKernels(r);
   RegisterUniqueKernels(r);
   RegisterLoggingKernels(r);
+  RegisterTensorListExtKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

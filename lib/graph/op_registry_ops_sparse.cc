@@ -1,0 +1,91 @@
+// Op table: the TensorList ops beyond create/get/set/push/pop/stack, the
+// stateless and seeded random ops, sparse (indices, values, dense_shape)
+// and ragged (values, row_splits) ops. Signatures as TensorFlow's OpDefs.
+#include "lib/graph/op_registry_builder.h"
+
+namespace dfg {
+namespace {
+
+void RegisterMoreTensorLists(OpTable& t) {
+  t.Add(Op("TensorListConcatV2")
+            .Input("input_handle: variant")
+            .Input("element_shape: shape_type")
+            .Input("leading_dims: int64")
+            .Output("tensor: element_dtype")
+            .Output("lengths: int64")
+            .Attr("element_dtype: type")
+            .Attr("shape_type: {int32, int64}")
+            .Kernels("CPU"));
+  t.Add(Op("TensorListConcat")
+            .Input("input_handle: variant")
+            .Output("tensor: element_dtype")
+            .Output("lengths: int64")
+            .Attr("element_dtype: type")
+            .Attr("element_shape: shape = { unknown_rank: true }")
+            .Kernels("CPU"));
+  t.Add(Op("TensorListGather")
+            .Input("input_handle: variant")
+            .Input("indices: int32")
+            .Input("element_shape: int32")
+            .Output("values: element_dtype")
+            .Attr("element_dtype: type")
+            .Kernels("CPU"));
+  t.Add(Op("TensorListScatter")
+            .Input("tensor: element_dtype")
+            .Input("indices: int32")
+            .Input("element_shape: shape_type")
+            .Output("output_handle: variant")
+            .Attr("element_dtype: type")
+            .Attr("shape_type: {int32, int64}")
+            .Kernels("CPU"));
+  t.Add(Op("TensorListScatterV2")
+            .Input("tensor: element_dtype")
+            .Input("indices: int32")
+            .Input("element_shape: shape_type")
+            .Input("num_elements: int32")
+            .Output("output_handle: variant")
+            .Attr("element_dtype: type")
+            .Attr("shape_type: {int32, int64}")
+            .Kernels("CPU"));
+  t.Add(Op("TensorListScatterIntoExistingList")
+            .Input("input_handle: variant")
+            .Input("tensor: element_dtype")
+            .Input("indices: int32")
+            .Output("output_handle: variant")
+            .Attr("element_dtype: type")
+            .Kernels("CPU"));
+  t.Add(Op("TensorListSplit")
+            .Input("tensor: element_dtype")
+            .Input("element_shape: shape_type")
+            .Input("lengths: int64")
+            .Output("output_handle: variant")
+            .Attr("element_dtype: type")
+            .Attr("shape_type: {int32, int64}")
+            .Kernels("CPU"));
+  t.Add(Op("TensorListResize")
+            .Input("input_handle: variant")
+            .Input("size: int32")
+            .Output("output_handle: variant")
+            .Kernels("CPU"));
+  t.Add(Op("TensorListConcatLists")
+            .Input("input_a: variant")
+            .Input("input_b: variant")
+            .Output("output: variant")
+            .Attr("element_dtype: type")
+            .Kernels("CPU"));
+  t.Add(Op("TensorListPushBackBatch")
+            .Input("input_handles: variant")
+            .Input("tensor: element_dtype")
+            .Output("output_handles: variant")
+            .Attr("element_dtype: type")
+            .Kernels("CPU"));
+}
+
+}  // namespace
+
+void RegisterSparseOps(OpRegistry* registry) {
+  OpTable t(registry);
+  RegisterMoreTensorLists(t);
+}
+
+}  // namespace dfg

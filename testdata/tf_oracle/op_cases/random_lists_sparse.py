@@ -1,0 +1,216 @@
+"""TensorList ops beyond create/get/set/stack, stateless and seeded random
+ops, sparse and ragged ops: real models reach them through
+tf.TensorArray.concat, Keras initializers and random layers,
+embedding_lookup_sparse and feature columns."""
+import numpy as np
+
+from op_case import OpCase, data
+
+_LIST_DTYPES = (np.float32, np.float64, np.int32, np.int64, np.bool_, np.object_)
+
+
+def _tf():
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    return tf
+
+
+def _dname(dtype):
+    return "string" if dtype is np.object_ else np.dtype(dtype).name
+
+
+def _ph(name, dtype, shape, domain="any", key=None):
+    tf = _tf()
+    tfd = tf.string if dtype is np.object_ else tf.as_dtype(dtype)
+    x = tf.compat.v1.placeholder(tfd, shape, name=name)
+    n = int(np.prod(shape))
+    v = data(key or name, dtype, (n,), domain).reshape(shape)
+    return x, v.astype(np.bytes_) if dtype is np.object_ else v
+
+
+def _list_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt in _LIST_DTYPES:
+        tfd = tf.string if dt is np.object_ else tf.as_dtype(dt)
+        name = f"TensorListConcatV2/{_dname(dt)}[5,3]"
+
+        def concat_v2(dt=dt, tfd=tfd, name=name):
+            x, v = _ph("x", dt, (5, 3), key=name)
+            l = raw.TensorListSplit(tensor=x, element_shape=[-1, 3],
+                                    lengths=np.array([2, 0, 3], np.int64))
+            t, lengths = raw.TensorListConcatV2(
+                input_handle=l, element_shape=[-1, 3],
+                leading_dims=np.zeros([0], np.int64), element_dtype=tfd)
+            return [t, lengths], {x: v}
+        yield OpCase(name, ["TensorListConcatV2", "TensorListSplit"], concat_v2)
+
+        name = f"TensorListGather/{_dname(dt)}[4,2]"
+
+        def gather(dt=dt, tfd=tfd, name=name):
+            x, v = _ph("x", dt, (4, 2), key=name)
+            l = raw.TensorListFromTensor(tensor=x, element_shape=[2])
+            g = raw.TensorListGather(input_handle=l, indices=[3, 0, 0, 2],
+                                     element_shape=[-1], element_dtype=tfd)
+            return [g], {x: v}
+        yield OpCase(name, ["TensorListGather"], gather)
+
+        name = f"TensorListScatterV2/{_dname(dt)}[3,2]"
+
+        def scatter(dt=dt, tfd=tfd, name=name):
+            x, v = _ph("x", dt, (3, 2), key=name)
+            l = raw.TensorListScatterV2(tensor=x, indices=[4, 0, 2], element_shape=[2],
+                                        num_elements=6)
+            l2 = raw.TensorListScatterIntoExistingList(input_handle=l, tensor=x[:2],
+                                                       indices=[1, 6])
+            return [raw.TensorListStack(input_handle=l2, element_shape=[2], element_dtype=tfd),
+                    raw.TensorListLength(input_handle=l2)], {x: v}
+        yield OpCase(name, ["TensorListScatterV2", "TensorListScatterIntoExistingList"], scatter)
+
+    def concat_v1():
+        x, v = _ph("x", np.float32, (2, 3, 2))
+        l = raw.TensorListFromTensor(tensor=x, element_shape=[3, 2])
+        t, lengths = raw.TensorListConcat(input_handle=l, element_dtype=tf.float32,
+                                          element_shape=[3, 2])
+        return [t, lengths], {x: v}
+    yield OpCase("TensorListConcat/float32[2,3,2]", ["TensorListConcat"], concat_v1)
+
+    def concat_unset():
+        l = raw.TensorListReserve(element_shape=[-1, 2], num_elements=3,
+                                  element_dtype=tf.float32)
+        x, v = _ph("x", np.float32, (4, 2))
+        l = raw.TensorListSetItem(input_handle=l, index=1, item=x)
+        t, lengths = raw.TensorListConcatV2(
+            input_handle=l, element_shape=[-1, 2],
+            leading_dims=np.array([1, 9, 2], np.int64), element_dtype=tf.float32)
+        return [t, lengths], {x: v}
+    yield OpCase("TensorListConcatV2/float32/unset", ["TensorListConcatV2"], concat_unset)
+
+    def concat_empty():
+        l = raw.EmptyTensorList(element_shape=[-1, 2], max_num_elements=-1,
+                                element_dtype=tf.int32)
+        t, lengths = raw.TensorListConcatV2(
+            input_handle=l, element_shape=[-1, 2],
+            leading_dims=np.zeros([0], np.int64), element_dtype=tf.int32)
+        return [t, lengths], {}
+    yield OpCase("TensorListConcatV2/int32/empty", ["TensorListConcatV2"], concat_empty)
+
+    def concat_scalar():
+        l = raw.TensorListFromTensor(tensor=[1.0, 2.0], element_shape=-1)
+        t, _ = raw.TensorListConcatV2(input_handle=l, element_shape=-1,
+                                      leading_dims=np.zeros([0], np.int64),
+                                      element_dtype=tf.float32)
+        return [t], {}
+    yield OpCase("TensorListConcatV2/float32/scalars", ["TensorListConcatV2"], concat_scalar,
+                 expect_error="Concat saw a scalar shape at index 0")
+
+    def concat_unset_short():
+        l = raw.TensorListReserve(element_shape=[-1], num_elements=2,
+                                  element_dtype=tf.float32)
+        t, _ = raw.TensorListConcatV2(input_handle=l, element_shape=[-1],
+                                      leading_dims=np.array([1], np.int64),
+                                      element_dtype=tf.float32)
+        return [t], {}
+    yield OpCase("TensorListConcatV2/float32/short_leading_dims", ["TensorListConcatV2"],
+                 concat_unset_short,
+                 expect_error="List contains uninitialized tensor at index 1 but leading_dims")
+
+    def gather_bad():
+        l = raw.TensorListFromTensor(tensor=[[1.0], [2.0]], element_shape=-1)
+        g = raw.TensorListGather(input_handle=l, indices=[2], element_shape=-1,
+                                 element_dtype=tf.float32)
+        return [g], {}
+    yield OpCase("TensorListGather/float32/out_of_range", ["TensorListGather"], gather_bad,
+                 expect_error="Trying to gather element 2 in a list with 2 elements")
+
+    def gather_unset():
+        l = raw.TensorListReserve(element_shape=[2], num_elements=3, element_dtype=tf.float64)
+        l = raw.TensorListSetItem(input_handle=l, index=2, item=np.array([5.0, 6.0]))
+        g = raw.TensorListGather(input_handle=l, indices=[2, 1], element_shape=[2],
+                                 element_dtype=tf.float64)
+        return [g], {}
+    yield OpCase("TensorListGather/float64/unset", ["TensorListGather"], gather_unset)
+
+    def scatter_v1():
+        x, v = _ph("x", np.float32, (2, 3))
+        l = raw.TensorListScatter(tensor=x, indices=[3, 1], element_shape=[-1])
+        return [raw.TensorListStack(input_handle=l, element_shape=[3],
+                                    element_dtype=tf.float32)], {x: v}
+    yield OpCase("TensorListScatter/float32[2,3]", ["TensorListScatter"], scatter_v1)
+
+    for idx, msg in (([-1], "must all be non-negative"), ([5], "Trying to scatter at index 5")):
+        def scatter_bad(idx=idx):
+            l = raw.TensorListScatterV2(tensor=[[1.0]], indices=idx, element_shape=[1],
+                                        num_elements=3)
+            return [raw.TensorListLength(input_handle=l)], {}
+        yield OpCase(f"TensorListScatterV2/float32/bad_index{idx[0]}", ["TensorListScatterV2"],
+                     scatter_bad, expect_error=msg)
+
+    def split_bad():
+        l = raw.TensorListSplit(tensor=[1.0, 2.0, 3.0], element_shape=[-1],
+                                lengths=np.array([1, 1], np.int64))
+        return [raw.TensorListLength(input_handle=l)], {}
+    yield OpCase("TensorListSplit/float32/unused", ["TensorListSplit"], split_bad,
+                 expect_error="Unused values in tensor. Length of tensor: 3 Values used: 2")
+
+    def split_over():
+        l = raw.TensorListSplit(tensor=[1.0, 2.0, 3.0], element_shape=[-1],
+                                lengths=np.array([2, 2], np.int64))
+        return [raw.TensorListLength(input_handle=l)], {}
+    yield OpCase("TensorListSplit/float32/overrun", ["TensorListSplit"], split_over,
+                 expect_error=r"Attempting to slice \[2, 4\] from tensor with length 3")
+
+    for size in (1, 4, 0):
+        def resize(size=size):
+            x, v = _ph("x", np.int32, (3, 2), key="resize")
+            l = raw.TensorListFromTensor(tensor=x, element_shape=[2])
+            l = raw.TensorListResize(input_handle=l, size=size)
+            return [raw.TensorListStack(input_handle=l, element_shape=[2],
+                                        element_dtype=tf.int32)], {x: v}
+        yield OpCase(f"TensorListResize/int32/size{size}", ["TensorListResize"], resize)
+
+    def resize_bad():
+        l = raw.TensorListFromTensor(tensor=[1.0], element_shape=-1)
+        l = raw.TensorListResize(input_handle=l, size=-2)
+        return [raw.TensorListLength(input_handle=l)], {}
+    yield OpCase("TensorListResize/float32/negative", ["TensorListResize"], resize_bad,
+                 expect_error="TensorListSlice expects size to be non-negative. Got: -2")
+
+    def concat_lists():
+        a = raw.TensorListFromTensor(tensor=[[1.0, 2.0]], element_shape=[2])
+        b = raw.TensorListFromTensor(tensor=[[3.0, 4.0], [5.0, 6.0]], element_shape=[2])
+        c = raw.TensorListConcatLists(input_a=a, input_b=b, element_dtype=tf.float32)
+        return [raw.TensorListStack(input_handle=c, element_shape=[2],
+                                    element_dtype=tf.float32)], {}
+    yield OpCase("TensorListConcatLists/float32", ["TensorListConcatLists"], concat_lists)
+
+    def concat_lists_bad():
+        a = raw.TensorListFromTensor(tensor=[[1.0, 2.0]], element_shape=[2])
+        b = raw.TensorListFromTensor(tensor=[[3.0, 4.0]], element_shape=[-1])
+        c = raw.TensorListConcatLists(input_a=a, input_b=b, element_dtype=tf.float32)
+        return [raw.TensorListLength(input_handle=c)], {}
+    yield OpCase("TensorListConcatLists/float32/shapes", ["TensorListConcatLists"],
+                 concat_lists_bad, expect_error="element shapes are not identical at index 0")
+
+    def push_batch():
+        x, v = _ph("x", np.float32, (2, 3))
+        e = raw.EmptyTensorList(element_shape=[3], max_num_elements=-1,
+                                element_dtype=tf.float32)
+        f = raw.TensorListFromTensor(tensor=[[7.0, 8.0, 9.0]], element_shape=[3])
+        ls = raw.TensorListPushBackBatch(input_handles=tf.stack([e, f]), tensor=x)
+        # tf.unstack: dfg's StridedSlice does not copy variant elements.
+        outs = [raw.TensorListStack(input_handle=h, element_shape=[3],
+                                    element_dtype=tf.float32) for h in tf.unstack(ls)]
+        return outs, {x: v}
+    yield OpCase("TensorListPushBackBatch/float32[2,3]", ["TensorListPushBackBatch"], push_batch)
+
+    def push_batch_bad():
+        e = raw.EmptyTensorList(element_shape=[3], max_num_elements=-1,
+                                element_dtype=tf.float32)
+        ls = raw.TensorListPushBackBatch(input_handles=tf.stack([e]), tensor=[[1.0, 2.0]])
+        return [raw.TensorListLength(input_handle=tf.unstack(ls)[0])], {}
+    yield OpCase("TensorListPushBackBatch/float32/shape", ["TensorListPushBackBatch"],
+                 push_batch_bad, expect_error="Tried to append a tensor with incompatible shape")
+
+
+def cases():
+    yield from _list_cases()
