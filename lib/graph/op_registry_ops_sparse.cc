@@ -1,6 +1,8 @@
 // Op table: the TensorList ops beyond create/get/set/push/pop/stack, the
 // stateless and seeded random ops, sparse (indices, values, dense_shape)
 // and ragged (values, row_splits) ops. Signatures as TensorFlow's OpDefs.
+#include <string>
+
 #include "lib/graph/op_registry_builder.h"
 
 namespace dfg {
@@ -81,11 +83,104 @@ void RegisterMoreTensorLists(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterStatelessRandom(OpTable& t) {
+  constexpr const char* kFloats = "{half, bfloat16, float, double} = DT_FLOAT";
+  for (const char* name : {"StatelessRandomUniform", "StatelessRandomNormal",
+                           "StatelessTruncatedNormal"}) {
+    t.Add(Op(name)
+              .Input("shape: T")
+              .Input("seed: Tseed")
+              .Output("output: dtype")
+              .Attr(std::string("dtype: ") + kFloats)
+              .Attr("T: {int32, int64} = DT_INT32")
+              .Attr("Tseed: {int32, int64} = DT_INT64")
+              .Kernels("CPU"));
+  }
+  t.Add(Op("StatelessRandomUniformInt")
+            .Input("shape: T")
+            .Input("seed: Tseed")
+            .Input("minval: dtype")
+            .Input("maxval: dtype")
+            .Output("output: dtype")
+            .Attr("dtype: {int32, int64}")
+            .Attr("T: {int32, int64}")
+            .Attr("Tseed: {int32, int64} = DT_INT64")
+            .Kernels("CPU"));
+  t.Add(Op("StatelessRandomUniformFullInt")
+            .Input("shape: T")
+            .Input("seed: Tseed")
+            .Output("output: dtype")
+            .Attr("dtype: {int32, int64, uint32, uint64} = DT_UINT64")
+            .Attr("T: {int32, int64} = DT_INT32")
+            .Attr("Tseed: {int32, int64, uint32, uint64} = DT_INT64")
+            .Kernels("CPU"));
+  for (const char* name :
+       {"StatelessRandomUniformV2", "StatelessRandomNormalV2",
+        "StatelessTruncatedNormalV2"}) {
+    t.Add(Op(name)
+              .Input("shape: Tshape")
+              .Input("key: uint64")
+              .Input("counter: uint64")
+              .Input("alg: int32")
+              .Output("output: dtype")
+              .Attr(std::string("dtype: ") + kFloats)
+              .Attr("Tshape: {int32, int64} = DT_INT32")
+              .Kernels("CPU"));
+  }
+  t.Add(Op("StatelessRandomUniformIntV2")
+            .Input("shape: Tshape")
+            .Input("key: uint64")
+            .Input("counter: uint64")
+            .Input("alg: int32")
+            .Input("minval: dtype")
+            .Input("maxval: dtype")
+            .Output("output: dtype")
+            .Attr("dtype: {int32, int64, uint32, uint64}")
+            .Attr("Tshape: {int32, int64} = DT_INT32")
+            .Kernels("CPU"));
+  t.Add(Op("StatelessRandomUniformFullIntV2")
+            .Input("shape: Tshape")
+            .Input("key: uint64")
+            .Input("counter: uint64")
+            .Input("alg: int32")
+            .Output("output: dtype")
+            .Attr("dtype: {int32, int64, uint32, uint64} = DT_UINT64")
+            .Attr("Tshape: {int32, int64} = DT_INT32")
+            .Kernels("CPU"));
+  t.Add(Op("StatelessRandomGetKeyCounter")
+            .Input("seed: Tseed")
+            .Output("key: uint64")
+            .Output("counter: uint64")
+            .Attr("Tseed: {int32, int64} = DT_INT64")
+            .Kernels("CPU"));
+  t.Add(Op("StatelessRandomGetKeyCounterAlg")
+            .Input("seed: Tseed")
+            .Output("key: uint64")
+            .Output("counter: uint64")
+            .Output("alg: int32")
+            .Attr("Tseed: {int32, int64} = DT_INT64")
+            .Kernels("CPU"));
+  t.Add(Op("StatelessRandomGetAlg")
+            .Output("alg: int32")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("StatelessMultinomial")
+            .Input("logits: T")
+            .Input("num_samples: int32")
+            .Input("seed: Tseed")
+            .Output("output: output_dtype")
+            .Attr("T: realnumbertype")
+            .Attr("Tseed: {int32, int64} = DT_INT64")
+            .Attr("output_dtype: {int32, int64} = DT_INT64")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterSparseOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterMoreTensorLists(t);
+  RegisterStatelessRandom(t);
 }
 
 }  // namespace dfg

@@ -64,6 +64,7 @@ void RegisterResourceKernels(KernelRegistry* r);
 void RegisterUniqueKernels(KernelRegistry* r);
 void RegisterLoggingKernels(KernelRegistry* r);
 void RegisterTensorListExtKernels(KernelRegistry* r);
+void RegisterStatelessRandomKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -117,6 +118,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterUniqueKernels(r);
   RegisterLoggingKernels(r);
   RegisterTensorListExtKernels(r);
+  RegisterStatelessRandomKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

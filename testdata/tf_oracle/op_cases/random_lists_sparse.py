@@ -212,5 +212,132 @@ def _list_cases():
                  push_batch_bad, expect_error="Tried to append a tensor with incompatible shape")
 
 
+_RANDOM_FLOATS = ("float16", "bfloat16", "float32", "float64")
+
+
+def _exact(t):
+    """bfloat16 as float32 (exact): .npy has no bfloat16."""
+    tf = _tf()
+    return tf.cast(t, tf.float32) if t.dtype == tf.bfloat16 else t
+
+
+def _stateless_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for op in ("StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal"):
+        for dt in _RANDOM_FLOATS:
+            for shape, seed in (([3, 5], [7, -3]), ([257], [2**40, 5]), ([0, 4], [1, 2])):
+                name = f"{op}/{dt}{shape}/seed{seed[0]}".replace(" ", "")
+
+                def v1(op=op, dt=dt, shape=shape, seed=seed):
+                    sd = tf.constant(seed, tf.int64 if abs(seed[0]) > 2**31 else tf.int32)
+                    return [_exact(getattr(raw, op)(shape=shape, seed=sd,
+                                                    dtype=tf.as_dtype(dt)))], {}
+                yield OpCase(name, [op], v1)
+                v2op = op + "V2"
+
+                def v2(v2op=v2op, dt=dt, shape=shape, seed=seed):
+                    key, counter, alg = raw.StatelessRandomGetKeyCounterAlg(
+                        seed=tf.constant(seed, tf.int64))
+                    out = getattr(raw, v2op)(shape=shape, key=key, counter=counter, alg=alg,
+                                             dtype=tf.as_dtype(dt))
+                    return [_exact(out), key, counter, alg], {}
+                yield OpCase(f"{v2op}/{dt}{shape}/seed{seed[0]}".replace(" ", ""),
+                             [v2op, "StatelessRandomGetKeyCounterAlg"], v2)
+
+    def v2_explicit():
+        key = tf.constant([0x123456789ABCDEF0], tf.uint64)
+        counter = tf.constant([2**64 - 3, 17, 99], tf.uint64)
+        outs = [raw.StatelessRandomUniformV2(shape=[9], key=key, counter=counter, alg=alg)
+                for alg in (1, 3)]
+        return outs, {}
+    yield OpCase("StatelessRandomUniformV2/float32/explicit_key", ["StatelessRandomUniformV2"],
+                 v2_explicit)
+
+    def get_key_counter():
+        k, c = raw.StatelessRandomGetKeyCounter(seed=tf.constant([-1, 2**33], tf.int64))
+        k2, c2 = raw.StatelessRandomGetKeyCounter(seed=tf.constant([5, -6], tf.int32))
+        return [k, c, k2, c2, raw.StatelessRandomGetAlg()], {}
+    yield OpCase("StatelessRandomGetKeyCounter/int64", ["StatelessRandomGetKeyCounter",
+                                                        "StatelessRandomGetAlg"], get_key_counter)
+
+    for dt, lo, hi in (("int32", -5, 1000), ("int64", -2**40, 2**41), ("int32", -2**31, 2**31 - 1)):
+        def uint(dt=dt, lo=lo, hi=hi):
+            d = tf.as_dtype(dt)
+            a = raw.StatelessRandomUniformInt(shape=[11], seed=[3, 4], minval=tf.constant(lo, d),
+                                              maxval=tf.constant(hi, d))
+            key, counter, alg = raw.StatelessRandomGetKeyCounterAlg(seed=[3, 4])
+            b = raw.StatelessRandomUniformIntV2(shape=[11], key=key, counter=counter, alg=alg,
+                                                minval=tf.constant(lo, d),
+                                                maxval=tf.constant(hi, d))
+            return [a, b], {}
+        yield OpCase(f"StatelessRandomUniformInt/{dt}/{lo}", ["StatelessRandomUniformInt",
+                                                              "StatelessRandomUniformIntV2"], uint)
+
+    def uint_bad():
+        return [raw.StatelessRandomUniformInt(shape=[2], seed=[3, 4], minval=5, maxval=5)], {}
+    yield OpCase("StatelessRandomUniformInt/int32/empty_range", ["StatelessRandomUniformInt"],
+                 uint_bad, expect_error="Need minval < maxval, got 5 >= 5")
+
+    def uint_empty():
+        return [raw.StatelessRandomUniformInt(shape=[0], seed=[3, 4], minval=5, maxval=5)], {}
+    yield OpCase("StatelessRandomUniformInt/int32/empty", ["StatelessRandomUniformInt"],
+                 uint_empty)
+
+    for dt in ("int32", "int64", "uint32", "uint64"):
+        def full(dt=dt):
+            d = tf.as_dtype(dt)
+            key, counter, alg = raw.StatelessRandomGetKeyCounterAlg(seed=[9, 8])
+            return [raw.StatelessRandomUniformFullInt(shape=[7], seed=[9, 8], dtype=d),
+                    raw.StatelessRandomUniformFullIntV2(shape=[7], key=key, counter=counter,
+                                                        alg=alg, dtype=d)], {}
+        yield OpCase(f"StatelessRandomUniformFullInt/{dt}", ["StatelessRandomUniformFullInt",
+                                                            "StatelessRandomUniformFullIntV2"],
+                     full)
+
+    for dt in ("float32", "float64", "float16"):
+        name = f"StatelessMultinomial/{dt}[3,5]"
+
+        def multi(dt=dt, name=name):
+            x, v = _ph("x", np.dtype(dt).type, (3, 5), key=name)
+            return [raw.StatelessMultinomial(logits=x, num_samples=6, seed=[1, 2],
+                                             output_dtype=tf.int32)], {x: v}
+        yield OpCase(name, ["StatelessMultinomial"], multi)
+
+    def seed_bad():
+        sd = tf.compat.v1.placeholder(tf.int32, [None], name="seed")
+        return [raw.StatelessRandomUniform(shape=[2], seed=sd)], {sd: np.array([1, 2, 3], np.int32)}
+    yield OpCase("StatelessRandomUniform/float32/bad_seed", ["StatelessRandomUniform"], seed_bad,
+                 expect_error=r"seed must have shape \[2\], not \[3\]")
+
+    for key, counter, alg, msg in (([1, 2], [0, 0], 1, r"key must have shape \[1\]"),
+                                   ([1], [0, 0], 2, "Unsupported algorithm id: 2")):
+        def v2_bad(key=key, counter=counter, alg=alg):
+            k = tf.compat.v1.placeholder(tf.uint64, [None], name="key")
+            c = tf.compat.v1.placeholder(tf.uint64, [None], name="counter")
+            out = raw.StatelessRandomNormalV2(shape=[2], key=k, counter=c, alg=alg)
+            return [out], {k: np.array(key, np.uint64), c: np.array(counter, np.uint64)}
+        yield OpCase(f"StatelessRandomNormalV2/float32/bad{len(key)}{len(counter)}{alg}",
+                     ["StatelessRandomNormalV2"], v2_bad, expect_error=msg)
+
+
+def _seeded_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt, lo, hi in (("int32", -7, 100), ("int64", -2**35, 2**36)):
+        def uniform_int(dt=dt, lo=lo, hi=hi):
+            d = tf.as_dtype(dt)
+            return [raw.RandomUniformInt(shape=[3, 5], minval=tf.constant(lo, d),
+                                         maxval=tf.constant(hi, d), seed=5, seed2=11)], {}
+        yield OpCase(f"RandomUniformInt/{dt}[3,5]", ["RandomUniformInt"], uniform_int)
+
+    def uniform_int_bad():
+        return [raw.RandomUniformInt(shape=[3], minval=4, maxval=2, seed=5, seed2=11)], {}
+    yield OpCase("RandomUniformInt/int32/bad_range", ["RandomUniformInt"], uniform_int_bad,
+                 expect_error="Need minval < maxval, got 4 >= 2")
+
+
 def cases():
     yield from _list_cases()
+    yield from _stateless_cases()
+    yield from _seeded_cases()
