@@ -175,12 +175,116 @@ void RegisterStatelessRandom(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterSparseTensorOps(OpTable& t) {
+  t.Add(Op("SparseToDense")
+            .Input("sparse_indices: Tindices")
+            .Input("output_shape: Tindices")
+            .Input("sparse_values: T")
+            .Input("default_value: T")
+            .Output("dense: T")
+            .Attr("validate_indices: bool = true")
+            .Attr("T: type")
+            .Attr("Tindices: {int32, int64}")
+            .Kernels("CPU"));
+  t.Add(Op("SparseReshape")
+            .Input("input_indices: int64")
+            .Input("input_shape: int64")
+            .Input("new_shape: int64")
+            .Output("output_indices: int64")
+            .Output("output_shape: int64")
+            .Kernels("CPU"));
+  t.Add(Op("SparseReorder")
+            .Input("input_indices: int64")
+            .Input("input_values: T")
+            .Input("input_shape: int64")
+            .Output("output_indices: int64")
+            .Output("output_values: T")
+            .Attr("T: type")
+            .Kernels("CPU"));
+  t.Add(Op("SparseFillEmptyRows")
+            .Input("indices: int64")
+            .Input("values: T")
+            .Input("dense_shape: int64")
+            .Input("default_value: T")
+            .Output("output_indices: int64")
+            .Output("output_values: T")
+            .Output("empty_row_indicator: bool")
+            .Output("reverse_index_map: int64")
+            .Attr("T: type")
+            .Kernels("CPU"));
+  t.Add(Op("SparseFillEmptyRowsGrad")
+            .Input("reverse_index_map: int64")
+            .Input("grad_values: T")
+            .Output("d_values: T")
+            .Output("d_default_value: T")
+            .Attr("T: type")
+            .Kernels("CPU"));
+  t.Add(Op("SparseTensorDenseAdd")
+            .Input("a_indices: Tindices")
+            .Input("a_values: T")
+            .Input("a_shape: Tindices")
+            .Input("b: T")
+            .Output("output: T")
+            .Attr("T: numbertype")
+            .Attr("Tindices: {int32, int64}")
+            .Kernels("CPU"));
+}
+
+void RegisterSparseSegments(OpTable& t) {
+  const struct {
+    const char* name;
+    const char* types;
+  } kOps[] = {{"SparseSegmentSum", "realnumbertype"},
+              {"SparseSegmentMean", "{bfloat16, half, float, double}"},
+              {"SparseSegmentSqrtN", "{bfloat16, half, float, double}"}};
+  for (const auto& op : kOps) {
+    const std::string t_attr = std::string("T: ") + op.types;
+    t.Add(Op(op.name)
+              .Input("data: T")
+              .Input("indices: Tidx")
+              .Input("segment_ids: Tsegmentids")
+              .Output("output: T")
+              .Attr(t_attr)
+              .Attr("Tidx: {int32, int64} = DT_INT32")
+              .Attr("Tsegmentids: {int32, int64} = DT_INT32")
+              .Attr("sparse_gradient: bool = false")
+              .Kernels("CPU"));
+    t.Add(Op(std::string(op.name) + "WithNumSegments")
+              .Input("data: T")
+              .Input("indices: Tidx")
+              .Input("segment_ids: Tsegmentids")
+              .Input("num_segments: Tnumsegments")
+              .Output("output: T")
+              .Attr(t_attr)
+              .Attr("Tidx: {int32, int64} = DT_INT32")
+              .Attr("Tnumsegments: {int32, int64} = DT_INT32")
+              .Attr("Tsegmentids: {int32, int64} = DT_INT32")
+              .Attr("sparse_gradient: bool = false")
+              .Kernels("CPU"));
+  }
+  for (const char* name : {"SparseSegmentSumGrad", "SparseSegmentMeanGrad",
+                           "SparseSegmentSqrtNGrad"}) {
+    t.Add(Op(name)
+              .Input("grad: T")
+              .Input("indices: Tidx")
+              .Input("segment_ids: Tsegmentids")
+              .Input("output_dim0: int32")
+              .Output("output: T")
+              .Attr("T: {bfloat16, half, float, double}")
+              .Attr("Tidx: {int32, int64} = DT_INT32")
+              .Attr("Tsegmentids: {int32, int64} = DT_INT32")
+              .Kernels("CPU"));
+  }
+}
+
 }  // namespace
 
 void RegisterSparseOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterMoreTensorLists(t);
   RegisterStatelessRandom(t);
+  RegisterSparseTensorOps(t);
+  RegisterSparseSegments(t);
 }
 
 }  // namespace dfg

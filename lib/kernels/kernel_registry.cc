@@ -65,6 +65,7 @@ void RegisterUniqueKernels(KernelRegistry* r);
 void RegisterLoggingKernels(KernelRegistry* r);
 void RegisterTensorListExtKernels(KernelRegistry* r);
 void RegisterStatelessRandomKernels(KernelRegistry* r);
+void RegisterSparseKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -119,6 +120,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterLoggingKernels(r);
   RegisterTensorListExtKernels(r);
   RegisterStatelessRandomKernels(r);
+  RegisterSparseKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

@@ -337,7 +337,168 @@ def _seeded_cases():
                  expect_error="Need minval < maxval, got 4 >= 2")
 
 
+def _c(v, dt=np.int64):
+    return _tf().constant(np.array(v, dtype=dt))
+
+
+_SPARSE_IDX = [[0, 1], [0, 3], [2, 0], [3, 2], [3, 3]]
+
+
+def _sparse_basic_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt in _LIST_DTYPES:
+        name = f"SparseToDense/{_dname(dt)}[4,5]"
+
+        def to_dense(dt=dt, name=name):
+            v, vals = _ph("v", dt, (5,), key=name)
+            d, dv = _ph("d", dt, (), key=name + "/d")
+            out = raw.SparseToDense(sparse_indices=_c(_SPARSE_IDX), output_shape=_c([4, 5]),
+                                    sparse_values=v, default_value=d)
+            return [out], {v: vals, d: dv}
+        yield OpCase(name, ["SparseToDense"], to_dense)
+
+        name = f"SparseFillEmptyRows/{_dname(dt)}[5,4]"
+
+        def fill(dt=dt, name=name):
+            v, vals = _ph("v", dt, (5,), key=name)
+            d, dv = _ph("d", dt, (), key=name + "/d")
+            idx = _c([[1, 0], [1, 3], [4, 1], [0, 2], [1, 1]])
+            outs = raw.SparseFillEmptyRows(indices=idx, values=v, dense_shape=_c([6, 4]),
+                                           default_value=d)
+            return list(outs), {v: vals, d: dv}
+        yield OpCase(name, ["SparseFillEmptyRows"], fill)
+
+        name = f"SparseReorder/{_dname(dt)}[3,4,2]"
+
+        def reorder(dt=dt, name=name):
+            v, vals = _ph("v", dt, (4,), key=name)
+            idx = _c([[2, 0, 1], [0, 3, 0], [2, 0, 0], [0, 1, 1]])
+            outs = raw.SparseReorder(input_indices=idx, input_values=v, input_shape=_c([3, 4, 2]))
+            return list(outs), {v: vals}
+        yield OpCase(name, ["SparseReorder"], reorder)
+
+    def to_dense_scalar():
+        return [raw.SparseToDense(sparse_indices=_c([1, 3], np.int32), output_shape=_c([5], np.int32),
+                                  sparse_values=_c(7.5, np.float32),
+                                  default_value=_c(-1.0, np.float32))], {}
+    yield OpCase("SparseToDense/float32/vector_scalar_value", ["SparseToDense"], to_dense_scalar)
+
+    for kind, idx, msg in (("repeated", [[0, 1], [0, 1]], r"indices\[1\] = \[0,1\] is repeated"),
+                           ("order", [[2, 1], [0, 1]], r"indices\[1\] = \[0,1\] is out of order"),
+                           ("bounds", [[0, 1], [0, 9]],
+                            r"indices\[1\] = \[0,9\] is out of bounds: need 0 <= index < \[4,5\]")):
+        def to_dense_bad(idx=idx):
+            return [raw.SparseToDense(sparse_indices=_c(idx), output_shape=_c([4, 5]),
+                                      sparse_values=_c([1.0, 2.0], np.float32),
+                                      default_value=_c(0.0, np.float32))], {}
+        yield OpCase(f"SparseToDense/float32/{kind}", ["SparseToDense"],
+                     to_dense_bad, expect_error=msg)
+
+    def to_dense_unvalidated():
+        return [raw.SparseToDense(sparse_indices=_c([[2, 1], [0, 1]]), output_shape=_c([4, 5]),
+                                  sparse_values=_c([1.0, 2.0], np.float32),
+                                  default_value=_c(0.0, np.float32), validate_indices=False)], {}
+    yield OpCase("SparseToDense/float32/unvalidated", ["SparseToDense"], to_dense_unvalidated)
+
+    def fill_empty():
+        outs = raw.SparseFillEmptyRows(indices=tf.zeros([0, 2], tf.int64), values=_c([], np.float32),
+                                       dense_shape=_c([3, 4]), default_value=_c(5.0, np.float32))
+        return list(outs), {}
+    yield OpCase("SparseFillEmptyRows/float32/no_values", ["SparseFillEmptyRows"], fill_empty)
+
+    def fill_bad():
+        outs = raw.SparseFillEmptyRows(indices=_c([[7, 0]]), values=_c([1.0], np.float32),
+                                       dense_shape=_c([3, 4]), default_value=_c(5.0, np.float32))
+        return list(outs), {}
+    yield OpCase("SparseFillEmptyRows/float32/bad_row", ["SparseFillEmptyRows"], fill_bad,
+                 expect_error=r"indices\(0, 0\) is invalid: 7 >= 3")
+
+    for dt in (np.float32, np.float64):
+        name = f"SparseFillEmptyRowsGrad/{_dname(dt)}"
+
+        def fill_grad(dt=dt, name=name):
+            g, gv = _ph("g", dt, (7,), key=name)
+            return list(raw.SparseFillEmptyRowsGrad(reverse_index_map=_c([3, 0, 5, 1]),
+                                                    grad_values=g)), {g: gv}
+        yield OpCase(name, ["SparseFillEmptyRowsGrad"], fill_grad)
+
+    for in_shape, target in (([4, 6], [3, -1]), ([4, 6], [2, 3, 4]), ([2, 3, 4], [24]),
+                             ([4, 6], [5, -1]), ([4, 6], [-1, -1]), ([4, 6], [5, 5])):
+        def reshape(in_shape=in_shape, target=target):
+            idx = [[0, 1], [1, 5], [3, 0], [3, 5]] if len(in_shape) == 2 else [[0, 1, 3], [1, 2, 0]]
+            return list(raw.SparseReshape(input_indices=_c(idx), input_shape=_c(in_shape),
+                                          new_shape=_c(target))), {}
+        err = None
+        if target == [5, -1]:
+            err = "requested shape requires a multiple of 5"
+        elif target == [-1, -1]:
+            err = "only one output dimension may be -1, not both 0 and 1"
+        elif target == [5, 5]:
+            err = "Input to reshape is a tensor with 24 dense values, but the requested shape has 25"
+        yield OpCase(f"SparseReshape/{in_shape}->{target}".replace(" ", ""), ["SparseReshape"],
+                     reshape, expect_error=err)
+
+    for dt in (np.float32, np.float64, np.int32, np.int64, np.complex64):
+        name = f"SparseTensorDenseAdd/{_dname(dt)}[4,5]"
+
+        def dense_add(dt=dt, name=name):
+            v, vals = _ph("v", dt, (5,), key=name)
+            b, bv = _ph("b", dt, (4, 5), key=name + "/b")
+            return [raw.SparseTensorDenseAdd(a_indices=_c(_SPARSE_IDX), a_values=v,
+                                             a_shape=_c([4, 5]), b=b)], {v: vals, b: bv}
+        yield OpCase(name, ["SparseTensorDenseAdd"], dense_add)
+
+
+def _segment_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    idx = [0, 2, 2, 5, 1, 0, 3, 4, 4, 4, 1, 2, 3, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2]
+    ids = [0, 0, 0, 0, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 5, 5, 6, 6, 6]
+    for op, dtypes in (("Sum", (np.float32, np.float64, np.int32, np.int64, np.float16)),
+                       ("Mean", (np.float32, np.float64, np.float16)),
+                       ("SqrtN", (np.float32, np.float64, np.float16))):
+        for dt in dtypes:
+            name = f"SparseSegment{op}/{_dname(dt)}[6,3]"
+
+            def seg(op=op, dt=dt, name=name):
+                x, xv = _ph("x", dt, (6, 3), key=name)
+                a = getattr(raw, f"SparseSegment{op}")(data=x, indices=idx, segment_ids=ids)
+                b = getattr(raw, f"SparseSegment{op}WithNumSegments")(
+                    data=x, indices=_c(idx), segment_ids=ids, num_segments=9)
+                return [a, b], {x: xv}
+            yield OpCase(name, [f"SparseSegment{op}", f"SparseSegment{op}WithNumSegments"], seg,
+                         rtol=1e-3 if dt == np.float16 else None)
+            if dt in (np.float32, np.float64):
+                gname = f"SparseSegment{op}Grad/{_dname(dt)}[7,3]"
+
+                def grad(op=op, dt=dt, gname=gname):
+                    g, gv = _ph("g", dt, (7, 3), key=gname)
+                    return [getattr(raw, f"SparseSegment{op}Grad")(
+                        grad=g, indices=idx, segment_ids=ids, output_dim0=8)], {g: gv}
+                yield OpCase(gname, [f"SparseSegment{op}Grad"], grad)
+
+    def seg_empty():
+        return [raw.SparseSegmentSumWithNumSegments(data=tf.ones([4, 2]), indices=_c([], np.int32),
+                                                    segment_ids=_c([], np.int32),
+                                                    num_segments=3)], {}
+    yield OpCase("SparseSegmentSumWithNumSegments/float32/empty",
+                 ["SparseSegmentSumWithNumSegments"], seg_empty)
+
+    for i2, s2, msg in (([0, 9], [0, 1], r"Bad: indices\[1\] == 9 out of range \[0, 4\)"),
+                        ([0, 1], [1, 0], "segment ids are not increasing"),
+                        ([0, 1], [0, 5], "segment ids must be < num_segments")):
+        def seg_bad(i2=i2, s2=s2):
+            return [raw.SparseSegmentMeanWithNumSegments(
+                data=tf.ones([4, 2]), indices=_c(i2, np.int32), segment_ids=_c(s2, np.int32),
+                num_segments=3)], {}
+        yield OpCase(f"SparseSegmentMeanWithNumSegments/float32/bad{i2[1]}{s2[1]}",
+                     ["SparseSegmentMeanWithNumSegments"], seg_bad, expect_error=msg)
+
+
 def cases():
     yield from _list_cases()
     yield from _stateless_cases()
     yield from _seeded_cases()
+    yield from _sparse_basic_cases()
+    yield from _segment_cases()
