@@ -277,6 +277,114 @@ void RegisterSparseSegments(OpTable& t) {
   }
 }
 
+void RegisterSparseMath(OpTable& t) {
+  t.Add(Op("SparseTensorDenseMatMul")
+            .Input("a_indices: Tindices")
+            .Input("a_values: T")
+            .Input("a_shape: int64")
+            .Input("b: T")
+            .Output("product: T")
+            .Attr("T: type")
+            .Attr("Tindices: {int32, int64} = DT_INT64")
+            .Attr("adjoint_a: bool = false")
+            .Attr("adjoint_b: bool = false")
+            .Kernels("CPU"));
+  for (const char* name :
+       {"SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv"}) {
+    t.Add(Op(name)
+              .Input("sp_indices: int64")
+              .Input("sp_values: T")
+              .Input("sp_shape: int64")
+              .Input("dense: T")
+              .Output("output: T")
+              .Attr("T: numbertype")
+              .Kernels("CPU"));
+  }
+  for (const char* name : {"SparseReduceSum", "SparseReduceMax"}) {
+    const char* types = name == std::string("SparseReduceSum")
+                            ? "T: numbertype"
+                            : "T: realnumbertype";
+    t.Add(Op(name)
+              .Input("input_indices: int64")
+              .Input("input_values: T")
+              .Input("input_shape: int64")
+              .Input("reduction_axes: int32")
+              .Output("output: T")
+              .Attr("keep_dims: bool = false")
+              .Attr(types)
+              .Kernels("CPU"));
+    t.Add(Op(std::string(name) + "Sparse")
+              .Input("input_indices: int64")
+              .Input("input_values: T")
+              .Input("input_shape: int64")
+              .Input("reduction_axes: int32")
+              .Output("output_indices: int64")
+              .Output("output_values: T")
+              .Output("output_shape: int64")
+              .Attr("keep_dims: bool = false")
+              .Attr(types)
+              .Kernels("CPU"));
+  }
+  t.Add(Op("SparseSoftmax")
+            .Input("sp_indices: int64")
+            .Input("sp_values: T")
+            .Input("sp_shape: int64")
+            .Output("output: T")
+            .Attr("T: {half, float, double}")
+            .Kernels("CPU"));
+  t.Add(Op("SparseAdd")
+            .Input("a_indices: int64")
+            .Input("a_values: T")
+            .Input("a_shape: int64")
+            .Input("b_indices: int64")
+            .Input("b_values: T")
+            .Input("b_shape: int64")
+            .Input("thresh: Treal")
+            .Output("sum_indices: int64")
+            .Output("sum_values: T")
+            .Output("sum_shape: int64")
+            .Attr("T: numbertype")
+            .Attr("Treal: realnumbertype")
+            .Kernels("CPU"));
+  for (const char* name : {"SparseSparseMaximum", "SparseSparseMinimum"}) {
+    t.Add(Op(name)
+              .Input("a_indices: int64")
+              .Input("a_values: T")
+              .Input("a_shape: int64")
+              .Input("b_indices: int64")
+              .Input("b_values: T")
+              .Input("b_shape: int64")
+              .Output("output_indices: int64")
+              .Output("output_values: T")
+              .Attr(name == std::string("SparseSparseMaximum")
+                        ? "T: realnumbertype"
+                        : "T: numbertype")
+              .Kernels("CPU"));
+  }
+  t.Add(Op("SparseSlice")
+            .Input("indices: int64")
+            .Input("values: T")
+            .Input("shape: int64")
+            .Input("start: int64")
+            .Input("size: int64")
+            .Output("output_indices: int64")
+            .Output("output_values: T")
+            .Output("output_shape: int64")
+            .Attr("T: type")
+            .Kernels("CPU"));
+  t.Add(Op("SparseConcat")
+            .Input("indices: N * int64")
+            .Input("values: N * T")
+            .Input("shapes: N * int64")
+            .Output("output_indices: int64")
+            .Output("output_values: T")
+            .Output("output_shape: int64")
+            .Attr("concat_dim: int")
+            .Attr("N: int >= 2")
+            .Attr("T: type")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterSparseOps(OpRegistry* registry) {
@@ -285,6 +393,7 @@ void RegisterSparseOps(OpRegistry* registry) {
   RegisterStatelessRandom(t);
   RegisterSparseTensorOps(t);
   RegisterSparseSegments(t);
+  RegisterSparseMath(t);
 }
 
 }  // namespace dfg

@@ -397,6 +397,7 @@ class SparseTensorDenseAddOp : public OpKernel {
 }  // namespace
 
 void RegisterSparseSegmentKernels(KernelRegistry* r);
+void RegisterSparseMathKernels(KernelRegistry* r);
 
 void RegisterSparseKernels(KernelRegistry* r) {
   r->Register<SparseToDenseOp>("SparseToDense");
@@ -408,6 +409,7 @@ void RegisterSparseKernels(KernelRegistry* r) {
   r->Register<SparseTensorDenseAddOp>("SparseTensorDenseAdd",
                                       {TypeConstraint("T", NumberTypes())});
   RegisterSparseSegmentKernels(r);
+  RegisterSparseMathKernels(r);
 }
 
 }  // namespace dfg

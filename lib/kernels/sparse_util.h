@@ -130,6 +130,32 @@ inline void FillWithScalar(const Tensor& scalar, Tensor* out) {
   }
 }
 
+// Outputs first, first+1 (and first+2 = `shape` when the op has it) of a
+// sparse result with nnz entries.
+inline Status AllocSparse(OpKernelContext* ctx, int first, int64_t nnz,
+                          int64_t rank, const std::vector<int64_t>& shape,
+                          Tensor** idx, Tensor** vals) {
+  DFG_RETURN_IF_ERROR(
+      ctx->allocate_output(first, TensorShape({nnz, rank}), idx));
+  DFG_RETURN_IF_ERROR(
+      ctx->allocate_output(first + 1, TensorShape({nnz}), vals));
+  if (ctx->num_outputs() > first + 2) {
+    Tensor* s = nullptr;
+    DFG_RETURN_IF_ERROR(ctx->allocate_output(
+        first + 2, TensorShape({static_cast<int64_t>(shape.size())}), &s));
+    std::copy(shape.begin(), shape.end(), s->flat<int64_t>().data());
+  }
+  return Status::Ok();
+}
+
+// -1, 0, 1: row-major order of index rows a (of A) and b (of B).
+inline int CompareRows(const int64_t* a, const int64_t* b, int64_t rank) {
+  for (int64_t d = 0; d < rank; ++d) {
+    if (a[d] != b[d]) return a[d] < b[d] ? -1 : 1;
+  }
+  return 0;
+}
+
 }  // namespace dfg
 
 #endif  // DFG_LIB_KERNELS_SPARSE_UTIL_H_

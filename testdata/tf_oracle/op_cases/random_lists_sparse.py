@@ -496,9 +496,147 @@ def _segment_cases():
                      ["SparseSegmentMeanWithNumSegments"], seg_bad, expect_error=msg)
 
 
+def _sparse_math_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt in (np.float32, np.float64, np.int32, np.float16, np.complex64):
+        for adj_a, adj_b in ((False, False), (True, False), (False, True), (True, True)):
+            name = f"SparseTensorDenseMatMul/{_dname(dt)}/adj{int(adj_a)}{int(adj_b)}"
+
+            def matmul(dt=dt, adj_a=adj_a, adj_b=adj_b, name=name):
+                v, vals = _ph("v", dt, (5,), key=name)
+                inner = 4 if adj_a else 5
+                bshape = (3, inner) if adj_b else (inner, 3)
+                b, bv = _ph("b", dt, bshape, key=name + "/b")
+                idx = _c(_SPARSE_IDX, np.int32 if dt == np.int32 else np.int64)
+                return [raw.SparseTensorDenseMatMul(a_indices=idx, a_values=v, a_shape=_c([4, 5]),
+                                                    b=b, adjoint_a=adj_a, adjoint_b=adj_b)], \
+                    {v: vals, b: bv}
+            if adj_a or adj_b:
+                if dt not in (np.float32, np.complex64):
+                    continue
+            yield OpCase(name, ["SparseTensorDenseMatMul"], matmul,
+                         rtol=1e-2 if dt == np.float16 else None)
+
+    def matmul_bad():
+        return [raw.SparseTensorDenseMatMul(a_indices=_c([[0, 7]]), a_values=_c([1.0], np.float32),
+                                            a_shape=_c([2, 3]), b=tf.ones([3, 2]))], {}
+    yield OpCase("SparseTensorDenseMatMul/float32/bad_k", ["SparseTensorDenseMatMul"], matmul_bad,
+                 expect_error=r"k \(7\) from index\[0,1\] out of bounds \(>=3\)")
+
+    for op in ("Add", "Mul", "Div"):
+        for dt in (np.float32, np.float64, np.int64):
+            for dshape in ((4, 5), (5,), (1, 5), (4, 1), ()):
+                name = f"SparseDenseCwise{op}/{_dname(dt)}/dense{list(dshape)}".replace(" ", "")
+                if op == "Div" and dt == np.int64:
+                    continue
+
+                def cwise(op=op, dt=dt, dshape=dshape, name=name):
+                    v, vals = _ph("v", dt, (5,), key=name)
+                    d, dv = _ph("d", dt, dshape, "nonzero", key=name + "/d")
+                    return [getattr(raw, f"SparseDenseCwise{op}")(
+                        sp_indices=_c(_SPARSE_IDX), sp_values=v, sp_shape=_c([4, 5]),
+                        dense=d)], {v: vals, d: dv}
+                yield OpCase(name, [f"SparseDenseCwise{op}"], cwise)
+
+    idx3 = [[0, 0, 1], [0, 2, 0], [1, 0, 0], [1, 0, 3], [1, 2, 2], [2, 1, 1]]
+    for op in ("Sum", "Max"):
+        for dt in (np.float32, np.float64, np.int32, np.int64):
+            for axes, keep in (([1], False), ([0, 2], True), ([-1], False), ([0, 1, 2], False),
+                               ([2], True)):
+                name = f"SparseReduce{op}/{_dname(dt)}/axes{axes}/keep{int(keep)}".replace(" ", "")
+
+                def red(op=op, dt=dt, axes=axes, keep=keep, name=name):
+                    v, vals = _ph("v", dt, (6,), key=name)
+                    dense = getattr(raw, f"SparseReduce{op}")(
+                        input_indices=_c(idx3), input_values=v, input_shape=_c([3, 3, 4]),
+                        reduction_axes=axes, keep_dims=keep)
+                    sp = getattr(raw, f"SparseReduce{op}Sparse")(
+                        input_indices=_c(idx3), input_values=v, input_shape=_c([3, 3, 4]),
+                        reduction_axes=axes, keep_dims=keep)
+                    return [dense] + list(sp), {v: vals}
+                yield OpCase(name, [f"SparseReduce{op}", f"SparseReduce{op}Sparse"], red)
+
+    def red_bad():
+        return [raw.SparseReduceSum(input_indices=_c(idx3), input_values=tf.ones([6]),
+                                    input_shape=_c([3, 3, 4]), reduction_axes=[3])], {}
+    yield OpCase("SparseReduceSum/float32/bad_axis", ["SparseReduceSum"], red_bad,
+                 expect_error="Invalid reduction dimension 3, for input with 3 dimensions")
+
+    for dt in (np.float32, np.float64, np.float16):
+        name = f"SparseSoftmax/{_dname(dt)}[3,3,4]"
+
+        def softmax(dt=dt, name=name):
+            v, vals = _ph("v", dt, (6,), key=name)
+            return [raw.SparseSoftmax(sp_indices=_c(idx3), sp_values=v,
+                                      sp_shape=_c([3, 3, 4]))], {v: vals}
+        yield OpCase(name, ["SparseSoftmax"], softmax, rtol=1e-3 if dt == np.float16 else None)
+
+    b_idx = [[0, 1], [1, 1], [2, 0], [3, 3], [3, 4]]
+    for dt in (np.float32, np.float64, np.int32, np.int64, np.complex64):
+        for thresh in (0, 0.5):
+            name = f"SparseAdd/{_dname(dt)}/thresh{thresh}"
+
+            def add(dt=dt, thresh=thresh, name=name):
+                a, av = _ph("a", dt, (5,), key=name)
+                b, bv = _ph("b", dt, (5,), key=name + "/b")
+                bv = bv.copy()
+                bv[0] = -av[0]  # a cancelled entry
+                tr = _c(thresh, np.float32 if dt in (np.float32, np.complex64) else
+                        (np.float64 if dt == np.float64 else dt))
+                return list(raw.SparseAdd(a_indices=_c(_SPARSE_IDX), a_values=a, a_shape=_c([4, 5]),
+                                          b_indices=_c(b_idx), b_values=b, b_shape=_c([4, 5]),
+                                          thresh=tr)), {a: av, b: bv}
+            yield OpCase(name, ["SparseAdd"], add)
+    for op in ("Maximum", "Minimum"):
+        for dt in (np.float32, np.int32, np.int64, np.float64):
+            name = f"SparseSparse{op}/{_dname(dt)}"
+
+            def mm(op=op, dt=dt, name=name):
+                a, av = _ph("a", dt, (5,), key=name)
+                b, bv = _ph("b", dt, (5,), key=name + "/b")
+                return list(getattr(raw, f"SparseSparse{op}")(
+                    a_indices=_c(_SPARSE_IDX), a_values=a, a_shape=_c([4, 5]),
+                    b_indices=_c(b_idx), b_values=b, b_shape=_c([4, 5]))), {a: av, b: bv}
+            yield OpCase(name, [f"SparseSparse{op}"], mm)
+
+    def mm_bad():
+        return list(raw.SparseSparseMaximum(
+            a_indices=_c(_SPARSE_IDX), a_values=tf.ones([5]), a_shape=_c([4, 5]),
+            b_indices=_c(b_idx), b_values=tf.ones([5]), b_shape=_c([4, 6]))), {}
+    yield OpCase("SparseSparseMaximum/float32/shapes", ["SparseSparseMaximum"], mm_bad,
+                 expect_error="Operands' shapes do not match")
+
+    for dt in _LIST_DTYPES:
+        for start, size in (([0, 1], [3, 3]), ([2, 0], [9, 9]), ([1, 4], [1, 1])):
+            name = f"SparseSlice/{_dname(dt)}/{start}{size}".replace(" ", "")
+
+            def sl(dt=dt, start=start, size=size, name=name):
+                v, vals = _ph("v", dt, (5,), key=name)
+                return list(raw.SparseSlice(indices=_c(_SPARSE_IDX), values=v, shape=_c([4, 5]),
+                                            start=_c(start), size=_c(size))), {v: vals}
+            yield OpCase(name, ["SparseSlice"], sl)
+            if dt not in (np.float32,):
+                break
+        for cd in (0, 1, -1):
+            name = f"SparseConcat/{_dname(dt)}/dim{cd}"
+
+            def cc(dt=dt, cd=cd, name=name):
+                v, vals = _ph("v", dt, (5,), key=name)
+                w, wv = _ph("w", dt, (3,), key=name + "/w")
+                shapes = [_c([4, 5]), _c([4, 5])]
+                return list(raw.SparseConcat(indices=[_c(_SPARSE_IDX), _c([[0, 0], [1, 4], [3, 1]])],
+                                             values=[v, w], shapes=shapes, concat_dim=cd)), \
+                    {v: vals, w: wv}
+            yield OpCase(name, ["SparseConcat"], cc)
+            if dt not in (np.float32,):
+                break
+
+
 def cases():
     yield from _list_cases()
     yield from _stateless_cases()
     yield from _seeded_cases()
     yield from _sparse_basic_cases()
     yield from _segment_cases()
+    yield from _sparse_math_cases()
