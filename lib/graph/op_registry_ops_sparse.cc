@@ -385,6 +385,59 @@ void RegisterSparseMath(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterRagged(OpTable& t) {
+  t.Add(Op("RaggedRange")
+            .Input("starts: T")
+            .Input("limits: T")
+            .Input("deltas: T")
+            .Output("rt_nested_splits: Tsplits")
+            .Output("rt_dense_values: T")
+            .Attr("T: {bfloat16, float, double, int32, int64} = DT_INT32")
+            .Attr("Tsplits: {int32, int64} = DT_INT64")
+            .Kernels("CPU"));
+  t.Add(Op("RaggedGather")
+            .Input("params_nested_splits: PARAMS_RAGGED_RANK * Tsplits")
+            .Input("params_dense_values: Tvalues")
+            .Input("indices: Tindices")
+            .Output("output_nested_splits: OUTPUT_RAGGED_RANK * Tsplits")
+            .Output("output_dense_values: Tvalues")
+            .Attr("Tvalues: type")
+            .Attr("Tindices: {int32, int64}")
+            .Attr("Tsplits: {int32, int64} = DT_INT64")
+            .Attr("PARAMS_RAGGED_RANK: int >= 1")
+            .Attr("OUTPUT_RAGGED_RANK: int >= 0")
+            .Kernels("CPU"));
+  t.Add(Op("RaggedFillEmptyRows")
+            .Input("value_rowids: int64")
+            .Input("values: T")
+            .Input("nrows: int64")
+            .Input("default_value: T")
+            .Output("output_value_rowids: int64")
+            .Output("output_values: T")
+            .Output("empty_row_indicator: bool")
+            .Output("reverse_index_map: int64")
+            .Attr("T: type")
+            .Kernels("CPU"));
+  t.Add(Op("RaggedTensorToVariant")
+            .Input("rt_nested_splits: RAGGED_RANK * Tsplits")
+            .Input("rt_dense_values: Tvalues")
+            .Output("encoded_ragged: variant")
+            .Attr("RAGGED_RANK: int >= 0")
+            .Attr("Tvalues: type")
+            .Attr("Tsplits: {int32, int64} = DT_INT64")
+            .Attr("batched_input: bool")
+            .Kernels("CPU"));
+  t.Add(Op("RaggedTensorFromVariant")
+            .Input("encoded_ragged: variant")
+            .Output("output_nested_splits: output_ragged_rank * Tsplits")
+            .Output("output_dense_values: Tvalues")
+            .Attr("input_ragged_rank: int >= -1")
+            .Attr("output_ragged_rank: int >= 0")
+            .Attr("Tvalues: type")
+            .Attr("Tsplits: {int32, int64} = DT_INT64")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterSparseOps(OpRegistry* registry) {
@@ -394,6 +447,7 @@ void RegisterSparseOps(OpRegistry* registry) {
   RegisterSparseTensorOps(t);
   RegisterSparseSegments(t);
   RegisterSparseMath(t);
+  RegisterRagged(t);
 }
 
 }  // namespace dfg

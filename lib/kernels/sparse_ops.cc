@@ -398,6 +398,7 @@ class SparseTensorDenseAddOp : public OpKernel {
 
 void RegisterSparseSegmentKernels(KernelRegistry* r);
 void RegisterSparseMathKernels(KernelRegistry* r);
+void RegisterRaggedKernels(KernelRegistry* r);
 
 void RegisterSparseKernels(KernelRegistry* r) {
   r->Register<SparseToDenseOp>("SparseToDense");
@@ -410,6 +411,7 @@ void RegisterSparseKernels(KernelRegistry* r) {
                                       {TypeConstraint("T", NumberTypes())});
   RegisterSparseSegmentKernels(r);
   RegisterSparseMathKernels(r);
+  RegisterRaggedKernels(r);
 }
 
 }  // namespace dfg

@@ -633,6 +633,91 @@ def _sparse_math_cases():
                 break
 
 
+def _ragged_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt, starts, limits, deltas in (
+            (np.int32, [0, 5, 2, -3], [4, 5, 9, 3], [1, 2, 3, 2]),
+            (np.int64, 2, [10, -4, 7], [3, -2, -1]),
+            (np.float32, [0.5, 1.0], 3.7, [0.3, 0.7]),
+            (np.float64, [0.1], [2.0], 0.25)):
+        for splits in (np.int32, np.int64):
+            def rr(dt=dt, starts=starts, limits=limits, deltas=deltas, splits=splits):
+                return list(raw.RaggedRange(starts=_c(starts, dt), limits=_c(limits, dt),
+                                            deltas=_c(deltas, dt),
+                                            Tsplits=tf.as_dtype(splits))), {}
+            yield OpCase(f"RaggedRange/{_dname(dt)}/splits_{_dname(splits)}", ["RaggedRange"], rr)
+
+    def rr_bad():
+        return list(raw.RaggedRange(starts=_c([1, 2], np.int32), limits=_c([3, 4], np.int32),
+                                    deltas=_c([1, 0], np.int32))), {}
+    yield OpCase("RaggedRange/int32/zero_delta", ["RaggedRange"], rr_bad,
+                 expect_error="Requires delta != 0")
+
+    splits2 = [[0, 2, 2, 5], [0, 1, 3, 3, 4, 7]]
+    for dt in _LIST_DTYPES:
+        name = f"RaggedGather/{_dname(dt)}/rank2"
+
+        def rg(dt=dt, name=name):
+            v, vals = _ph("v", dt, (7, 2), key=name)
+            outs = raw.RaggedGather(params_nested_splits=[_c(s) for s in splits2],
+                                    params_dense_values=v, indices=_c([[2, 0], [1, 2], [0, 0]],
+                                                                      np.int32),
+                                    OUTPUT_RAGGED_RANK=3)
+            return list(outs[0]) + [outs[1]], {v: vals}
+        yield OpCase(name, ["RaggedGather"], rg)
+
+    def rg1():
+        outs = raw.RaggedGather(params_nested_splits=[_c([0, 3, 3, 5], np.int32)],
+                                params_dense_values=_c([1.0, 2.0, 3.0, 4.0, 5.0], np.float32),
+                                indices=_c([2, 1, 0, 2]), OUTPUT_RAGGED_RANK=1)
+        return list(outs[0]) + [outs[1]], {}
+    yield OpCase("RaggedGather/float32/rank1", ["RaggedGather"], rg1)
+
+    def rg_bad():
+        outs = raw.RaggedGather(params_nested_splits=[_c([0, 3, 5])],
+                                params_dense_values=_c([1.0, 2.0, 3.0, 4.0, 5.0], np.float32),
+                                indices=_c([2]), OUTPUT_RAGGED_RANK=1)
+        return list(outs[0]) + [outs[1]], {}
+    yield OpCase("RaggedGather/float32/bad_index", ["RaggedGather"], rg_bad,
+                 expect_error=r"indices\[0\] = 2 is not in \[0, 2\)")
+
+    for dt in (np.float32, np.int64, np.object_):
+        name = f"RaggedFillEmptyRows/{_dname(dt)}"
+
+        def rf(dt=dt, name=name):
+            v, vals = _ph("v", dt, (5,), key=name)
+            d, dv = _ph("d", dt, (), key=name + "/d")
+            return list(raw.RaggedFillEmptyRows(value_rowids=_c([1, 1, 4, 4, 4]), values=v,
+                                                nrows=_c(6), default_value=d)), {v: vals, d: dv}
+        yield OpCase(name, ["RaggedFillEmptyRows"], rf)
+
+    for batched in (False, True):
+        for rank in (1, 2):
+            name = f"RaggedTensorToVariant/rank{rank}/batched{int(batched)}"
+
+            def rv(batched=batched, rank=rank, name=name):
+                v, vals = _ph("v", np.float32, (7, 2), key=name)
+                splits = [_c(s) for s in splits2[2 - rank:]] if rank == 2 else [_c([0, 3, 3, 7])]
+                enc = raw.RaggedTensorToVariant(rt_nested_splits=splits, rt_dense_values=v,
+                                                batched_input=batched)
+                out_rank = rank if batched else rank
+                dec = raw.RaggedTensorFromVariant(
+                    encoded_ragged=enc, input_ragged_rank=rank - 1 if batched else rank,
+                    output_ragged_rank=out_rank, Tvalues=tf.float32)
+                return list(dec[0]) + [dec[1]], {v: vals}
+            yield OpCase(name, ["RaggedTensorToVariant", "RaggedTensorFromVariant"], rv)
+
+    def rv0():
+        enc = raw.RaggedTensorToVariant(rt_nested_splits=[], rt_dense_values=_c([[1, 2], [3, 4], [5, 6]], np.int32),
+                                        batched_input=True)
+        dec = raw.RaggedTensorFromVariant(encoded_ragged=enc, input_ragged_rank=0,
+                                          output_ragged_rank=1, Tvalues=tf.int32)
+        return list(dec[0]) + [dec[1]], {}
+    yield OpCase("RaggedTensorToVariant/rank0/batched", ["RaggedTensorToVariant",
+                                                          "RaggedTensorFromVariant"], rv0)
+
+
 def cases():
     yield from _list_cases()
     yield from _stateless_cases()
@@ -640,3 +725,4 @@ def cases():
     yield from _sparse_basic_cases()
     yield from _segment_cases()
     yield from _sparse_math_cases()
+    yield from _ragged_cases()
