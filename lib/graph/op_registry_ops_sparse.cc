@@ -164,6 +164,22 @@ void RegisterStatelessRandom(OpTable& t) {
             .Output("alg: int32")
             .Stateful()
             .Kernels("CPU"));
+  t.Add(Op("StatelessShuffle")
+            .Input("value: T")
+            .Input("key: uint64")
+            .Input("counter: uint64")
+            .Input("alg: int32")
+            .Output("output: T")
+            .Attr("T: type")
+            .Kernels("CPU"));
+  t.Add(Op("RandomShuffle")
+            .Input("value: T")
+            .Output("output: T")
+            .Attr("seed: int = 0")
+            .Attr("seed2: int = 0")
+            .Attr("T: type")
+            .Stateful()
+            .Kernels("CPU"));
   t.Add(Op("StatelessMultinomial")
             .Input("logits: T")
             .Input("num_samples: int32")

@@ -209,6 +209,29 @@ inline Status PhiloxFromSeed(const Tensor& seed, Philox4x32* gen) {
   return Status::Ok();
 }
 
+// The rows (dim 0) of `in` in the order of TensorFlow's RandomShuffle: a
+// Fisher-Yates pass i = 0..n-2 swapping i with i + draw % (n - i), one
+// 32-bit draw per swap. Copies `in` unchanged when it has <= 1 row.
+inline Status ShuffleRows(Philox4x32 gen, const Tensor& in, Tensor* out) {
+  const int64_t n = in.dims() == 0 ? 1 : in.dim_size(0);
+  std::vector<int64_t> perm(n);
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  if (in.NumElements() > 1 && n > 1) {
+    SingleSampleAdapter single(&gen);
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      const uint32_t draw = single();
+      std::swap(
+          perm[i],
+          perm[i + static_cast<int64_t>(draw % static_cast<uint32_t>(n - i))]);
+    }
+  }
+  const int64_t row = n == 0 ? 0 : in.NumElements() / n;
+  for (int64_t i = 0; i < n; ++i) {
+    CopyElements(in, perm[i] * row, out, i * row, row);
+  }
+  return Status::Ok();
+}
+
 using IntRandomTypes = TypeList<int32_t, int64_t, uint32_t, uint64_t>;
 
 // minval/maxval of the uniform-int ops: scalars, and minval < maxval when

@@ -202,6 +202,32 @@ class RandomUniformIntOp : public OpKernel {
   GuardedPhilox generator_;
 };
 
+// RandomShuffle(value): its rows in a random order.
+class RandomShuffleOp : public OpKernel {
+ public:
+  explicit RandomShuffleOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, generator_.Init(ctx));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    if (in.NumElements() <= 1 || in.dims() == 0 || in.dim_size(0) <= 1) {
+      ctx->set_output(0, in);
+      return;
+    }
+    // One draw per swap, reserved in whole 128-bit blocks.
+    const int64_t samples = in.dim_size(0) - 1;
+    const Philox4x32 gen =
+        generator_.ReserveRandomOutputs((samples + 3) / 4, 1);
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    DFG_OP_REQUIRES_OK(ctx, ShuffleRows(gen, in, out));
+  }
+
+ private:
+  GuardedPhilox generator_;
+};
+
 }  // namespace
 
 void RegisterRandomKernels(KernelRegistry* r) {
@@ -214,6 +240,7 @@ void RegisterRandomKernels(KernelRegistry* r) {
   r->Register<MultinomialOp>("StatelessMultinomial",
                              {TypeConstraint("T", RandomTypes())});
   r->Register<RandomUniformIntOp>("RandomUniformInt");
+  r->Register<RandomShuffleOp>("RandomShuffle");
 }
 
 }  // namespace dfg

@@ -210,6 +210,28 @@ class GetAlgOp : public OpKernel {
   }
 };
 
+// StatelessShuffle(value, key, counter, alg): RandomShuffle's order from
+// the given generator.
+class StatelessShuffleOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    int alg = 0;
+    DFG_OP_REQUIRES_OK(ctx, AlgArg(ctx->input(3), 3, &alg));
+    Philox4x32 gen(0, 0);
+    DFG_OP_REQUIRES_OK(ctx,
+                       KeyCounterArgs(ctx->input(1), ctx->input(2), alg, &gen));
+    const Tensor& in = ctx->input(0);
+    if (in.NumElements() <= 1 || in.dims() == 0 || in.dim_size(0) <= 1) {
+      ctx->set_output(0, in);
+      return;
+    }
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    DFG_OP_REQUIRES_OK(ctx, ShuffleRows(gen, in, out));
+  }
+};
+
 }  // namespace
 
 void RegisterStatelessRandomKernels(KernelRegistry* r) {
@@ -231,6 +253,7 @@ void RegisterStatelessRandomKernels(KernelRegistry* r) {
   r->Register<GetKeyCounterOp>("StatelessRandomGetKeyCounter");
   r->Register<GetKeyCounterOp>("StatelessRandomGetKeyCounterAlg");
   r->Register<GetAlgOp>("StatelessRandomGetAlg");
+  r->Register<StatelessShuffleOp>("StatelessShuffle");
 }
 
 }  // namespace dfg

@@ -331,6 +331,18 @@ def _seeded_cases():
                                          maxval=tf.constant(hi, d), seed=5, seed2=11)], {}
         yield OpCase(f"RandomUniformInt/{dt}[3,5]", ["RandomUniformInt"], uniform_int)
 
+    for dt, shape in ((np.float32, (10,)), (np.int64, (7, 3)), (np.object_, (5, 2)),
+                      (np.float64, (1, 4)), (np.int32, (0, 2)), (np.float32, (300,))):
+        name = f"RandomShuffle/{_dname(dt)}{list(shape)}".replace(" ", "")
+
+        def shuffle(dt=dt, shape=shape, name=name):
+            x, xv = _ph("x", dt, shape, key=name)
+            a = raw.RandomShuffle(value=x, seed=3, seed2=8)
+            key, counter, alg = raw.StatelessRandomGetKeyCounterAlg(seed=[4, 5])
+            b = raw.StatelessShuffle(value=x, key=key, counter=counter, alg=alg)
+            return [a, b], {x: xv}
+        yield OpCase(name, ["RandomShuffle", "StatelessShuffle"], shuffle)
+
     def uniform_int_bad():
         return [raw.RandomUniformInt(shape=[3], minval=4, maxval=2, seed=5, seed2=11)], {}
     yield OpCase("RandomUniformInt/int32/bad_range", ["RandomUniformInt"], uniform_int_bad,
