@@ -73,6 +73,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterArrayExtOps(r);
     RegisterStringOps(r);
     RegisterImageNnOps(r);
+    RegisterSparseOps(r);
     return r;
   }();
   return *registry;

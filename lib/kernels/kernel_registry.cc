@@ -81,6 +81,9 @@ void RegisterImageColorKernels(KernelRegistry* r);
 void RegisterImageCodecKernels(KernelRegistry* r);
 void RegisterImageTransformKernels(KernelRegistry* r);
 void RegisterNnGradExtKernels(KernelRegistry* r);
+void RegisterTensorListExtKernels(KernelRegistry* r);
+void RegisterStatelessRandomKernels(KernelRegistry* r);
+void RegisterSparseKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -151,6 +154,9 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterImageCodecKernels(r);
   RegisterImageTransformKernels(r);
   RegisterNnGradExtKernels(r);
+  RegisterTensorListExtKernels(r);
+  RegisterStatelessRandomKernels(r);
+  RegisterSparseKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {
