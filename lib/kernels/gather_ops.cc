@@ -1,10 +1,11 @@
-// GatherV2 / Gather (with batch_dims), GatherNd, Split, SplitV, OneHot and
-// Where.
+// GatherV2 / Gather (with batch_dims), ResourceGather (the same on a resource
+// variable's value), GatherNd, Split, SplitV, OneHot and Where.
 #include <fmt/format.h>
 
 #include <cstring>
 
 #include "lib/kernels/array_util.h"
+#include "lib/kernels/resource_mgr.h"
 
 namespace dfg {
 namespace {
@@ -44,8 +45,12 @@ class GatherOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& params = ctx->input(0);
-    const Tensor& indices = ctx->input(1);
+    Gather(ctx, ctx->input(0), ctx->input(1));
+  }
+
+ protected:
+  void Gather(OpKernelContext* ctx, const Tensor& params,
+              const Tensor& indices) {
     int64_t axis = 0;
     if (v2_) {
       const Tensor& at = ctx->input(2);
@@ -116,6 +121,46 @@ class GatherOp : public OpKernel {
  private:
   bool v2_ = false;
   int64_t batch_dims_ = 0;
+};
+
+// ResourceGather: Gather (axis 0, batch_dims) of a resource variable's value,
+// read under its mutex (the buffer is shared; writers copy on write).
+class ResourceGatherOp : public GatherOp {
+ public:
+  explicit ResourceGatherOp(OpKernelConstruction* ctx) : GatherOp(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& h = ctx->input(0);
+    DFG_OP_REQUIRES(ctx, h.NumElements() == 1,
+                    InvalidArgument("Expected a scalar resource handle"));
+    DFG_OP_REQUIRES(ctx, ctx->resource_manager() != nullptr,
+                    Internal("No resource manager."));
+    const ResourceHandle& handle = h.flat<ResourceHandle>()[0];
+    StatusOr<std::shared_ptr<Var>> var =
+        ctx->resource_manager()->Lookup(handle.container, handle.name);
+    DFG_OP_REQUIRES_OK(ctx, var.status());
+    Tensor params;
+    {
+      std::lock_guard<std::mutex> lock(*(*var)->mu());
+      DFG_OP_REQUIRES(ctx, (*var)->is_initialized,
+                      FailedPrecondition("Error while reading resource "
+                                         "variable {} from Container: {}.",
+                                         handle.name, handle.container));
+      params = *(*var)->tensor();
+    }
+    DFG_OP_REQUIRES(
+        ctx, params.dtype() == dtype_,
+        InvalidArgument("Trying to read variable with wrong dtype. Expected "
+                        "{} got {}",
+                        DataTypeString(params.dtype()),
+                        DataTypeString(dtype_)));
+    Gather(ctx, params, ctx->input(1));
+  }
+
+ private:
+  DataType dtype_ = tensorflow::DT_INVALID;
 };
 
 class GatherNdOp : public OpKernel {
@@ -360,6 +405,7 @@ class WhereOp : public OpKernel {
 void RegisterGatherKernels(KernelRegistry* r) {
   r->Register<GatherOp>("GatherV2");
   r->Register<GatherOp>("Gather");
+  r->Register<ResourceGatherOp>("ResourceGather");
   r->Register<GatherNdOp>("GatherNd");
   r->Register<SplitOp>("Split");
   r->Register<SplitVOp>("SplitV");

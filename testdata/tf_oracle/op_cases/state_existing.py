@@ -138,6 +138,26 @@ def _variables(tf):
     return outs, {x: data("vars", np.float32, (2, 2))}
 
 
+def _resource_gather(tf):
+    x = tf.compat.v1.placeholder(tf.float32, [4, 3], name="x")
+    h = tf.raw_ops.VarHandleOp(dtype=tf.float32, shape=[4, 3], shared_name="emb")
+    init = tf.raw_ops.AssignVariableOp(resource=h, value=x)
+    with tf.control_dependencies([init]):
+        rows = tf.raw_ops.ResourceGather(resource=h, indices=tf.constant([[3, 0], [1, 1]]),
+                                         dtype=tf.float32)
+    return [tf.identity(rows, name="rows")], {x: data("gather", np.float32, (4, 3))}
+
+
+def _resource_gather_bad(tf):
+    x = tf.compat.v1.placeholder(tf.float32, [4, 3], name="x")
+    h = tf.raw_ops.VarHandleOp(dtype=tf.float32, shape=[4, 3], shared_name="emb")
+    init = tf.raw_ops.AssignVariableOp(resource=h, value=x)
+    with tf.control_dependencies([init]):
+        rows = tf.raw_ops.ResourceGather(resource=h, indices=tf.constant([2, 7], tf.int64),
+                                         dtype=tf.float32)
+    return [tf.identity(rows, name="rows")], {x: data("gather", np.float32, (4, 3))}
+
+
 def _ref_variables(tf):
     x = tf.compat.v1.placeholder(tf.int32, [3], name="x")
     v = tf.raw_ops.VariableV2(shape=[3], dtype=tf.int32)
@@ -267,6 +287,9 @@ def cases():
     yield _case("VarHandleOp/assign-add-sub", [
         "VarIsInitializedOp", "AssignAddVariableOp", "AssignSubVariableOp",
         "DestroyResourceOp"], _variables)
+    yield _case("ResourceGather/float32", ["ResourceGather"], _resource_gather)
+    yield _case("ResourceGather/out-of-range", ["ResourceGather"], _resource_gather_bad,
+                expect_error=r"indices\[1\] = 7 is not in \[0, 4\)")
     yield _case("VariableV2/assign-sub", ["IsVariableInitialized", "AssignSub"],
                 _ref_variables)
     yield _case("SegmentSum/float32", ["SegmentSum", "UnsortedSegmentSum", "DynamicStitch",
