@@ -181,6 +181,33 @@ void RegisterSpecial(OpTable& t) {
               .Attr("T: {bfloat16, half, float, double}")
               .Kernels("CPU", "GPU"));
   }
+  for (const char* name : {"Igamma", "Igammac"}) {
+    t.Add(Op(name)
+              .Input("a: T")
+              .Input("x: T")
+              .Output("z: T")
+              .Attr("T: {bfloat16, half, float, double}")
+              .Kernels("CPU", "GPU"));
+  }
+  t.Add(Op("Zeta")
+            .Input("x: T")
+            .Input("q: T")
+            .Output("z: T")
+            .Attr("T: {float, double}")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("Polygamma")
+            .Input("a: T")
+            .Input("x: T")
+            .Output("z: T")
+            .Attr("T: {float, double}")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("Betainc")
+            .Input("a: T")
+            .Input("b: T")
+            .Input("x: T")
+            .Output("z: T")
+            .Attr("T: {float, double}")
+            .Kernels("CPU", "GPU"));
 }
 
 }  // namespace
