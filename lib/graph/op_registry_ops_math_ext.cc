@@ -174,7 +174,8 @@ void RegisterSpecial(OpTable& t) {
   for (const char* name :
        {"BesselI0", "BesselI1", "BesselI0e", "BesselI1e", "BesselK0",
         "BesselK1", "BesselK0e", "BesselK1e", "BesselJ0", "BesselJ1",
-        "BesselY0", "BesselY1", "Expint"}) {
+        "BesselY0", "BesselY1", "Expint", "Dawsn", "FresnelCos", "FresnelSin",
+        "Spence"}) {
     t.Add(Op(name)
               .Input("x: T")
               .Output("y: T")

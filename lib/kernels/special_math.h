@@ -36,6 +36,17 @@ double Polygamma(double n, double x);
 // fraction (Numerical Recipes 6.4). NaN for a <= 0, b <= 0 or x outside
 // [0, 1].
 double Betainc(double a, double b, double x);
+// Dawson's integral exp(-x^2) int_0^x exp(t^2) dt: Taylor series near 0,
+// Rybicki's sum (Numerical Recipes 6.10.3, error ~ exp(-(pi/2h)^2)) beyond.
+double Dawson(double x);
+// The Fresnel integrals int_0^x cos / sin(pi t^2 / 2) dt: power series
+// below |x| = 1.5, the continued fraction of erfc (Numerical Recipes 6.8)
+// above; +-1/2 beyond |x| = 36974 where TensorFlow stops.
+void Fresnel(double x, double* c, double* s);
+// Spence's integral int_1^x log t / (1 - t) dt = Li2(1 - x) for x >= 0
+// (NaN below): the dilogarithm's series after the reflections that bring
+// its argument into [-1/2, 1/2].
+double Spence(double x);
 
 }  // namespace dfg
 

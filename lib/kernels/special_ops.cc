@@ -1,11 +1,11 @@
-// Special functions: Igamma, Igammac, Zeta, Polygamma, Betainc (from
-// special_math.cc); the Bessel family (BesselI0/I1 and their exponentially
-// scaled I0e/I1e, J0/J1, Y0/Y1, K0/K1, K0e/K1e) and Expint (the exponential
-// integral Ei). Values come from the C library (j0/j1/y0/y1) and C++17's
-// mathematical special functions (cyl_bessel_i/k, expint), in double;
-// arguments outside their domains are answered here first (libstdc++
-// throws on them), and the scaled forms switch to the asymptotic series
-// where the unscaled ones overflow or underflow.
+// Special functions: Igamma, Igammac, Zeta, Polygamma, Betainc, Dawsn,
+// FresnelCos, FresnelSin, Spence (special_math.cc); the Bessel family
+// (BesselI0/I1 and their exponentially scaled I0e/I1e, J0/J1, Y0/Y1, K0/K1,
+// K0e/K1e) and Expint (the exponential integral Ei). Values come from the C
+// library (j0/j1/y0/y1) and C++17's mathematical special functions
+// (cyl_bessel_i/k, expint), in double; arguments outside their domains are
+// answered here first (libstdc++ throws on them), and the scaled forms switch
+// to the asymptotic series where the unscaled ones overflow or underflow.
 #include <cmath>
 #include <limits>
 
@@ -113,6 +113,16 @@ double K0(double x) { return BesselK(0, x, false); }
 double K1(double x) { return BesselK(1, x, false); }
 double K0e(double x) { return BesselK(0, x, true); }
 double K1e(double x) { return BesselK(1, x, true); }
+double FresnelC(double x) {
+  double c, s;
+  Fresnel(x, &c, &s);
+  return c;
+}
+double FresnelS(double x) {
+  double c, s;
+  Fresnel(x, &c, &s);
+  return s;
+}
 double J0(double x) { return BesselJ(0, x); }
 double J1(double x) { return BesselJ(1, x); }
 double Y0(double x) { return BesselY(0, x); }
@@ -200,6 +210,10 @@ void RegisterSpecialKernels(KernelRegistry* r) {
   r->Register<UnaryOpKernel<Y1F, BesselTypes>>(
       "BesselY1", {TypeConstraint("T", BesselTypes())});
   Unary<Ei>(r, "Expint", F32F64());
+  Unary<Dawson>(r, "Dawsn", F32F64());
+  Unary<FresnelC>(r, "FresnelCos", F32F64());
+  Unary<FresnelS>(r, "FresnelSin", F32F64());
+  Unary<Spence>(r, "Spence", F32F64());
   const auto f32f64 = TypeConstraint("T", F32F64());
   r->Register<BinaryOpKernel<Double2F<IgammaP>, F32F64>>("Igamma", {f32f64});
   r->Register<BinaryOpKernel<Double2F<IgammaQ>, F32F64>>("Igammac", {f32f64});

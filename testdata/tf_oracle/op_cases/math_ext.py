@@ -343,6 +343,18 @@ def _bessel_cases():
                              atol=tol, variant="edges")
 
 
+def _special3_cases():
+    edges = [0.0, -0.0, 1e-8, 0.1, 0.19, 0.25, 0.5, 1.0, 1.49, 1.51, 2.0, 3.3, 10.0,
+             50.0, 1000.0, 4e4, -2.0, np.inf, -np.inf, np.nan]
+    for op in ("Dawsn", "FresnelCos", "FresnelSin", "Spence"):
+        for dtype in (F32, F64):
+            tol = 2e-5 if dtype == F32 else 1e-11
+            yield _unary(op, dtype, "pos" if op == "Spence" else "small", shape=(4, 5),
+                         rtol=tol, atol=tol)
+            yield _unary(op, dtype, values=edges, shape=(len(edges),), rtol=tol,
+                         atol=tol, variant="edges")
+
+
 def _special2_cases():
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     R = tf.raw_ops
@@ -399,6 +411,7 @@ def cases():
     yield from (c for c in _misc_cases() if c is not None)
     yield from _bessel_cases()
     yield from _special2_cases()
+    yield from _special3_cases()
     yield from _band_cases()
     yield from _special_cases()
     yield from _division_cases()
