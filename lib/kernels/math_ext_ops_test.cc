@@ -76,7 +76,7 @@ TEST_CASE("Bessel kernels keep TensorFlow's edge values", "[kernels]") {
   CHECK(y0[2] == Approx(0.08525675697736312).epsilon(1e-13));
 }
 
-TEST_CASE("Mod and TruncateMod keep the dividend's sign; TruncateDiv truncates",
+TEST_CASE("Mod and TruncateMod keep the dividend's sign, TruncateDiv truncates",
           "[kernels]") {
   auto x = MakeTensor<int32_t>({4}, {-7, 7, -7, 7});
   auto y = MakeTensor<int32_t>({4}, {2, -2, -2, 2});
