@@ -174,13 +174,41 @@ void RegisterSpecial(OpTable& t) {
   for (const char* name :
        {"BesselI0", "BesselI1", "BesselI0e", "BesselI1e", "BesselK0",
         "BesselK1", "BesselK0e", "BesselK1e", "BesselJ0", "BesselJ1",
-        "BesselY0", "BesselY1", "Expint"}) {
+        "BesselY0", "BesselY1", "Expint", "Dawsn", "FresnelCos", "FresnelSin",
+        "Spence"}) {
     t.Add(Op(name)
               .Input("x: T")
               .Output("y: T")
               .Attr("T: {bfloat16, half, float, double}")
               .Kernels("CPU", "GPU"));
   }
+  for (const char* name : {"Igamma", "Igammac"}) {
+    t.Add(Op(name)
+              .Input("a: T")
+              .Input("x: T")
+              .Output("z: T")
+              .Attr("T: {bfloat16, half, float, double}")
+              .Kernels("CPU", "GPU"));
+  }
+  t.Add(Op("Zeta")
+            .Input("x: T")
+            .Input("q: T")
+            .Output("z: T")
+            .Attr("T: {float, double}")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("Polygamma")
+            .Input("a: T")
+            .Input("x: T")
+            .Output("z: T")
+            .Attr("T: {float, double}")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("Betainc")
+            .Input("a: T")
+            .Input("b: T")
+            .Input("x: T")
+            .Output("z: T")
+            .Attr("T: {float, double}")
+            .Kernels("CPU", "GPU"));
 }
 
 }  // namespace

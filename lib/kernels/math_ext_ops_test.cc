@@ -41,7 +41,42 @@ TEST_CASE("special functions hit known values", "[kernels]") {
   CHECK(std::isnan(Digamma(-2.0)));
 }
 
-TEST_CASE("Mod and TruncateMod keep the dividend's sign; TruncateDiv truncates",
+TEST_CASE("incomplete gamma / beta, zeta, Dawson, Fresnel, Spence",
+          "[kernels]") {
+  CHECK(IgammaP(1.0, 2.0) == Approx(1.0 - std::exp(-2.0)).epsilon(1e-14));
+  CHECK(IgammaQ(0.5, 2.0) == Approx(std::erfc(std::sqrt(2.0))).epsilon(1e-13));
+  CHECK(HurwitzZeta(2.0, 1.0) == Approx(1.6449340668482264).epsilon(1e-14));
+  CHECK(std::isinf(HurwitzZeta(2.0, -1.0)));
+  CHECK(std::isnan(HurwitzZeta(2.5, -1.0)));
+  CHECK(Polygamma(1.0, 1.0) == Approx(1.6449340668482264).epsilon(1e-14));
+  CHECK(Betainc(2.0, 3.0, 0.4) == Approx(0.5248).epsilon(1e-13));
+  CHECK(Dawson(1.0) == Approx(0.5380795069127684).epsilon(1e-14));
+  double c = 0, s = 0;
+  Fresnel(1.0, &c, &s);
+  CHECK(c == Approx(0.7798934003768228).epsilon(1e-14));
+  CHECK(s == Approx(0.4382591473903548).epsilon(1e-14));
+  CHECK(Spence(2.0) == Approx(-0.8224670334241132).epsilon(1e-14));
+  CHECK(Spence(0.0) == Approx(1.6449340668482264).epsilon(1e-14));
+}
+
+TEST_CASE("Bessel kernels keep TensorFlow's edge values", "[kernels]") {
+  const std::vector<double> xs = {0.0, -2.5, 3.75};
+  auto run = [&](const char* op) {
+    return Op(op, {MakeTensor<double>({3}, xs)}, "DT_DOUBLE")
+        .out(0)
+        .flat<double>();
+  };
+  auto k0 = run("BesselK0");
+  CHECK((std::isinf(k0[0]) && std::isinf(k0[1])));
+  CHECK(k0[2] == Approx(0.014774250877128702).epsilon(1e-13));
+  auto i1e = run("BesselI1e");
+  CHECK(i1e[1] == Approx(-0.20658464953126654).epsilon(1e-13));
+  auto y0 = run("BesselY0");
+  CHECK((std::isinf(y0[0]) && y0[0] < 0));
+  CHECK(y0[2] == Approx(0.08525675697736312).epsilon(1e-13));
+}
+
+TEST_CASE("Mod and TruncateMod keep the dividend's sign, TruncateDiv truncates",
           "[kernels]") {
   auto x = MakeTensor<int32_t>({4}, {-7, 7, -7, 7});
   auto y = MakeTensor<int32_t>({4}, {2, -2, -2, 2});

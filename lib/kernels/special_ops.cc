@@ -1,14 +1,16 @@
-// Special functions: the Bessel family (BesselI0/I1 and their exponentially
-// scaled I0e/I1e, J0/J1, Y0/Y1, K0/K1, K0e/K1e) and Expint (the exponential
-// integral Ei). Values come from the C library (j0/j1/y0/y1) and C++17's
-// mathematical special functions (cyl_bessel_i/k, expint), in double;
-// arguments outside their domains are answered here first (libstdc++
-// throws on them), and the scaled forms switch to the asymptotic series
-// where the unscaled ones overflow or underflow.
+// Special functions: Igamma, Igammac, Zeta, Polygamma, Betainc, Dawsn,
+// FresnelCos, FresnelSin, Spence (special_math.cc); the Bessel family
+// (BesselI0/I1 and their exponentially scaled I0e/I1e, J0/J1, Y0/Y1, K0/K1,
+// K0e/K1e) and Expint (the exponential integral Ei). Values come from the C
+// library (j0/j1/y0/y1) and C++17's mathematical special functions
+// (cyl_bessel_i/k, expint), in double; arguments outside their domains are
+// answered here first (libstdc++ throws on them), and the scaled forms switch
+// to the asymptotic series where the unscaled ones overflow or underflow.
 #include <cmath>
 #include <limits>
 
 #include "lib/kernels/cwise_ops.h"
+#include "lib/kernels/special_math.h"
 
 namespace dfg {
 namespace {
@@ -111,6 +113,16 @@ double K0(double x) { return BesselK(0, x, false); }
 double K1(double x) { return BesselK(1, x, false); }
 double K0e(double x) { return BesselK(0, x, true); }
 double K1e(double x) { return BesselK(1, x, true); }
+double FresnelC(double x) {
+  double c, s;
+  Fresnel(x, &c, &s);
+  return c;
+}
+double FresnelS(double x) {
+  double c, s;
+  Fresnel(x, &c, &s);
+  return s;
+}
 double J0(double x) { return BesselJ(0, x); }
 double J1(double x) { return BesselJ(1, x); }
 double Y0(double x) { return BesselY(0, x); }
@@ -122,6 +134,53 @@ struct Y1F {
   C operator()(const C& x) const {
     if (std::is_same_v<C, float> && x == 0) return static_cast<C>(kNaN);
     return static_cast<C>(Y1(static_cast<double>(x)));
+  }
+};
+
+template <double (*kFn)(double, double)>
+struct Double2F {
+  template <typename C>
+  C operator()(const C& a, const C& b) const {
+    return static_cast<C>(kFn(static_cast<double>(a), static_cast<double>(b)));
+  }
+};
+
+// I_x(a, b) elementwise; each of a, b, x has the common shape or is a
+// scalar (TensorFlow's Betainc broadcasts nothing else).
+class BetaincOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor* in[3] = {&ctx->input(0), &ctx->input(1), &ctx->input(2)};
+    static constexpr const char* kNames[] = {"a", "b", "x"};
+    const TensorShape* shape = nullptr;
+    for (int i = 0; i < 3; ++i) {
+      if (in[i]->dims() == 0) continue;
+      for (int j = i + 1; j < 3; ++j) {
+        DFG_OP_REQUIRES(
+            ctx,
+            in[j]->dims() == 0 || in[i]->shape().IsSameSize(in[j]->shape()),
+            InvalidArgument("Shapes of {} and {} are inconsistent: {} vs. {}",
+                            kNames[i], kNames[j], in[i]->shape().DebugString(),
+                            in[j]->shape().DebugString()));
+      }
+      if (shape == nullptr) shape = &in[i]->shape();
+    }
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(0, shape ? *shape : TensorShape(), &out));
+    Dispatch(TypeList<float, double>(), out->dtype(), [&](auto v) {
+      using T = decltype(v);
+      const T* p[3];
+      for (int i = 0; i < 3; ++i) p[i] = static_cast<const T*>(in[i]->data());
+      auto at = [&](int i, int64_t k) {
+        return in[i]->dims() == 0 ? p[i][0] : p[i][k];
+      };
+      T* o = static_cast<T*>(out->data());
+      for (int64_t k = 0; k < out->NumElements(); ++k) {
+        o[k] = static_cast<T>(Betainc(at(0, k), at(1, k), at(2, k)));
+      }
+    });
   }
 };
 
@@ -151,6 +210,17 @@ void RegisterSpecialKernels(KernelRegistry* r) {
   r->Register<UnaryOpKernel<Y1F, BesselTypes>>(
       "BesselY1", {TypeConstraint("T", BesselTypes())});
   Unary<Ei>(r, "Expint", F32F64());
+  Unary<Dawson>(r, "Dawsn", F32F64());
+  Unary<FresnelC>(r, "FresnelCos", F32F64());
+  Unary<FresnelS>(r, "FresnelSin", F32F64());
+  Unary<Spence>(r, "Spence", F32F64());
+  const auto f32f64 = TypeConstraint("T", F32F64());
+  r->Register<BinaryOpKernel<Double2F<IgammaP>, F32F64>>("Igamma", {f32f64});
+  r->Register<BinaryOpKernel<Double2F<IgammaQ>, F32F64>>("Igammac", {f32f64});
+  r->Register<BinaryOpKernel<Double2F<HurwitzZeta>, F32F64>>("Zeta", {f32f64});
+  r->Register<BinaryOpKernel<Double2F<Polygamma>, F32F64>>("Polygamma",
+                                                           {f32f64});
+  r->Register<BetaincOp>("Betainc", {f32f64});
 }
 
 }  // namespace dfg

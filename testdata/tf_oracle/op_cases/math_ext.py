@@ -28,7 +28,8 @@ def _unary(op, dtype, domain="any", shape=(3, 4), rtol=None, atol=None,
 
 
 def _binary(op, dtype, xs=(3, 4), ys=(3, 4), dx="any", dy="any", rtol=None,
-            atol=None, values=None, variant="", expect_error=None, names=("x", "y")):
+            atol=None, values=None, variant="", expect_error=None, names=("x", "y"),
+            **tol):
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     name = _name(op, dtype, xs, variant) + ("" if xs == ys else f"+{list(ys)}".replace(" ", ""))
 
@@ -41,6 +42,7 @@ def _binary(op, dtype, xs=(3, 4), ys=(3, 4), dx="any", dy="any", rtol=None,
         else:
             vx, vy = (np.array(v, dtype) for v in values)
         return [z], {x: vx, y: vy}
+    rtol, atol = tol.get("rtol", rtol), tol.get("atol", atol)
     return OpCase(name, [op], build, rtol=rtol, atol=atol, expect_error=expect_error)
 
 
@@ -341,10 +343,75 @@ def _bessel_cases():
                              atol=tol, variant="edges")
 
 
+def _special3_cases():
+    edges = [0.0, -0.0, 1e-8, 0.1, 0.19, 0.25, 0.5, 1.0, 1.49, 1.51, 2.0, 3.3, 10.0,
+             50.0, 1000.0, 4e4, -2.0, np.inf, -np.inf, np.nan]
+    for op in ("Dawsn", "FresnelCos", "FresnelSin", "Spence"):
+        for dtype in (F32, F64):
+            tol = 2e-5 if dtype == F32 else 1e-11
+            yield _unary(op, dtype, "pos" if op == "Spence" else "small", shape=(4, 5),
+                         rtol=tol, atol=tol)
+            yield _unary(op, dtype, values=edges, shape=(len(edges),), rtol=tol,
+                         atol=tol, variant="edges")
+
+
+def _special2_cases():
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    R = tf.raw_ops
+    edge_a = np.array([0., -1., 1., 2.5, 1., 1., np.inf, 1., np.nan, 1e-3, 100., 5.])
+    edge_x = np.array([1., 1., 0., 0., -1., np.inf, 1., np.nan, 1., 1e-3, 101., 0.])
+    for dtype in (F32, F64):
+        tol = {"rtol": 1e-4, "atol": 1e-6} if dtype == F32 else {"rtol": 1e-10, "atol": 1e-12}
+        for op in ("Igamma", "Igammac"):
+            yield _binary(op, dtype, dx="pos", dy="pos", names=("a", "x"), **tol)
+            yield _binary(op, dtype, (2, 3), (3,), dx="pos", dy="pos", names=("a", "x"), **tol)
+            yield _binary(op, dtype, xs=(12,), ys=(12,), names=("a", "x"),
+                          values=(edge_a, edge_x), variant="edges", **tol)
+        n = _name("Zeta", dtype, (3, 4))
+        yield _tensor_case(n, ["Zeta"], lambda x, q: R.Zeta(x=x, q=q),
+                           [(data(n, dtype, (3, 4), "pos") + 1.2).astype(dtype),
+                            data(n + "q", dtype, (3, 4), "pos")], **tol)
+        zx = np.array([1., 0.5, 2., 2., 2.5, 2., 3., np.inf, 2., 1.5, 3., 4.], dtype)
+        zq = np.array([1., 1., 0., -1., -1., -1.5, 2., 1., np.inf, 1e-3, -1., -2.5], dtype)
+        yield _tensor_case(_name("Zeta", dtype, (12,), "edges"), ["Zeta"],
+                           lambda x, q: R.Zeta(x=x, q=q), [zx, zq], **tol)
+        for order in (0, 1, 2, 3):
+            n = _name("Polygamma", dtype, (3, 4), f"n{order}")
+            yield _tensor_case(n, ["Polygamma"],
+                               lambda a, x: R.Polygamma(a=a, x=x),
+                               [np.full((3, 4), order, dtype), data(n, dtype, (3, 4), "pos")],
+                               **tol)
+        pn = np.array([0., 1., 2., 1.5, -1., 3., 1., 0.], dtype)
+        px = np.array([1., 1., 0.5, 1., 1., -1.5, 0., -2.], dtype)
+        yield _tensor_case(_name("Polygamma", dtype, (8,), "edges"), ["Polygamma"],
+                           lambda a, x: R.Polygamma(a=a, x=x), [pn, px], **tol)
+        n = _name("Betainc", dtype, (3, 4))
+        yield _tensor_case(n, ["Betainc"], lambda a, b, x: R.Betainc(a=a, b=b, x=x),
+                           [data(n + "a", dtype, (3, 4), "pos"),
+                            data(n + "b", dtype, (3, 4), "pos"),
+                            (data(n + "x", dtype, (3, 4), "unit") * 0.5 + 0.5).astype(dtype)],
+                           **tol)
+        yield _tensor_case(n + "/scalars", ["Betainc"],
+                           lambda a, b, x: R.Betainc(a=a, b=b, x=x),
+                           [data(n + "a", dtype, (3, 4), "pos"), np.array(2.5, dtype),
+                            np.array(0.3, dtype)], **tol)
+        ba = np.array([1., 0., 1., 2., 0.5, -1., 2., 1e-3], dtype)
+        bb = np.array([1., 1., 0., 3., 0.5, 1., 3., 1e3], dtype)
+        bx = np.array([0.5, 0.5, 0.5, 0., 1., 0.5, 1.5, 0.3], dtype)
+        yield _tensor_case(_name("Betainc", dtype, (8,), "edges"), ["Betainc"],
+                           lambda a, b, x: R.Betainc(a=a, b=b, x=x), [ba, bb, bx], **tol)
+    yield _tensor_case("Betainc/float32[2]/shapes", ["Betainc"],
+                       lambda a, b, x: R.Betainc(a=a, b=b, x=x),
+                       [np.ones(2, F32), np.ones(3, F32), np.ones(2, F32)], dynamic=True,
+                       expect_error="Shapes of a and b are inconsistent")
+
+
 def cases():
     yield from (c for c in _xfun_cases() if c is not None)
     yield from (c for c in _misc_cases() if c is not None)
     yield from _bessel_cases()
+    yield from _special2_cases()
+    yield from _special3_cases()
     yield from _band_cases()
     yield from _special_cases()
     yield from _division_cases()
