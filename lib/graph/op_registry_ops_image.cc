@@ -322,6 +322,30 @@ void RegisterNnGradOps(OpTable& t) {
   }
 }
 
+void RegisterDepthwiseGradOps(OpTable& t) {
+  for (const char* name : {"DepthwiseConv2dNativeBackpropInput",
+                           "DepthwiseConv2dNativeBackpropFilter"}) {
+    const bool input = std::string_view(name).ends_with("Input");
+    OpBuilder op = Op(name);
+    if (input) {
+      op.Input("input_sizes: int32").Input("filter: T");
+    } else {
+      op.Input("input: T").Input("filter_sizes: int32");
+    }
+    op.Input("out_backprop: T")
+        .Output("output: T")
+        .Attr("T: {half, bfloat16, float, double}")
+        .Attr("strides: list(int)")
+        .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+        .Attr("explicit_paddings: list(int) = []")
+        .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+        .Attr("dilations: list(int) = [1, 1, 1, 1]")
+        .Kernels("CPU", "GPU")
+        .HostMemory("GPU", input ? "input_sizes" : "filter_sizes");
+    t.Add(op);
+  }
+}
+
 }  // namespace
 
 void RegisterImageNnOps(OpRegistry* registry) {
@@ -334,6 +358,7 @@ void RegisterImageNnOps(OpRegistry* registry) {
   RegisterNmsOps(t);
   RegisterTransformOps(t);
   RegisterNnGradOps(t);
+  RegisterDepthwiseGradOps(t);
 }
 
 }  // namespace dfg

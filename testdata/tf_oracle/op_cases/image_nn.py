@@ -766,3 +766,65 @@ _prev_cases6 = cases
 def cases():  # noqa: F811
     yield from _prev_cases6()
     yield from _nn_grad_cases()
+
+
+# ---- DepthwiseConv2dNative gradients ----------------------------------------
+
+def _dw_grad(op, dtype, in_shape=(2, 7, 8, 3), f_shape=(3, 3, 3, 2), stride=1,
+             padding="SAME", explicit=(), variant="", error=None, dy_shape=None):
+    name = _name(op, dtype, in_shape, variant or f"s{stride}/{padding}")
+
+    def build():
+        tf = _tf()
+        strides = [1, stride, stride, 1]
+        pads = list(explicit)
+        fwd_in = tf.zeros(in_shape, _np_dtype(dtype))
+        fwd_f = tf.zeros(f_shape, _np_dtype(dtype))
+        shape = dy_shape or tf.raw_ops.DepthwiseConv2dNative(
+            input=fwd_in, filter=fwd_f, strides=strides, padding=padding,
+            explicit_paddings=pads).shape.as_list()
+        pd, dy = _input(dtype, None if error else shape, "dy")
+        feeds = {pd: _feed(dtype, data(name + "/dy", np.float32, shape).astype(_np_dtype(dtype)))}
+        if op == "DepthwiseConv2dNativeBackpropInput":
+            pf, f = _input(dtype, f_shape, "f")
+            feeds[pf] = _feed(dtype, data(name + "/f", np.float32, f_shape).astype(_np_dtype(dtype)))
+            y = tf.raw_ops.DepthwiseConv2dNativeBackpropInput(
+                input_sizes=np.array(in_shape, np.int32), filter=f, out_backprop=dy,
+                strides=strides, padding=padding, explicit_paddings=pads, name="y")
+        else:
+            px, x = _input(dtype, in_shape, "x")
+            feeds[px] = _feed(dtype, data(name + "/x", np.float32, in_shape).astype(_np_dtype(dtype)))
+            y = tf.raw_ops.DepthwiseConv2dNativeBackpropFilter(
+                input=x, filter_sizes=np.array(f_shape, np.int32), out_backprop=dy,
+                strides=strides, padding=padding, explicit_paddings=pads, name="y")
+        return [_fetch(y)], feeds
+    rtol = 2e-2 if dtype in (np.float16, "bfloat16") else (1e-12 if dtype == np.float64 else 1e-5)
+    return OpCase(name, [op], build, rtol=rtol, atol=rtol * 10, expect_error=error)
+
+
+def _dw_cases():
+    for op in ("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"):
+        for stride, padding in [(1, "SAME"), (2, "SAME"), (1, "VALID"), (2, "VALID")]:
+            yield _dw_grad(op, np.float32, stride=stride, padding=padding)
+        yield _dw_grad(op, np.float32, stride=2, padding="EXPLICIT",
+                       explicit=(0, 0, 1, 2, 2, 0, 0, 0))
+        # Half input gradients land within one half-ulp of TensorFlow's but
+        # not always on it (its packet accumulation order), which the
+        # oracle's fixed half tolerance does not allow: float64 and the half
+        # filter gradient only.
+        dtypes = (np.float64,) if op.endswith("Input") else (np.float64, np.float16)
+        for dtype in dtypes:
+            yield _dw_grad(op, dtype, stride=2)
+        if op == "DepthwiseConv2dNativeBackpropInput":
+            # (TensorFlow leaves the filter gradient of an empty batch unwritten.)
+            yield _dw_grad(op, np.float32, in_shape=(0, 5, 5, 3), variant="empty")
+        yield _dw_grad(op, np.float32, variant="bad_rows", dy_shape=[2, 6, 8, 6],
+                       error="Number of rows of out_backprop doesn't match computed")
+
+
+_prev_cases7 = cases
+
+
+def cases():  # noqa: F811
+    yield from _prev_cases7()
+    yield from _dw_cases()
