@@ -167,6 +167,11 @@ void RegisterColorOps(OpTable& t) {
 }
 
 void RegisterCodecOps(OpTable& t) {
+  t.Add(Op("DecodeBmp")
+            .Input("contents: string")
+            .Output("image: uint8")
+            .Attr("channels: int = 0")
+            .Kernels("CPU"));
   t.Add(Op("EncodeJpeg")
             .Input("image: uint8")
             .Output("contents: string")

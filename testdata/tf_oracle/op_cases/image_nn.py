@@ -458,6 +458,22 @@ def _encode(op, image, variant, roundtrip=False, error=None, **attrs):
     return OpCase(name, [op], build, expect_error=error)
 
 
+def _bmp(image, top_down=False):
+    """An uncompressed BMP of a [h, w, c] uint8 image (c = 1, 3 or 4)."""
+    import struct  # pylint: disable=import-outside-toplevel
+    h, w, c = image.shape
+    row = (w * c + 3) // 4 * 4
+    body = bytearray()
+    order = [0] if c == 1 else ([2, 1, 0] if c == 3 else [2, 1, 0, 3])
+    for y in (range(h) if top_down else range(h - 1, -1, -1)):
+        line = image[y][:, order].tobytes()
+        body += line + bytes(row - len(line))
+    header = struct.pack("<2sIHHI", b"BM", 54 + len(body), 0, 0, 54)
+    info = struct.pack("<IiiHHIIiiII", 40, w, -h if top_down else h, 1, 8 * c, 0,
+                       len(body), 2835, 2835, 0, 0)
+    return header + info + bytes(body)
+
+
 def _codec_cases():
     rgb = _smooth_image("rgb", (37, 45, 3))
     gray = _smooth_image("gray", (20, 17, 1))
@@ -505,6 +521,24 @@ def _codec_cases():
         for dtype in ("uint8", "uint16", "float32"):
             yield _decode("DecodeImage", contents, f"{kind}/{dtype}", dtype=dtype)
         yield _decode("DecodeImage", contents, f"{kind}/c1", channels=1)
+    bmps = {"rgb": _bmp(_smooth_image("bmp3", (5, 7, 3))),
+            "rgba": _bmp(_smooth_image("bmp4", (6, 3, 4))),
+            "topdown": _bmp(_smooth_image("bmp3t", (4, 9, 3)), top_down=True)}
+    for kind, contents in bmps.items():
+        yield _decode("DecodeBmp", contents, kind)
+        # (TensorFlow sizes its conversion buffer by the signed height, so a
+        # top-down BMP as float aborts it: bottom-up ones only.)
+        if kind != "topdown":
+            yield _decode("DecodeImage", contents, f"bmp/{kind}/float32", dtype="float32")
+    yield _decode("DecodeBmp", bmps["rgb"], "c4", channels=4)
+    yield _decode("DecodeBmp", bmps["rgba"], "c3", channels=3)
+    yield _decode("DecodeBmp", _bmp(_smooth_image("bmp1", (3, 6, 1))), "gray")
+    yield _decode("DecodeBmp", _bmp(_smooth_image("bmp1", (3, 6, 1))), "gray/c3", channels=3)
+    yield _decode("DecodeBmp", bmps["rgb"], "c1", channels=1,
+                  error="`channels` must be 0, 3 or 4 for BMP, but got 1")
+    yield _decode("DecodeBmp", bmps["rgb"][:60], "truncated",
+                  error="Input size should match \\(header_size")
+    yield _decode("DecodePng", bmps["rgb"], "bmp", error="Trying to decode BMP format")
     for name, image in [("rgb", rgb), ("gray", gray), ("rgba", rgba), ("rgb16", rgb16)]:
         yield _encode("EncodePng", image, name)
         yield _encode("EncodePng", image, name + "/roundtrip", roundtrip=True)
