@@ -286,6 +286,17 @@ void RegisterNnGradOps(OpTable& t) {
             .Attr("alpha: float = 0.2")
             .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
             .Kernels("CPU", "GPU"));
+  t.Add(Op("LRNGrad")
+            .Input("input_grads: T")
+            .Input("input_image: T")
+            .Input("output_image: T")
+            .Output("output: T")
+            .Attr("depth_radius: int = 5")
+            .Attr("bias: float = 1")
+            .Attr("alpha: float = 1")
+            .Attr("beta: float = 0.5")
+            .Attr("T: {half, bfloat16, float} = DT_FLOAT")
+            .Kernels("CPU", "GPU"));
   t.Add(Op("FusedBatchNormGrad")
             .Input("y_backprop: T")
             .Input("x: T")

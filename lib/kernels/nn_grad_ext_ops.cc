@@ -1,7 +1,8 @@
 // Training-step gradients: EluGrad, SeluGrad, SoftplusGrad, SoftsignGrad,
 // LeakyReluGrad (TensorFlow's relu_op / softplus_op / softsign_op
-// BinaryElementWiseOps), FusedBatchNormGrad/V2/V3 (fused_batch_norm_op's
-// CPU FusedBatchNormGrad and FusedBatchNormFreezeGrad functors) and
+// BinaryElementWiseOps), LRNGrad (lrn_op's CPU loops, in T arithmetic),
+// FusedBatchNormGrad/V2/V3 (fused_batch_norm_op's CPU FusedBatchNormGrad and
+// FusedBatchNormFreezeGrad functors) and
 // DepthwiseConv2dNativeBackpropInput/Filter (depthwise_conv_grad_op: NHWC,
 // equal row/column strides, dilations not read, as TensorFlow's CPU kernels).
 //
@@ -12,6 +13,7 @@
 // rsqrt(var + eps). Channel sums accumulate in double, which is at least as
 // close to the exact sum as TensorFlow's pairwise float reduction.
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "lib/kernels/conv_util.h"
@@ -20,8 +22,7 @@
 namespace dfg {
 namespace {
 
-// ---- Activation gradients
-// ----------------------------------------------------
+// ---- Activation gradients ----
 
 enum class Act { kElu, kSelu, kSoftplus, kSoftsign, kLeakyRelu };
 
@@ -83,8 +84,82 @@ class ActivationGradOp : public OpKernel {
   float alpha_ = 0.2f;
 };
 
-// ---- FusedBatchNormGrad
-// --------------------------------------------------------
+// ---- LRNGrad ----
+
+class LrnGradOp : public OpKernel {
+ public:
+  explicit LrnGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    int64_t radius = 0;
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("depth_radius", &radius));
+    DFG_OP_REQUIRES(
+        ctx, radius >= 0 && radius <= std::numeric_limits<int>::max(),
+        InvalidArgument("depth_radius = {} larger than int max", radius));
+    radius_ = radius;
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("bias", &bias_));
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("alpha", &alpha_));
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("beta", &beta_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& g = ctx->input(0);
+    const Tensor& in = ctx->input(1);
+    const Tensor& act = ctx->input(2);
+    DFG_OP_REQUIRES(ctx, g.dims() == 4 && in.dims() == 4,
+                    InvalidArgument("inputs must be 4-dimensional"));
+    DFG_OP_REQUIRES(ctx, in.shape() == g.shape() && act.shape() == g.shape(),
+                    InvalidArgument("input_grads, input_image, and out_image "
+                                    "should have the same shape"));
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, g.shape(), &out));
+    Dispatch(TypeList<float, Half>(), g.dtype(), [&](auto v) {
+      using T = decltype(v);
+      Run<T>(g.flat<T>().data(), in.flat<T>().data(), act.flat<T>().data(),
+             g.dim_size(3), g.NumElements(), out->flat<T>().data());
+    });
+  }
+
+ private:
+  // Per position and depth j: norm over j's window, then each k in it gets
+  // (-2 alpha beta in[k] act[j] / norm + [k == j] norm^-beta) * grad[j]; in
+  // T's arithmetic (half rounds after every operation, as Eigen::half).
+  template <typename T>
+  void Run(const T* g, const T* in, const T* act, int64_t depth, int64_t n,
+           T* out) const {
+    using C = CalcType<T>;
+    auto r = [](C v) {
+      if constexpr (kIsHalfLike<T>) return Load(Store<T>(v));
+      return v;
+    };
+    const C alpha = r(alpha_), beta = r(beta_), bias = r(bias_);
+    std::vector<C> acc(depth);
+    for (int64_t p = 0; p < n; p += depth) {
+      std::fill(acc.begin(), acc.end(), C(0));
+      for (int64_t j = 0; j < depth; ++j) {
+        const int64_t lo = std::max<int64_t>(0, j - radius_);
+        const int64_t hi = std::min<int64_t>(depth, j + radius_ + 1);
+        C norm = 0;
+        for (int64_t k = lo; k < hi; ++k) {
+          norm = r(norm + r(Load(in[p + k]) * Load(in[p + k])));
+        }
+        norm = r(r(alpha * norm) + bias);
+        for (int64_t k = lo; k < hi; ++k) {
+          C dyi = r(r(r(r(C(-2) * alpha) * beta) * Load(in[p + k])) *
+                    Load(act[p + j]));
+          dyi = r(dyi / norm);
+          if (k == j) dyi = r(dyi + r(std::pow(norm, -beta)));
+          dyi = r(dyi * Load(g[p + j]));
+          acc[k] = r(acc[k] + dyi);
+        }
+      }
+      for (int64_t k = 0; k < depth; ++k) out[p + k] = Store<T>(acc[k]);
+    }
+  }
+
+  int64_t radius_ = 5;
+  float bias_ = 1, alpha_ = 1, beta_ = 0.5f;
+};
+
+// ---- FusedBatchNormGrad ----
 
 struct BnLayout {
   int64_t channels, rest, inner;  // inner: elements per channel run
@@ -228,8 +303,7 @@ class FusedBatchNormGradOp : public OpKernel {
   bool channels_first_ = false, is_training_ = true;
 };
 
-// ---- DepthwiseConv2dNative gradients
-// ------------------------------------------
+// ---- DepthwiseConv2dNative gradients ----
 
 struct DepthwiseDims {
   int64_t batch, in_rows, in_cols, in_depth, mult;
@@ -449,6 +523,8 @@ void RegisterNnGradExtKernels(KernelRegistry* r) {
   const auto bn = TypeConstraint("T", TypeList<float, Half, BFloat16>());
   r->Register<FusedBatchNormGradOp>("FusedBatchNormGradV2", {bn});
   r->Register<FusedBatchNormGradOp>("FusedBatchNormGradV3", {bn});
+  r->Register<LrnGradOp>("LRNGrad",
+                         {TypeConstraint("T", TypeList<Half, float>())});
   const auto dw = TypeConstraint("T", TypeList<Half, float, double>());
   r->Register<DepthwiseBackpropOp>("DepthwiseConv2dNativeBackpropInput", {dw});
   r->Register<DepthwiseBackpropOp>("DepthwiseConv2dNativeBackpropFilter", {dw});

@@ -741,6 +741,20 @@ def _act_grad(op, dtype, shape=(3, 5), variant="", error=None, **attrs):
                   expect_error=error)
 
 
+def _lrn_grad(dtype, variant, shape=(2, 3, 4, 7), **attrs):
+    name = _name("LRNGrad", dtype, shape, variant)
+
+    def build():
+        tf = _tf()
+        px, x = _input(dtype, shape, "x")
+        pg, g = _input(dtype, shape, "g")
+        fwd = tf.raw_ops.LRN(input=x, **attrs)
+        y = tf.raw_ops.LRNGrad(input_grads=g, input_image=x, output_image=fwd, name="y", **attrs)
+        return [y], {px: data(name + "/x", np.float32, shape).astype(_np_dtype(dtype)),
+                     pg: data(name + "/g", np.float32, shape).astype(_np_dtype(dtype))}
+    return OpCase(name, ["LRNGrad"], build, rtol=1e-4, atol=1e-5)
+
+
 def _bn_grad(op, dtype, shape, fmt="NHWC", training=True, variant=""):
     name = _name(op, dtype, shape, variant or f"{fmt}/{'train' if training else 'infer'}")
     c = shape[1] if fmt.startswith("NC") else shape[-1]
@@ -782,6 +796,12 @@ def _nn_grad_cases():
         yield _act_grad(op, np.float32, (0, 3), variant="empty")
         yield _act_grad(op, np.float32, variant="mismatch", error="must have the same size")
     yield _act_grad("LeakyReluGrad", np.float32, variant="alpha0.5", alpha=0.5)
+    for dtype, attrs, v in [(np.float32, {}, "default"),
+                            (np.float32, dict(depth_radius=2, bias=0.5, alpha=0.3, beta=0.75),
+                             "r2"),
+                            (np.float16, dict(depth_radius=1, bias=2.0, alpha=0.1, beta=0.5),
+                             "r1")]:
+        yield _lrn_grad(dtype, v, **attrs)
     for op in ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"):
         for fmt, shape in [("NHWC", (2, 3, 4, 5)), ("NCHW", (2, 5, 3, 4))]:
             yield _bn_grad(op, np.float32, shape, fmt)
