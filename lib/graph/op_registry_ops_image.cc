@@ -167,6 +167,11 @@ void RegisterColorOps(OpTable& t) {
 }
 
 void RegisterCodecOps(OpTable& t) {
+  t.Add(Op("DecodeBmp")
+            .Input("contents: string")
+            .Output("image: uint8")
+            .Attr("channels: int = 0")
+            .Kernels("CPU"));
   t.Add(Op("EncodeJpeg")
             .Input("image: uint8")
             .Output("contents: string")
@@ -281,6 +286,17 @@ void RegisterNnGradOps(OpTable& t) {
             .Attr("alpha: float = 0.2")
             .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
             .Kernels("CPU", "GPU"));
+  t.Add(Op("LRNGrad")
+            .Input("input_grads: T")
+            .Input("input_image: T")
+            .Input("output_image: T")
+            .Output("output: T")
+            .Attr("depth_radius: int = 5")
+            .Attr("bias: float = 1")
+            .Attr("alpha: float = 1")
+            .Attr("beta: float = 0.5")
+            .Attr("T: {half, bfloat16, float} = DT_FLOAT")
+            .Kernels("CPU", "GPU"));
   t.Add(Op("FusedBatchNormGrad")
             .Input("y_backprop: T")
             .Input("x: T")
@@ -322,6 +338,30 @@ void RegisterNnGradOps(OpTable& t) {
   }
 }
 
+void RegisterDepthwiseGradOps(OpTable& t) {
+  for (const char* name : {"DepthwiseConv2dNativeBackpropInput",
+                           "DepthwiseConv2dNativeBackpropFilter"}) {
+    const bool input = std::string_view(name).ends_with("Input");
+    OpBuilder op = Op(name);
+    if (input) {
+      op.Input("input_sizes: int32").Input("filter: T");
+    } else {
+      op.Input("input: T").Input("filter_sizes: int32");
+    }
+    op.Input("out_backprop: T")
+        .Output("output: T")
+        .Attr("T: {half, bfloat16, float, double}")
+        .Attr("strides: list(int)")
+        .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+        .Attr("explicit_paddings: list(int) = []")
+        .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+        .Attr("dilations: list(int) = [1, 1, 1, 1]")
+        .Kernels("CPU", "GPU")
+        .HostMemory("GPU", input ? "input_sizes" : "filter_sizes");
+    t.Add(op);
+  }
+}
+
 }  // namespace
 
 void RegisterImageNnOps(OpRegistry* registry) {
@@ -334,6 +374,7 @@ void RegisterImageNnOps(OpRegistry* registry) {
   RegisterNmsOps(t);
   RegisterTransformOps(t);
   RegisterNnGradOps(t);
+  RegisterDepthwiseGradOps(t);
 }
 
 }  // namespace dfg

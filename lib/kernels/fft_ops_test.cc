@@ -25,7 +25,7 @@ TEST_CASE("FFT and IFFT transform the innermost dim", "[kernels]") {
   CHECK(std::abs(inv.out(0).flat<C>()[4]) < 1e-6);
 }
 
-TEST_CASE("RFFT keeps the Hermitian half; IRFFT inverts it", "[kernels]") {
+TEST_CASE("RFFT keeps the Hermitian half and IRFFT inverts it", "[kernels]") {
   auto r = RunKernel(
       "name: 'f' op: 'RFFT'",
       {MakeTensor<float>({4}, {1, 2, 3, 4}), MakeTensor<int32_t>({1}, {4})});

@@ -1,15 +1,18 @@
-// Image codecs: DecodeJpeg, DecodeAndCropJpeg, DecodePng, DecodeImage (JPEG
-// and PNG contents), ExtractJpegShape, EncodeJpeg and EncodePng, as
+// Image codecs: DecodeJpeg, DecodeAndCropJpeg, DecodePng, DecodeBmp,
+// DecodeImage (JPEG, PNG and BMP contents), ExtractJpegShape, EncodeJpeg and
+// EncodePng, as
 // TensorFlow's image/decode_image_op (DecodeImageV2Op), encode_*_op and
 // extract_jpeg_shape_op, over libjpeg-turbo (jpeg_io.cc) and libpng with
 // TensorFlow's png_io transformations.
 //
-// GIF and BMP contents are not decoded (DecodeImage reports them).
+// GIF contents are not decoded (the decoders report them as unsupported).
+// As in TensorFlow, each decode op takes any of the formats it recognizes.
 #include <png.h>
 #include <setjmp.h>
-#include <zlib.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "lib/kernels/jpeg_io.h"
 #include "lib/kernels/kernel_util.h"
@@ -158,9 +161,10 @@ bool EncodePngData(const void* image, int width, int height, int channels,
   }
   info = png_create_info_struct(png);
   png_set_write_fn(png, out, PngWrite, PngFlush);
-  png_set_compression_level(
-      png, compression < 0 ? Z_DEFAULT_COMPRESSION : compression);
-  png_set_compression_mem_level(png, MAX_MEM_LEVEL);
+  // zlib's Z_DEFAULT_COMPRESSION (-1) and MAX_MEM_LEVEL (9), as png_io
+  // sets them (zlib.h itself is lib/io's).
+  png_set_compression_level(png, compression < 0 ? -1 : compression);
+  png_set_compression_mem_level(png, 9);
   png_set_IHDR(png, info, width, height, bits, kColor[channels],
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                PNG_FILTER_TYPE_DEFAULT);
@@ -212,12 +216,11 @@ class DecodeImageOp : public OpKernel {
         return Jpeg(ctx, input);
       case Format::kPng:
         return Png(ctx, input);
-      case Format::kGif:
       case Format::kBmp:
+        return Bmp(ctx, input);
+      case Format::kGif:
         ctx->SetStatus(
-            Unimplemented("{}: GIF and BMP decoding is not "
-                          "supported by dfg",
-                          op_));
+            Unimplemented("{}: GIF decoding is not supported by dfg", op_));
         return;
       default:
         ctx->SetStatus(InvalidArgument(
@@ -316,6 +319,92 @@ class DecodeImageOp : public OpKernel {
       const float scale = 1. / 65535;
       float* o = out->flat<float>().data();
       for (size_t i = 0; i < staging.size(); ++i) o[i] = staging[i] * scale;
+    }
+  }
+
+  // DecodeBmpV2: uncompressed 8/24/32-bit BMP (DecodeBmp and DecodeImage
+  // only), bottom-up unless the height is negative, BGR(A) swapped to
+  // RGB(A), widened to the requested channels (alpha 255).
+  void Bmp(OpKernelContext* ctx, const std::string& input) const {
+    DFG_OP_REQUIRES(
+        ctx, channels_ != 1,
+        InvalidArgument("`channels` must be 0, 3 or 4 for BMP, but got {}",
+                        channels_));
+    DFG_OP_REQUIRES(ctx, op_ != "DecodeAndCropJpeg",
+                    InvalidArgument("DecodeAndCropJpeg operation can run on "
+                                    "JPEG only, but detected BMP."));
+    DFG_OP_REQUIRES(ctx, op_ == "DecodeBmp" || op_ == "DecodeImage",
+                    InvalidArgument("Trying to decode BMP format using a wrong "
+                                    "op. Use `decode_bmp` or `decode_image` "
+                                    "instead. Op used: {}",
+                                    op_));
+    DFG_OP_REQUIRES(ctx, input.size() >= 32,
+                    InvalidArgument("Incomplete bmp content, requires at least "
+                                    "32 bytes to find the header size, width, "
+                                    "height, and bpp, got {} bytes",
+                                    input.size()));
+    auto i32 = [&](size_t at) {
+      int32_t v;
+      std::memcpy(&v, input.data() + at, 4);
+      return v;
+    };
+    int16_t bpp;
+    std::memcpy(&bpp, input.data() + 28, 2);
+    const int32_t header = i32(10), width = i32(18), height = i32(22);
+    const int in_ch = bpp / 8;
+    DFG_OP_REQUIRES(ctx, in_ch == 1 || in_ch == 3 || in_ch == 4,
+                    InvalidArgument("Number of channels inherent in the image "
+                                    "must be 1, 3 or 4, was {}",
+                                    in_ch));
+    const int out_ch = channels_ != 0 ? channels_ : in_ch;
+    DFG_OP_REQUIRES(ctx, width > 0, InvalidArgument("Width must be positive"));
+    DFG_OP_REQUIRES(ctx, height != 0,
+                    InvalidArgument("Height must be nonzero"));
+    DFG_OP_REQUIRES(ctx, header >= 0,
+                    InvalidArgument("header size must be nonnegative"));
+    const int64_t rows = std::abs(static_cast<int64_t>(height));
+    DFG_OP_REQUIRES(
+        ctx, width * rows < std::numeric_limits<int32_t>::max() / 8,
+        InvalidArgument("Total possible pixel bytes must be less than 2^30"));
+    const int64_t row_size = (in_ch * width + 3) / 4 * 4;
+    const int64_t diff =
+        static_cast<int64_t>(input.size()) - header - row_size * rows;
+    DFG_OP_REQUIRES(ctx, diff == 0,
+                    InvalidArgument("Input size should match (header_size + "
+                                    "row_size * abs_height) but they differ "
+                                    "by {}",
+                                    diff));
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(0, TensorShape({rows, width, out_ch}), &out));
+    std::vector<uint8_t> pixels(rows * width * out_ch);
+    const uint8_t* src =
+        reinterpret_cast<const uint8_t*>(input.data()) + header;
+    for (int64_t y = 0; y < rows; ++y) {
+      const uint8_t* row = src + (height < 0 ? y : rows - 1 - y) * row_size;
+      for (int64_t x = 0; x < width; ++x) {
+        const uint8_t* p = row + x * in_ch;
+        uint8_t* q = pixels.data() + (y * width + x) * out_ch;
+        const uint8_t rgba[4] = {in_ch == 1 ? p[0] : p[2],
+                                 in_ch == 1 ? p[0] : p[1], p[0],
+                                 in_ch == 4 ? p[3] : uint8_t{255}};
+        std::copy(rgba, rgba + out_ch, q);
+      }
+    }
+    StoreBytes(pixels, out);
+  }
+
+  // uint8 samples as the op's dtype (uint16: v * 256, float: v / 255).
+  void StoreBytes(const std::vector<uint8_t>& v, Tensor* out) const {
+    if (dtype_ == tensorflow::DT_UINT8) {
+      std::copy(v.begin(), v.end(), out->flat<uint8_t>().begin());
+    } else if (dtype_ == tensorflow::DT_UINT16) {
+      uint16_t* o = out->flat<uint16_t>().data();
+      for (size_t i = 0; i < v.size(); ++i) o[i] = v[i] * 256;
+    } else {
+      const float scale = 1. / 255;
+      float* o = out->flat<float>().data();
+      for (size_t i = 0; i < v.size(); ++i) o[i] = v[i] * scale;
     }
   }
 
@@ -455,8 +544,8 @@ class EncodeJpegOp : public OpKernel {
 }  // namespace
 
 void RegisterImageCodecKernels(KernelRegistry* r) {
-  for (const char* op :
-       {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeImage"}) {
+  for (const char* op : {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng",
+                         "DecodeImage", "DecodeBmp"}) {
     r->Register<DecodeImageOp>(op, {});
   }
   r->Register<ExtractJpegShapeOp>("ExtractJpegShape", {});

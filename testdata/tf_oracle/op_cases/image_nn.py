@@ -458,6 +458,22 @@ def _encode(op, image, variant, roundtrip=False, error=None, **attrs):
     return OpCase(name, [op], build, expect_error=error)
 
 
+def _bmp(image, top_down=False):
+    """An uncompressed BMP of a [h, w, c] uint8 image (c = 1, 3 or 4)."""
+    import struct  # pylint: disable=import-outside-toplevel
+    h, w, c = image.shape
+    row = (w * c + 3) // 4 * 4
+    body = bytearray()
+    order = [0] if c == 1 else ([2, 1, 0] if c == 3 else [2, 1, 0, 3])
+    for y in (range(h) if top_down else range(h - 1, -1, -1)):
+        line = image[y][:, order].tobytes()
+        body += line + bytes(row - len(line))
+    header = struct.pack("<2sIHHI", b"BM", 54 + len(body), 0, 0, 54)
+    info = struct.pack("<IiiHHIIiiII", 40, w, -h if top_down else h, 1, 8 * c, 0,
+                       len(body), 2835, 2835, 0, 0)
+    return header + info + bytes(body)
+
+
 def _codec_cases():
     rgb = _smooth_image("rgb", (37, 45, 3))
     gray = _smooth_image("gray", (20, 17, 1))
@@ -505,6 +521,24 @@ def _codec_cases():
         for dtype in ("uint8", "uint16", "float32"):
             yield _decode("DecodeImage", contents, f"{kind}/{dtype}", dtype=dtype)
         yield _decode("DecodeImage", contents, f"{kind}/c1", channels=1)
+    bmps = {"rgb": _bmp(_smooth_image("bmp3", (5, 7, 3))),
+            "rgba": _bmp(_smooth_image("bmp4", (6, 3, 4))),
+            "topdown": _bmp(_smooth_image("bmp3t", (4, 9, 3)), top_down=True)}
+    for kind, contents in bmps.items():
+        yield _decode("DecodeBmp", contents, kind)
+        # (TensorFlow sizes its conversion buffer by the signed height, so a
+        # top-down BMP as float aborts it: bottom-up ones only.)
+        if kind != "topdown":
+            yield _decode("DecodeImage", contents, f"bmp/{kind}/float32", dtype="float32")
+    yield _decode("DecodeBmp", bmps["rgb"], "c4", channels=4)
+    yield _decode("DecodeBmp", bmps["rgba"], "c3", channels=3)
+    yield _decode("DecodeBmp", _bmp(_smooth_image("bmp1", (3, 6, 1))), "gray")
+    yield _decode("DecodeBmp", _bmp(_smooth_image("bmp1", (3, 6, 1))), "gray/c3", channels=3)
+    yield _decode("DecodeBmp", bmps["rgb"], "c1", channels=1,
+                  error="`channels` must be 0, 3 or 4 for BMP, but got 1")
+    yield _decode("DecodeBmp", bmps["rgb"][:60], "truncated",
+                  error="Input size should match \\(header_size")
+    yield _decode("DecodePng", bmps["rgb"], "bmp", error="Trying to decode BMP format")
     for name, image in [("rgb", rgb), ("gray", gray), ("rgba", rgba), ("rgb16", rgb16)]:
         yield _encode("EncodePng", image, name)
         yield _encode("EncodePng", image, name + "/roundtrip", roundtrip=True)
@@ -707,6 +741,20 @@ def _act_grad(op, dtype, shape=(3, 5), variant="", error=None, **attrs):
                   expect_error=error)
 
 
+def _lrn_grad(dtype, variant, shape=(2, 3, 4, 7), **attrs):
+    name = _name("LRNGrad", dtype, shape, variant)
+
+    def build():
+        tf = _tf()
+        px, x = _input(dtype, shape, "x")
+        pg, g = _input(dtype, shape, "g")
+        fwd = tf.raw_ops.LRN(input=x, **attrs)
+        y = tf.raw_ops.LRNGrad(input_grads=g, input_image=x, output_image=fwd, name="y", **attrs)
+        return [y], {px: data(name + "/x", np.float32, shape).astype(_np_dtype(dtype)),
+                     pg: data(name + "/g", np.float32, shape).astype(_np_dtype(dtype))}
+    return OpCase(name, ["LRNGrad"], build, rtol=1e-4, atol=1e-5)
+
+
 def _bn_grad(op, dtype, shape, fmt="NHWC", training=True, variant=""):
     name = _name(op, dtype, shape, variant or f"{fmt}/{'train' if training else 'infer'}")
     c = shape[1] if fmt.startswith("NC") else shape[-1]
@@ -748,6 +796,12 @@ def _nn_grad_cases():
         yield _act_grad(op, np.float32, (0, 3), variant="empty")
         yield _act_grad(op, np.float32, variant="mismatch", error="must have the same size")
     yield _act_grad("LeakyReluGrad", np.float32, variant="alpha0.5", alpha=0.5)
+    for dtype, attrs, v in [(np.float32, {}, "default"),
+                            (np.float32, dict(depth_radius=2, bias=0.5, alpha=0.3, beta=0.75),
+                             "r2"),
+                            (np.float16, dict(depth_radius=1, bias=2.0, alpha=0.1, beta=0.5),
+                             "r1")]:
+        yield _lrn_grad(dtype, v, **attrs)
     for op in ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"):
         for fmt, shape in [("NHWC", (2, 3, 4, 5)), ("NCHW", (2, 5, 3, 4))]:
             yield _bn_grad(op, np.float32, shape, fmt)
@@ -766,3 +820,65 @@ _prev_cases6 = cases
 def cases():  # noqa: F811
     yield from _prev_cases6()
     yield from _nn_grad_cases()
+
+
+# ---- DepthwiseConv2dNative gradients ----------------------------------------
+
+def _dw_grad(op, dtype, in_shape=(2, 7, 8, 3), f_shape=(3, 3, 3, 2), stride=1,
+             padding="SAME", explicit=(), variant="", error=None, dy_shape=None):
+    name = _name(op, dtype, in_shape, variant or f"s{stride}/{padding}")
+
+    def build():
+        tf = _tf()
+        strides = [1, stride, stride, 1]
+        pads = list(explicit)
+        fwd_in = tf.zeros(in_shape, _np_dtype(dtype))
+        fwd_f = tf.zeros(f_shape, _np_dtype(dtype))
+        shape = dy_shape or tf.raw_ops.DepthwiseConv2dNative(
+            input=fwd_in, filter=fwd_f, strides=strides, padding=padding,
+            explicit_paddings=pads).shape.as_list()
+        pd, dy = _input(dtype, None if error else shape, "dy")
+        feeds = {pd: _feed(dtype, data(name + "/dy", np.float32, shape).astype(_np_dtype(dtype)))}
+        if op == "DepthwiseConv2dNativeBackpropInput":
+            pf, f = _input(dtype, f_shape, "f")
+            feeds[pf] = _feed(dtype, data(name + "/f", np.float32, f_shape).astype(_np_dtype(dtype)))
+            y = tf.raw_ops.DepthwiseConv2dNativeBackpropInput(
+                input_sizes=np.array(in_shape, np.int32), filter=f, out_backprop=dy,
+                strides=strides, padding=padding, explicit_paddings=pads, name="y")
+        else:
+            px, x = _input(dtype, in_shape, "x")
+            feeds[px] = _feed(dtype, data(name + "/x", np.float32, in_shape).astype(_np_dtype(dtype)))
+            y = tf.raw_ops.DepthwiseConv2dNativeBackpropFilter(
+                input=x, filter_sizes=np.array(f_shape, np.int32), out_backprop=dy,
+                strides=strides, padding=padding, explicit_paddings=pads, name="y")
+        return [_fetch(y)], feeds
+    rtol = 2e-2 if dtype in (np.float16, "bfloat16") else (1e-12 if dtype == np.float64 else 1e-5)
+    return OpCase(name, [op], build, rtol=rtol, atol=rtol * 10, expect_error=error)
+
+
+def _dw_cases():
+    for op in ("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"):
+        for stride, padding in [(1, "SAME"), (2, "SAME"), (1, "VALID"), (2, "VALID")]:
+            yield _dw_grad(op, np.float32, stride=stride, padding=padding)
+        yield _dw_grad(op, np.float32, stride=2, padding="EXPLICIT",
+                       explicit=(0, 0, 1, 2, 2, 0, 0, 0))
+        # Half input gradients land within one half-ulp of TensorFlow's but
+        # not always on it (its packet accumulation order), which the
+        # oracle's fixed half tolerance does not allow: float64 and the half
+        # filter gradient only.
+        dtypes = (np.float64,) if op.endswith("Input") else (np.float64, np.float16)
+        for dtype in dtypes:
+            yield _dw_grad(op, dtype, stride=2)
+        if op == "DepthwiseConv2dNativeBackpropInput":
+            # (TensorFlow leaves the filter gradient of an empty batch unwritten.)
+            yield _dw_grad(op, np.float32, in_shape=(0, 5, 5, 3), variant="empty")
+        yield _dw_grad(op, np.float32, variant="bad_rows", dy_shape=[2, 6, 8, 6],
+                       error="Number of rows of out_backprop doesn't match computed")
+
+
+_prev_cases7 = cases
+
+
+def cases():  # noqa: F811
+    yield from _prev_cases7()
+    yield from _dw_cases()
