@@ -454,6 +454,50 @@ void RegisterRagged(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterSparseExtra(OpTable& t) {
+  t.Add(Op("SparseSplit")
+            .Input("split_dim: int64")
+            .Input("indices: int64")
+            .Input("values: T")
+            .Input("shape: int64")
+            .Output("output_indices: num_split * int64")
+            .Output("output_values: num_split * T")
+            .Output("output_shape: num_split * int64")
+            .Attr("num_split: int >= 1")
+            .Attr("T: type")
+            .Kernels("CPU"));
+  t.Add(Op("SparseMatMul")
+            .Input("a: Ta")
+            .Input("b: Tb")
+            .Output("product: float")
+            .Attr("transpose_a: bool = false")
+            .Attr("transpose_b: bool = false")
+            .Attr("a_is_sparse: bool = false")
+            .Attr("b_is_sparse: bool = false")
+            .Attr("Ta: {float, bfloat16} = DT_FLOAT")
+            .Attr("Tb: {float, bfloat16} = DT_FLOAT")
+            .Kernels("CPU"));
+  t.Add(Op("EditDistance")
+            .Input("hypothesis_indices: int64")
+            .Input("hypothesis_values: T")
+            .Input("hypothesis_shape: int64")
+            .Input("truth_indices: int64")
+            .Input("truth_values: T")
+            .Input("truth_shape: int64")
+            .Output("output: float")
+            .Attr("normalize: bool = true")
+            .Attr("T: type")
+            .Kernels("CPU"));
+  t.Add(Op("SetSize")
+            .Input("set_indices: int64")
+            .Input("set_values: T")
+            .Input("set_shape: int64")
+            .Output("size: int32")
+            .Attr("validate_indices: bool = true")
+            .Attr("T: {int8, int16, int32, int64, uint8, uint16, string}")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterSparseOps(OpRegistry* registry) {
@@ -464,6 +508,7 @@ void RegisterSparseOps(OpRegistry* registry) {
   RegisterSparseSegments(t);
   RegisterSparseMath(t);
   RegisterRagged(t);
+  RegisterSparseExtra(t);
 }
 
 }  // namespace dfg

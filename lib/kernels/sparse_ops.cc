@@ -399,6 +399,7 @@ class SparseTensorDenseAddOp : public OpKernel {
 void RegisterSparseSegmentKernels(KernelRegistry* r);
 void RegisterSparseMathKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
+void RegisterSparseExtraKernels(KernelRegistry* r);
 
 void RegisterSparseKernels(KernelRegistry* r) {
   r->Register<SparseToDenseOp>("SparseToDense");
@@ -412,6 +413,7 @@ void RegisterSparseKernels(KernelRegistry* r) {
   RegisterSparseSegmentKernels(r);
   RegisterSparseMathKernels(r);
   RegisterRaggedKernels(r);
+  RegisterSparseExtraKernels(r);
 }
 
 }  // namespace dfg

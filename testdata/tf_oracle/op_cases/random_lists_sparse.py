@@ -730,6 +730,62 @@ def _ragged_cases():
                                                           "RaggedTensorFromVariant"], rv0)
 
 
+def _sparse_extra_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt in (np.float32, np.object_, np.int64):
+        for dim, num in ((1, 2), (0, 3), (-1, 5), (1, 1)):
+            name = f"SparseSplit/{_dname(dt)}/dim{dim}/num{num}"
+
+            def split(dt=dt, dim=dim, num=num, name=name):
+                v, vals = _ph("v", dt, (5,), key=name)
+                outs = raw.SparseSplit(split_dim=_c(dim), indices=_c(_SPARSE_IDX), values=v,
+                                       shape=_c([4, 5]), num_split=num)
+                return list(outs[0]) + list(outs[1]) + list(outs[2]), {v: vals}
+            yield OpCase(name, ["SparseSplit"], split)
+    for ta, tb in ((False, False), (True, False), (False, True), (True, True)):
+        for dta, dtb in ((np.float32, np.float32), (np.float32, "bfloat16")):
+            name = f"SparseMatMul/{_dname(dta)}x{dtb}/t{int(ta)}{int(tb)}"
+
+            def smm(ta=ta, tb=tb, dta=dta, dtb=dtb, name=name):
+                a, av = _ph("a", np.float32, (4, 3) if ta else (3, 4), key=name)
+                b, bv = _ph("b", np.float32, (5, 4) if tb else (4, 5), key=name + "/b")
+                bb = tf.cast(b, tf.bfloat16) if dtb == "bfloat16" else b
+                return [raw.SparseMatMul(a=a, b=bb, transpose_a=ta, transpose_b=tb,
+                                         b_is_sparse=True)], {a: av, b: bv}
+            yield OpCase(name, ["SparseMatMul"], smm)
+
+    hyp_idx = [[0, 0, 0], [0, 0, 1], [0, 0, 2], [1, 0, 0], [1, 1, 0], [1, 1, 1], [2, 1, 0]]
+    tru_idx = [[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 0, 1], [1, 1, 0], [3, 0, 0], [3, 0, 1]]
+    for dt in (np.int64, np.object_, np.float32):
+        for normalize in (True, False):
+            name = f"EditDistance/{_dname(dt)}/normalize{int(normalize)}"
+
+            def ed(dt=dt, normalize=normalize, name=name):
+                if dt is np.object_:
+                    hv = np.array([b"a", b"b", b"c", b"x", b"y", b"z", b"q"], dtype=object)
+                    tv = np.array([b"a", b"c", b"x", b"w", b"y", b"m", b"n"], dtype=object)
+                else:
+                    hv = np.array([1, 2, 3, 4, 5, 6, 7]).astype(dt)
+                    tv = np.array([1, 3, 4, 9, 5, 8, 8]).astype(dt)
+                return [raw.EditDistance(
+                    hypothesis_indices=_c(hyp_idx), hypothesis_values=tf.constant(hv),
+                    hypothesis_shape=_c([3, 2, 3]), truth_indices=_c(tru_idx),
+                    truth_values=tf.constant(tv), truth_shape=_c([4, 2, 2]),
+                    normalize=normalize)], {}
+            yield OpCase(name, ["EditDistance"], ed)
+    for dt in (np.int32, np.int64, np.object_):
+        name = f"SetSize/{_dname(dt)}"
+
+        def ss(dt=dt, name=name):
+            vals = (np.array([b"a", b"b", b"a", b"c", b"c"], dtype=object) if dt is np.object_
+                    else np.array([1, 2, 1, 3, 3]).astype(dt))
+            return [raw.SetSize(set_indices=_c([[0, 0, 0], [0, 0, 1], [0, 0, 2], [1, 1, 0],
+                                                [1, 1, 1]]),
+                                set_values=tf.constant(vals), set_shape=_c([2, 3, 4]))], {}
+        yield OpCase(name, ["SetSize"], ss)
+
+
 def cases():
     yield from _list_cases()
     yield from _stateless_cases()
@@ -738,3 +794,4 @@ def cases():
     yield from _segment_cases()
     yield from _sparse_math_cases()
     yield from _ragged_cases()
+    yield from _sparse_extra_cases()
