@@ -191,11 +191,58 @@ void RegisterStatelessRandom(OpTable& t) {
             .Kernels("CPU"));
 }
 
+// tf.random.Generator: the state is an int64 resource variable.
+void RegisterStatefulRandom(OpTable& t) {
+  t.Add(Op("RngReadAndSkip")
+            .Input("resource: resource")
+            .Input("alg: int32")
+            .Input("delta: uint64")
+            .Output("value: int64")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("RngSkip")
+            .Input("resource: resource")
+            .Input("algorithm: int64")
+            .Input("delta: int64")
+            .Stateful()
+            .Kernels("CPU"));
+  const struct {
+    const char* name;
+    const char* dtype;
+  } kOps[] = {{"StatefulUniform", "dtype: type = DT_FLOAT"},
+              {"StatefulStandardNormalV2", "dtype: type = DT_FLOAT"},
+              {"StatefulTruncatedNormal", "dtype: type = DT_FLOAT"},
+              {"StatefulUniformFullInt", "dtype: type = DT_UINT64"}};
+  for (const auto& op : kOps) {
+    t.Add(Op(op.name)
+              .Input("resource: resource")
+              .Input("algorithm: int64")
+              .Input("shape: shape_dtype")
+              .Output("output: dtype")
+              .Attr(op.dtype)
+              .Attr("shape_dtype: type = DT_INT64")
+              .Stateful()
+              .Kernels("CPU"));
+  }
+  t.Add(Op("StatefulUniformInt")
+            .Input("resource: resource")
+            .Input("algorithm: int64")
+            .Input("shape: shape_dtype")
+            .Input("minval: dtype")
+            .Input("maxval: dtype")
+            .Output("output: dtype")
+            .Attr("dtype: type = DT_INT64")
+            .Attr("shape_dtype: type = DT_INT64")
+            .Stateful()
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterListAndRandomOps(OpTable& t) {
   RegisterMoreTensorLists(t);
   RegisterStatelessRandom(t);
+  RegisterStatefulRandom(t);
 }
 
 }  // namespace dfg

@@ -321,6 +321,38 @@ def _stateless_cases():
                      ["StatelessRandomNormalV2"], v2_bad, expect_error=msg)
 
 
+def _generator_cases():
+    """tf.random.Generator's ops on a state variable set in the same run."""
+    tf = _tf()
+    raw = tf.raw_ops
+    state = [12345, -7, 2**40 + 3]
+    for op, dt in (("StatefulUniform", "float32"), ("StatefulUniform", "float64"),
+                   ("StatefulStandardNormalV2", "float32"), ("StatefulTruncatedNormal", "float64"),
+                   ("StatefulUniformFullInt", "uint64"), ("StatefulUniformFullInt", "int32"),
+                   ("StatefulUniformInt", "int64"), ("StatefulUniform", "float16")):
+        def gen(op=op, dt=dt):
+            h = raw.VarHandleOp(dtype=tf.int64, shape=[3], shared_name=f"rng_{op}_{dt}")
+            init = raw.AssignVariableOp(resource=h, value=_c(state))
+            with tf.control_dependencies([init]):
+                kwargs = dict(resource=h, algorithm=_c(1), shape=_c([3, 5]))
+                if op == "StatefulUniformInt":
+                    kwargs.update(minval=_c(-100), maxval=_c(2**35))
+                else:
+                    kwargs.update(dtype=tf.as_dtype(dt))
+                a = getattr(raw, op)(**kwargs)
+            with tf.control_dependencies([a]):
+                b = getattr(raw, op)(**kwargs)
+            with tf.control_dependencies([b]):
+                old = raw.RngReadAndSkip(resource=h, alg=1, delta=_c(2**64 - 5, np.uint64))
+            with tf.control_dependencies([old]):
+                skip = raw.RngSkip(resource=h, algorithm=_c(1), delta=_c(9))
+            with tf.control_dependencies([skip]):
+                after = raw.ReadVariableOp(resource=h, dtype=tf.int64)
+            return [a, b, old, after], {}
+        yield OpCase(f"{op}/{dt}", [op, "RngReadAndSkip", "RngSkip"], gen)
+
+
+
 def _seeded_cases():
     tf = _tf()
     raw = tf.raw_ops
@@ -790,6 +822,7 @@ def cases():
     yield from _list_cases()
     yield from _stateless_cases()
     yield from _seeded_cases()
+    yield from _generator_cases()
     yield from _sparse_basic_cases()
     yield from _segment_cases()
     yield from _sparse_math_cases()
