@@ -320,6 +320,34 @@ void RegisterSparseExtra(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterSparseSerialize(OpTable& t) {
+  for (const char* name : {"SerializeSparse", "SerializeManySparse"}) {
+    t.Add(Op(name)
+              .Input("sparse_indices: int64")
+              .Input("sparse_values: T")
+              .Input("sparse_shape: int64")
+              .Output("serialized_sparse: out_type")
+              .Attr("T: type")
+              .Attr("out_type: {string, variant} = DT_STRING")
+              .Kernels("CPU"));
+  }
+  t.Add(Op("DeserializeSparse")
+            .Input("serialized_sparse: Tserialized")
+            .Output("sparse_indices: int64")
+            .Output("sparse_values: dtype")
+            .Output("sparse_shape: int64")
+            .Attr("dtype: type")
+            .Attr("Tserialized: {string, variant} = DT_STRING")
+            .Kernels("CPU"));
+  t.Add(Op("DeserializeManySparse")
+            .Input("serialized_sparse: string")
+            .Output("sparse_indices: int64")
+            .Output("sparse_values: dtype")
+            .Output("sparse_shape: int64")
+            .Attr("dtype: type")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterSparseOps(OpRegistry* registry) {
@@ -330,6 +358,7 @@ void RegisterSparseOps(OpRegistry* registry) {
   RegisterSparseMath(t);
   RegisterRagged(t);
   RegisterSparseExtra(t);
+  RegisterSparseSerialize(t);
 }
 
 }  // namespace dfg

@@ -400,6 +400,7 @@ void RegisterSparseSegmentKernels(KernelRegistry* r);
 void RegisterSparseMathKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
 void RegisterSparseExtraKernels(KernelRegistry* r);
+void RegisterSparseSerializeKernels(KernelRegistry* r);
 
 void RegisterSparseKernels(KernelRegistry* r) {
   r->Register<SparseToDenseOp>("SparseToDense");
@@ -414,6 +415,7 @@ void RegisterSparseKernels(KernelRegistry* r) {
   RegisterSparseMathKernels(r);
   RegisterRaggedKernels(r);
   RegisterSparseExtraKernels(r);
+  RegisterSparseSerializeKernels(r);
 }
 
 }  // namespace dfg

@@ -818,6 +818,64 @@ def _sparse_extra_cases():
         yield OpCase(name, ["SetSize"], ss)
 
 
+def _content_proto(value):
+    """TensorFlow's AsProtoTensorContent bytes: strings go to tensor_content
+    as their varint lengths then their bytes."""
+    proto = _tf().make_tensor_proto(value)
+    if value.dtype == np.bool_:
+        del proto.bool_val[:]
+        proto.tensor_content = value.astype(np.uint8).tobytes()
+    if value.dtype == object:
+        del proto.string_val[:]
+        enc = b""
+        for v in value.ravel():
+            n = len(v)
+            while n >= 0x80:
+                enc += bytes([(n & 0x7f) | 0x80])
+                n >>= 7
+            enc += bytes([n])
+        proto.tensor_content = enc + b"".join(value.ravel())
+    return proto.SerializeToString()
+
+
+def _serialize_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    idx3 = [[0, 0, 1], [0, 2, 0], [2, 0, 0], [2, 0, 3], [2, 2, 2], [3, 1, 1]]
+    for dt in _LIST_DTYPES:
+        name = f"SerializeSparse/{_dname(dt)}"
+
+        def ser(dt=dt, name=name):
+            v, vals = _ph("v", dt, (6,), key=name)
+            one = raw.SerializeSparse(sparse_indices=_c(idx3), sparse_values=v,
+                                      sparse_shape=_c([5, 3, 4]))
+            many = raw.SerializeManySparse(sparse_indices=_c(idx3), sparse_values=v,
+                                           sparse_shape=_c([5, 3, 4]))
+            tfd = tf.string if dt is np.object_ else tf.as_dtype(dt)
+            back = raw.DeserializeSparse(serialized_sparse=one, dtype=tfd)
+            back_many = raw.DeserializeManySparse(serialized_sparse=many, dtype=tfd)
+            stacked = raw.DeserializeSparse(serialized_sparse=tf.reshape(many, [5, 1, 3]),
+                                            dtype=tfd)
+            # The serialized strings end in NUL bytes, which .npy strings drop:
+            # compare them with TensorProtos written here instead.
+            parts = [np.array(idx3, np.int64), vals, np.array([5, 3, 4], np.int64)]
+            if dt is np.object_:
+                parts[1] = vals.astype(object)
+            want = [_content_proto(p) for p in parts]
+            same = tf.reduce_all(tf.equal(one, tf.constant(want)))
+            return [same] + list(back) + list(back_many) + list(stacked), {v: vals}
+        yield OpCase(name, ["SerializeSparse", "SerializeManySparse", "DeserializeSparse",
+                            "DeserializeManySparse"], ser)
+
+    def ser_unsorted():
+        many = raw.SerializeManySparse(sparse_indices=_c([[1, 0], [0, 1]]),
+                                       sparse_values=_c([1.0, 2.0], np.float32),
+                                       sparse_shape=_c([2, 2]))
+        return list(raw.DeserializeManySparse(serialized_sparse=many, dtype=tf.float32)), {}
+    yield OpCase("SerializeManySparse/float32/unsorted", ["SerializeManySparse"], ser_unsorted,
+                 expect_error="is out of order")
+
+
 def cases():
     yield from _list_cases()
     yield from _stateless_cases()
@@ -828,3 +886,4 @@ def cases():
     yield from _sparse_math_cases()
     yield from _ragged_cases()
     yield from _sparse_extra_cases()
+    yield from _serialize_cases()
