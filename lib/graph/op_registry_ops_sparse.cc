@@ -348,6 +348,47 @@ void RegisterSparseSerialize(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterSetOps(OpTable& t) {
+  constexpr const char* kT =
+      "T: {int8, int16, int32, int64, uint8, uint16, string}";
+  t.Add(Op("DenseToDenseSetOperation")
+            .Input("set1: T")
+            .Input("set2: T")
+            .Output("result_indices: int64")
+            .Output("result_values: T")
+            .Output("result_shape: int64")
+            .Attr("set_operation: string")
+            .Attr("validate_indices: bool = true")
+            .Attr(kT)
+            .Kernels("CPU"));
+  t.Add(Op("DenseToSparseSetOperation")
+            .Input("set1: T")
+            .Input("set2_indices: int64")
+            .Input("set2_values: T")
+            .Input("set2_shape: int64")
+            .Output("result_indices: int64")
+            .Output("result_values: T")
+            .Output("result_shape: int64")
+            .Attr("set_operation: string")
+            .Attr("validate_indices: bool = true")
+            .Attr(kT)
+            .Kernels("CPU"));
+  t.Add(Op("SparseToSparseSetOperation")
+            .Input("set1_indices: int64")
+            .Input("set1_values: T")
+            .Input("set1_shape: int64")
+            .Input("set2_indices: int64")
+            .Input("set2_values: T")
+            .Input("set2_shape: int64")
+            .Output("result_indices: int64")
+            .Output("result_values: T")
+            .Output("result_shape: int64")
+            .Attr("set_operation: string")
+            .Attr("validate_indices: bool = true")
+            .Attr(kT)
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterSparseOps(OpRegistry* registry) {
@@ -359,6 +400,7 @@ void RegisterSparseOps(OpRegistry* registry) {
   RegisterRagged(t);
   RegisterSparseExtra(t);
   RegisterSparseSerialize(t);
+  RegisterSetOps(t);
 }
 
 }  // namespace dfg

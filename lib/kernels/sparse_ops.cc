@@ -401,6 +401,7 @@ void RegisterSparseMathKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
 void RegisterSparseExtraKernels(KernelRegistry* r);
 void RegisterSparseSerializeKernels(KernelRegistry* r);
+void RegisterSetKernels(KernelRegistry* r);
 
 void RegisterSparseKernels(KernelRegistry* r) {
   r->Register<SparseToDenseOp>("SparseToDense");
@@ -416,6 +417,7 @@ void RegisterSparseKernels(KernelRegistry* r) {
   RegisterRaggedKernels(r);
   RegisterSparseExtraKernels(r);
   RegisterSparseSerializeKernels(r);
+  RegisterSetKernels(r);
 }
 
 }  // namespace dfg

@@ -876,6 +876,46 @@ def _serialize_cases():
                  expect_error="is out of order")
 
 
+def _set_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    a = [[[1, 3, 3, 2], [5, 5, 5, 5]], [[9, 8, 7, 1], [0, 2, 4, 6]]]
+    b = [[[3, 4, 1, 1], [7, 7, 7, 7]], [[1, 8, 9, 7], [6, 4, 2, 0]]]
+    sp_idx = [[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 1, 2], [2, 0, 0]]
+    for op in ("a-b", "b-a", "intersection", "union"):
+        for dt in (np.int32, np.int64, np.object_):
+            def conv(x, dt=dt):
+                x = np.array(x)
+                return (np.vectorize(lambda v: str(v).encode())(x).astype(object)
+                        if dt is np.object_ else x.astype(dt))
+
+            def dd(op=op, conv=conv):
+                outs = raw.DenseToDenseSetOperation(set1=tf.constant(conv(a)),
+                                                    set2=tf.constant(conv(b)), set_operation=op)
+                return list(outs), {}
+            yield OpCase(f"DenseToDenseSetOperation/{_dname(dt)}/{op}",
+                         ["DenseToDenseSetOperation"], dd)
+
+            def ds(op=op, conv=conv):
+                outs = raw.DenseToSparseSetOperation(
+                    set1=tf.constant(conv(a)), set2_indices=_c(sp_idx[:4]),
+                    set2_values=tf.constant(conv([3, 9, 8, 4])), set2_shape=_c([2, 2, 4]),
+                    set_operation=op)
+                return list(outs), {}
+            yield OpCase(f"DenseToSparseSetOperation/{_dname(dt)}/{op}",
+                         ["DenseToSparseSetOperation"], ds)
+
+            def ss(op=op, conv=conv):
+                outs = raw.SparseToSparseSetOperation(
+                    set1_indices=_c(sp_idx), set1_values=tf.constant(conv([1, 2, 3, 4, 5])),
+                    set1_shape=_c([3, 2, 3]), set2_indices=_c([[0, 0, 0], [1, 0, 1], [1, 1, 0]]),
+                    set2_values=tf.constant(conv([2, 3, 4])), set2_shape=_c([3, 2, 3]),
+                    set_operation=op)
+                return list(outs), {}
+            yield OpCase(f"SparseToSparseSetOperation/{_dname(dt)}/{op}",
+                         ["SparseToSparseSetOperation"], ss)
+
+
 def cases():
     yield from _list_cases()
     yield from _stateless_cases()
@@ -887,3 +927,4 @@ def cases():
     yield from _ragged_cases()
     yield from _sparse_extra_cases()
     yield from _serialize_cases()
+    yield from _set_cases()
