@@ -1,195 +1,17 @@
-// Op table: the TensorList ops beyond create/get/set/push/pop/stack, the
-// stateless and seeded random ops, sparse (indices, values, dense_shape)
-// and ragged (values, row_splits) ops. Signatures as TensorFlow's OpDefs.
+// Op table: sparse (indices, values, dense_shape) and ragged (row_splits,
+// values) ops; with op_registry_ops_random.cc, the TensorList ops beyond
+// create/get/set/push/pop/stack and the stateless and seeded random ops.
+// Signatures as TensorFlow's OpDefs.
 #include <string>
 
 #include "lib/graph/op_registry_builder.h"
 
 namespace dfg {
+
+// op_registry_ops_random.cc.
+void RegisterListAndRandomOps(OpTable& t);
+
 namespace {
-
-void RegisterMoreTensorLists(OpTable& t) {
-  t.Add(Op("TensorListConcatV2")
-            .Input("input_handle: variant")
-            .Input("element_shape: shape_type")
-            .Input("leading_dims: int64")
-            .Output("tensor: element_dtype")
-            .Output("lengths: int64")
-            .Attr("element_dtype: type")
-            .Attr("shape_type: {int32, int64}")
-            .Kernels("CPU"));
-  t.Add(Op("TensorListConcat")
-            .Input("input_handle: variant")
-            .Output("tensor: element_dtype")
-            .Output("lengths: int64")
-            .Attr("element_dtype: type")
-            .Attr("element_shape: shape = { unknown_rank: true }")
-            .Kernels("CPU"));
-  t.Add(Op("TensorListGather")
-            .Input("input_handle: variant")
-            .Input("indices: int32")
-            .Input("element_shape: int32")
-            .Output("values: element_dtype")
-            .Attr("element_dtype: type")
-            .Kernels("CPU"));
-  t.Add(Op("TensorListScatter")
-            .Input("tensor: element_dtype")
-            .Input("indices: int32")
-            .Input("element_shape: shape_type")
-            .Output("output_handle: variant")
-            .Attr("element_dtype: type")
-            .Attr("shape_type: {int32, int64}")
-            .Kernels("CPU"));
-  t.Add(Op("TensorListScatterV2")
-            .Input("tensor: element_dtype")
-            .Input("indices: int32")
-            .Input("element_shape: shape_type")
-            .Input("num_elements: int32")
-            .Output("output_handle: variant")
-            .Attr("element_dtype: type")
-            .Attr("shape_type: {int32, int64}")
-            .Kernels("CPU"));
-  t.Add(Op("TensorListScatterIntoExistingList")
-            .Input("input_handle: variant")
-            .Input("tensor: element_dtype")
-            .Input("indices: int32")
-            .Output("output_handle: variant")
-            .Attr("element_dtype: type")
-            .Kernels("CPU"));
-  t.Add(Op("TensorListSplit")
-            .Input("tensor: element_dtype")
-            .Input("element_shape: shape_type")
-            .Input("lengths: int64")
-            .Output("output_handle: variant")
-            .Attr("element_dtype: type")
-            .Attr("shape_type: {int32, int64}")
-            .Kernels("CPU"));
-  t.Add(Op("TensorListResize")
-            .Input("input_handle: variant")
-            .Input("size: int32")
-            .Output("output_handle: variant")
-            .Kernels("CPU"));
-  t.Add(Op("TensorListConcatLists")
-            .Input("input_a: variant")
-            .Input("input_b: variant")
-            .Output("output: variant")
-            .Attr("element_dtype: type")
-            .Kernels("CPU"));
-  t.Add(Op("TensorListPushBackBatch")
-            .Input("input_handles: variant")
-            .Input("tensor: element_dtype")
-            .Output("output_handles: variant")
-            .Attr("element_dtype: type")
-            .Kernels("CPU"));
-}
-
-void RegisterStatelessRandom(OpTable& t) {
-  constexpr const char* kFloats = "{half, bfloat16, float, double} = DT_FLOAT";
-  for (const char* name : {"StatelessRandomUniform", "StatelessRandomNormal",
-                           "StatelessTruncatedNormal"}) {
-    t.Add(Op(name)
-              .Input("shape: T")
-              .Input("seed: Tseed")
-              .Output("output: dtype")
-              .Attr(std::string("dtype: ") + kFloats)
-              .Attr("T: {int32, int64} = DT_INT32")
-              .Attr("Tseed: {int32, int64} = DT_INT64")
-              .Kernels("CPU"));
-  }
-  t.Add(Op("StatelessRandomUniformInt")
-            .Input("shape: T")
-            .Input("seed: Tseed")
-            .Input("minval: dtype")
-            .Input("maxval: dtype")
-            .Output("output: dtype")
-            .Attr("dtype: {int32, int64}")
-            .Attr("T: {int32, int64}")
-            .Attr("Tseed: {int32, int64} = DT_INT64")
-            .Kernels("CPU"));
-  t.Add(Op("StatelessRandomUniformFullInt")
-            .Input("shape: T")
-            .Input("seed: Tseed")
-            .Output("output: dtype")
-            .Attr("dtype: {int32, int64, uint32, uint64} = DT_UINT64")
-            .Attr("T: {int32, int64} = DT_INT32")
-            .Attr("Tseed: {int32, int64, uint32, uint64} = DT_INT64")
-            .Kernels("CPU"));
-  for (const char* name :
-       {"StatelessRandomUniformV2", "StatelessRandomNormalV2",
-        "StatelessTruncatedNormalV2"}) {
-    t.Add(Op(name)
-              .Input("shape: Tshape")
-              .Input("key: uint64")
-              .Input("counter: uint64")
-              .Input("alg: int32")
-              .Output("output: dtype")
-              .Attr(std::string("dtype: ") + kFloats)
-              .Attr("Tshape: {int32, int64} = DT_INT32")
-              .Kernels("CPU"));
-  }
-  t.Add(Op("StatelessRandomUniformIntV2")
-            .Input("shape: Tshape")
-            .Input("key: uint64")
-            .Input("counter: uint64")
-            .Input("alg: int32")
-            .Input("minval: dtype")
-            .Input("maxval: dtype")
-            .Output("output: dtype")
-            .Attr("dtype: {int32, int64, uint32, uint64}")
-            .Attr("Tshape: {int32, int64} = DT_INT32")
-            .Kernels("CPU"));
-  t.Add(Op("StatelessRandomUniformFullIntV2")
-            .Input("shape: Tshape")
-            .Input("key: uint64")
-            .Input("counter: uint64")
-            .Input("alg: int32")
-            .Output("output: dtype")
-            .Attr("dtype: {int32, int64, uint32, uint64} = DT_UINT64")
-            .Attr("Tshape: {int32, int64} = DT_INT32")
-            .Kernels("CPU"));
-  t.Add(Op("StatelessRandomGetKeyCounter")
-            .Input("seed: Tseed")
-            .Output("key: uint64")
-            .Output("counter: uint64")
-            .Attr("Tseed: {int32, int64} = DT_INT64")
-            .Kernels("CPU"));
-  t.Add(Op("StatelessRandomGetKeyCounterAlg")
-            .Input("seed: Tseed")
-            .Output("key: uint64")
-            .Output("counter: uint64")
-            .Output("alg: int32")
-            .Attr("Tseed: {int32, int64} = DT_INT64")
-            .Kernels("CPU"));
-  t.Add(Op("StatelessRandomGetAlg")
-            .Output("alg: int32")
-            .Stateful()
-            .Kernels("CPU"));
-  t.Add(Op("StatelessShuffle")
-            .Input("value: T")
-            .Input("key: uint64")
-            .Input("counter: uint64")
-            .Input("alg: int32")
-            .Output("output: T")
-            .Attr("T: type")
-            .Kernels("CPU"));
-  t.Add(Op("RandomShuffle")
-            .Input("value: T")
-            .Output("output: T")
-            .Attr("seed: int = 0")
-            .Attr("seed2: int = 0")
-            .Attr("T: type")
-            .Stateful()
-            .Kernels("CPU"));
-  t.Add(Op("StatelessMultinomial")
-            .Input("logits: T")
-            .Input("num_samples: int32")
-            .Input("seed: Tseed")
-            .Output("output: output_dtype")
-            .Attr("T: realnumbertype")
-            .Attr("Tseed: {int32, int64} = DT_INT64")
-            .Attr("output_dtype: {int32, int64} = DT_INT64")
-            .Kernels("CPU"));
-}
 
 void RegisterSparseTensorOps(OpTable& t) {
   t.Add(Op("SparseToDense")
@@ -454,16 +276,131 @@ void RegisterRagged(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterSparseExtra(OpTable& t) {
+  t.Add(Op("SparseSplit")
+            .Input("split_dim: int64")
+            .Input("indices: int64")
+            .Input("values: T")
+            .Input("shape: int64")
+            .Output("output_indices: num_split * int64")
+            .Output("output_values: num_split * T")
+            .Output("output_shape: num_split * int64")
+            .Attr("num_split: int >= 1")
+            .Attr("T: type")
+            .Kernels("CPU"));
+  t.Add(Op("SparseMatMul")
+            .Input("a: Ta")
+            .Input("b: Tb")
+            .Output("product: float")
+            .Attr("transpose_a: bool = false")
+            .Attr("transpose_b: bool = false")
+            .Attr("a_is_sparse: bool = false")
+            .Attr("b_is_sparse: bool = false")
+            .Attr("Ta: {float, bfloat16} = DT_FLOAT")
+            .Attr("Tb: {float, bfloat16} = DT_FLOAT")
+            .Kernels("CPU"));
+  t.Add(Op("EditDistance")
+            .Input("hypothesis_indices: int64")
+            .Input("hypothesis_values: T")
+            .Input("hypothesis_shape: int64")
+            .Input("truth_indices: int64")
+            .Input("truth_values: T")
+            .Input("truth_shape: int64")
+            .Output("output: float")
+            .Attr("normalize: bool = true")
+            .Attr("T: type")
+            .Kernels("CPU"));
+  t.Add(Op("SetSize")
+            .Input("set_indices: int64")
+            .Input("set_values: T")
+            .Input("set_shape: int64")
+            .Output("size: int32")
+            .Attr("validate_indices: bool = true")
+            .Attr("T: {int8, int16, int32, int64, uint8, uint16, string}")
+            .Kernels("CPU"));
+}
+
+void RegisterSparseSerialize(OpTable& t) {
+  for (const char* name : {"SerializeSparse", "SerializeManySparse"}) {
+    t.Add(Op(name)
+              .Input("sparse_indices: int64")
+              .Input("sparse_values: T")
+              .Input("sparse_shape: int64")
+              .Output("serialized_sparse: out_type")
+              .Attr("T: type")
+              .Attr("out_type: {string, variant} = DT_STRING")
+              .Kernels("CPU"));
+  }
+  t.Add(Op("DeserializeSparse")
+            .Input("serialized_sparse: Tserialized")
+            .Output("sparse_indices: int64")
+            .Output("sparse_values: dtype")
+            .Output("sparse_shape: int64")
+            .Attr("dtype: type")
+            .Attr("Tserialized: {string, variant} = DT_STRING")
+            .Kernels("CPU"));
+  t.Add(Op("DeserializeManySparse")
+            .Input("serialized_sparse: string")
+            .Output("sparse_indices: int64")
+            .Output("sparse_values: dtype")
+            .Output("sparse_shape: int64")
+            .Attr("dtype: type")
+            .Kernels("CPU"));
+}
+
+void RegisterSetOps(OpTable& t) {
+  constexpr const char* kT =
+      "T: {int8, int16, int32, int64, uint8, uint16, string}";
+  t.Add(Op("DenseToDenseSetOperation")
+            .Input("set1: T")
+            .Input("set2: T")
+            .Output("result_indices: int64")
+            .Output("result_values: T")
+            .Output("result_shape: int64")
+            .Attr("set_operation: string")
+            .Attr("validate_indices: bool = true")
+            .Attr(kT)
+            .Kernels("CPU"));
+  t.Add(Op("DenseToSparseSetOperation")
+            .Input("set1: T")
+            .Input("set2_indices: int64")
+            .Input("set2_values: T")
+            .Input("set2_shape: int64")
+            .Output("result_indices: int64")
+            .Output("result_values: T")
+            .Output("result_shape: int64")
+            .Attr("set_operation: string")
+            .Attr("validate_indices: bool = true")
+            .Attr(kT)
+            .Kernels("CPU"));
+  t.Add(Op("SparseToSparseSetOperation")
+            .Input("set1_indices: int64")
+            .Input("set1_values: T")
+            .Input("set1_shape: int64")
+            .Input("set2_indices: int64")
+            .Input("set2_values: T")
+            .Input("set2_shape: int64")
+            .Output("result_indices: int64")
+            .Output("result_values: T")
+            .Output("result_shape: int64")
+            .Attr("set_operation: string")
+            .Attr("validate_indices: bool = true")
+            .Attr(kT)
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterSparseOps(OpRegistry* registry) {
   OpTable t(registry);
-  RegisterMoreTensorLists(t);
-  RegisterStatelessRandom(t);
+  RegisterListAndRandomOps(t);
   RegisterSparseTensorOps(t);
   RegisterSparseSegments(t);
   RegisterSparseMath(t);
   RegisterRagged(t);
+  RegisterSparseExtra(t);
+  RegisterSparseSerialize(t);
+  RegisterSetOps(t);
 }
 
 }  // namespace dfg

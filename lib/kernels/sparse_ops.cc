@@ -399,6 +399,9 @@ class SparseTensorDenseAddOp : public OpKernel {
 void RegisterSparseSegmentKernels(KernelRegistry* r);
 void RegisterSparseMathKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
+void RegisterSparseExtraKernels(KernelRegistry* r);
+void RegisterSparseSerializeKernels(KernelRegistry* r);
+void RegisterSetKernels(KernelRegistry* r);
 
 void RegisterSparseKernels(KernelRegistry* r) {
   r->Register<SparseToDenseOp>("SparseToDense");
@@ -412,6 +415,9 @@ void RegisterSparseKernels(KernelRegistry* r) {
   RegisterSparseSegmentKernels(r);
   RegisterSparseMathKernels(r);
   RegisterRaggedKernels(r);
+  RegisterSparseExtraKernels(r);
+  RegisterSparseSerializeKernels(r);
+  RegisterSetKernels(r);
 }
 
 }  // namespace dfg

@@ -167,5 +167,30 @@ TEST_CASE("RaggedRange and RaggedGather", "[sparse]") {
   CHECK(Flat<int32_t>(gather.out(1)) == "[7] 5 4 5 4 0 1 2");
 }
 
+TEST_CASE("RandomShuffle and a SerializeSparse round trip", "[sparse]") {
+  KernelRun shuffle = Run("RandomShuffle",
+                          Attr("T", "type: DT_INT32") + Attr("seed", "i: 3") +
+                              Attr("seed2", "i: 8"),
+                          {MakeTensor<int32_t>({8}, {0, 1, 2, 3, 4, 5, 6, 7})});
+  REQUIRE(shuffle.status.ok());
+  CHECK(Flat<int32_t>(shuffle.out(0)) == "[8] 2 1 7 4 0 3 5 6");
+
+  const Tensor idx = MakeTensor<int64_t>({2, 2}, {0, 1, 2, 0});
+  const Tensor vals = MakeTensor<std::string>({2}, {"ab", ""});
+  const Tensor shape = MakeTensor<int64_t>({2}, {3, 2});
+  KernelRun ser =
+      Run("SerializeManySparse",
+          Attr("T", "type: DT_STRING") + Attr("out_type", "type: DT_STRING"),
+          {idx, vals, shape});
+  REQUIRE(ser.status.ok());
+  CHECK(ser.out(0).shape().DebugString() == "[3,3]");
+  KernelRun back = Run("DeserializeManySparse",
+                       Attr("dtype", "type: DT_STRING"), {ser.out(0)});
+  REQUIRE(back.status.ok());
+  CHECK(Flat<int64_t>(back.out(0)) == "[2,2] 0 1 2 0");
+  CHECK(Render(back.out(1)) == Render(vals));
+  CHECK(Flat<int64_t>(back.out(2)) == "[2] 3 2");
+}
+
 }  // namespace
 }  // namespace dfg

@@ -234,7 +234,10 @@ class StatelessShuffleOp : public OpKernel {
 
 }  // namespace
 
+void RegisterStatefulRandomKernels(KernelRegistry* r);
+
 void RegisterStatelessRandomKernels(KernelRegistry* r) {
+  RegisterStatefulRandomKernels(r);
   for (const char* op : {"StatelessRandomUniform", "StatelessRandomNormal",
                          "StatelessTruncatedNormal"}) {
     r->Register<StatelessV1Op>(op, {TypeConstraint("dtype", RandomTypes())});

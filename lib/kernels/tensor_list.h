@@ -2,8 +2,8 @@
 // tensor holds one) and the helpers every list kernel shares: reading a list
 // input, writing a list output, element_shape inputs, zeros for unset
 // elements. The kernels live in tensor_list_ops.cc (create, get, set, push,
-// pop, stack) and tensor_list_ext_ops.cc (concat, gather, scatter, split,
-// resize, batch push).
+// pop, stack), tensor_list_ext_ops.cc (concat, gather, scatter, split,
+// resize) and tensor_list_batch_ops.cc (ConcatLists, PushBackBatch).
 //
 // A list is immutable once stored in a variant: an op that changes a list
 // outputs a new one (sharing the element tensors). Reserved elements that
@@ -50,6 +50,26 @@ Status ListElementShape(OpKernelContext* ctx, const TensorList& l, int i,
 
 // A zero-filled tensor.
 StatusOr<Tensor> ZerosTensor(DataType dtype, const TensorShape& shape);
+
+// A list kernel with an element_dtype attr.
+class ListKernel : public OpKernel {
+ public:
+  explicit ListKernel(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    if (ctx->HasAttr("element_dtype")) {
+      DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("element_dtype", &element_dtype_));
+    }
+  }
+
+ protected:
+  Status CheckDtype(const TensorList& l) const {
+    if (l.element_dtype == element_dtype_) return Status::Ok();
+    return InvalidArgument(
+        "Invalid data types; op elements {} but list "
+        "elements {}",
+        DataTypeString(element_dtype_), DataTypeString(l.element_dtype));
+  }
+  DataType element_dtype_ = tensorflow::DT_INVALID;
+};
 
 }  // namespace dfg
 

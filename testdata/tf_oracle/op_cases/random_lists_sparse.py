@@ -321,6 +321,38 @@ def _stateless_cases():
                      ["StatelessRandomNormalV2"], v2_bad, expect_error=msg)
 
 
+def _generator_cases():
+    """tf.random.Generator's ops on a state variable set in the same run."""
+    tf = _tf()
+    raw = tf.raw_ops
+    state = [12345, -7, 2**40 + 3]
+    for op, dt in (("StatefulUniform", "float32"), ("StatefulUniform", "float64"),
+                   ("StatefulStandardNormalV2", "float32"), ("StatefulTruncatedNormal", "float64"),
+                   ("StatefulUniformFullInt", "uint64"), ("StatefulUniformFullInt", "int32"),
+                   ("StatefulUniformInt", "int64"), ("StatefulUniform", "float16")):
+        def gen(op=op, dt=dt):
+            h = raw.VarHandleOp(dtype=tf.int64, shape=[3], shared_name=f"rng_{op}_{dt}")
+            init = raw.AssignVariableOp(resource=h, value=_c(state))
+            with tf.control_dependencies([init]):
+                kwargs = dict(resource=h, algorithm=_c(1), shape=_c([3, 5]))
+                if op == "StatefulUniformInt":
+                    kwargs.update(minval=_c(-100), maxval=_c(2**35))
+                else:
+                    kwargs.update(dtype=tf.as_dtype(dt))
+                a = getattr(raw, op)(**kwargs)
+            with tf.control_dependencies([a]):
+                b = getattr(raw, op)(**kwargs)
+            with tf.control_dependencies([b]):
+                old = raw.RngReadAndSkip(resource=h, alg=1, delta=_c(2**64 - 5, np.uint64))
+            with tf.control_dependencies([old]):
+                skip = raw.RngSkip(resource=h, algorithm=_c(1), delta=_c(9))
+            with tf.control_dependencies([skip]):
+                after = raw.ReadVariableOp(resource=h, dtype=tf.int64)
+            return [a, b, old, after], {}
+        yield OpCase(f"{op}/{dt}", [op, "RngReadAndSkip", "RngSkip"], gen)
+
+
+
 def _seeded_cases():
     tf = _tf()
     raw = tf.raw_ops
@@ -730,11 +762,169 @@ def _ragged_cases():
                                                           "RaggedTensorFromVariant"], rv0)
 
 
+def _sparse_extra_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt in (np.float32, np.object_, np.int64):
+        for dim, num in ((1, 2), (0, 3), (-1, 5), (1, 1)):
+            name = f"SparseSplit/{_dname(dt)}/dim{dim}/num{num}"
+
+            def split(dt=dt, dim=dim, num=num, name=name):
+                v, vals = _ph("v", dt, (5,), key=name)
+                outs = raw.SparseSplit(split_dim=_c(dim), indices=_c(_SPARSE_IDX), values=v,
+                                       shape=_c([4, 5]), num_split=num)
+                return list(outs[0]) + list(outs[1]) + list(outs[2]), {v: vals}
+            yield OpCase(name, ["SparseSplit"], split)
+    for ta, tb in ((False, False), (True, False), (False, True), (True, True)):
+        for dta, dtb in ((np.float32, np.float32), (np.float32, "bfloat16")):
+            name = f"SparseMatMul/{_dname(dta)}x{dtb}/t{int(ta)}{int(tb)}"
+
+            def smm(ta=ta, tb=tb, dta=dta, dtb=dtb, name=name):
+                a, av = _ph("a", np.float32, (4, 3) if ta else (3, 4), key=name)
+                b, bv = _ph("b", np.float32, (5, 4) if tb else (4, 5), key=name + "/b")
+                bb = tf.cast(b, tf.bfloat16) if dtb == "bfloat16" else b
+                return [raw.SparseMatMul(a=a, b=bb, transpose_a=ta, transpose_b=tb,
+                                         b_is_sparse=True)], {a: av, b: bv}
+            yield OpCase(name, ["SparseMatMul"], smm)
+
+    hyp_idx = [[0, 0, 0], [0, 0, 1], [0, 0, 2], [1, 0, 0], [1, 1, 0], [1, 1, 1], [2, 1, 0]]
+    tru_idx = [[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 0, 1], [1, 1, 0], [3, 0, 0], [3, 0, 1]]
+    for dt in (np.int64, np.object_, np.float32):
+        for normalize in (True, False):
+            name = f"EditDistance/{_dname(dt)}/normalize{int(normalize)}"
+
+            def ed(dt=dt, normalize=normalize, name=name):
+                if dt is np.object_:
+                    hv = np.array([b"a", b"b", b"c", b"x", b"y", b"z", b"q"], dtype=object)
+                    tv = np.array([b"a", b"c", b"x", b"w", b"y", b"m", b"n"], dtype=object)
+                else:
+                    hv = np.array([1, 2, 3, 4, 5, 6, 7]).astype(dt)
+                    tv = np.array([1, 3, 4, 9, 5, 8, 8]).astype(dt)
+                return [raw.EditDistance(
+                    hypothesis_indices=_c(hyp_idx), hypothesis_values=tf.constant(hv),
+                    hypothesis_shape=_c([3, 2, 3]), truth_indices=_c(tru_idx),
+                    truth_values=tf.constant(tv), truth_shape=_c([4, 2, 2]),
+                    normalize=normalize)], {}
+            yield OpCase(name, ["EditDistance"], ed)
+    for dt in (np.int32, np.int64, np.object_):
+        name = f"SetSize/{_dname(dt)}"
+
+        def ss(dt=dt, name=name):
+            vals = (np.array([b"a", b"b", b"a", b"c", b"c"], dtype=object) if dt is np.object_
+                    else np.array([1, 2, 1, 3, 3]).astype(dt))
+            return [raw.SetSize(set_indices=_c([[0, 0, 0], [0, 0, 1], [0, 0, 2], [1, 1, 0],
+                                                [1, 1, 1]]),
+                                set_values=tf.constant(vals), set_shape=_c([2, 3, 4]))], {}
+        yield OpCase(name, ["SetSize"], ss)
+
+
+def _content_proto(value):
+    """TensorFlow's AsProtoTensorContent bytes: strings go to tensor_content
+    as their varint lengths then their bytes."""
+    proto = _tf().make_tensor_proto(value)
+    if value.dtype == np.bool_:
+        del proto.bool_val[:]
+        proto.tensor_content = value.astype(np.uint8).tobytes()
+    if value.dtype == object:
+        del proto.string_val[:]
+        enc = b""
+        for v in value.ravel():
+            n = len(v)
+            while n >= 0x80:
+                enc += bytes([(n & 0x7f) | 0x80])
+                n >>= 7
+            enc += bytes([n])
+        proto.tensor_content = enc + b"".join(value.ravel())
+    return proto.SerializeToString()
+
+
+def _serialize_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    idx3 = [[0, 0, 1], [0, 2, 0], [2, 0, 0], [2, 0, 3], [2, 2, 2], [3, 1, 1]]
+    for dt in _LIST_DTYPES:
+        name = f"SerializeSparse/{_dname(dt)}"
+
+        def ser(dt=dt, name=name):
+            v, vals = _ph("v", dt, (6,), key=name)
+            one = raw.SerializeSparse(sparse_indices=_c(idx3), sparse_values=v,
+                                      sparse_shape=_c([5, 3, 4]))
+            many = raw.SerializeManySparse(sparse_indices=_c(idx3), sparse_values=v,
+                                           sparse_shape=_c([5, 3, 4]))
+            tfd = tf.string if dt is np.object_ else tf.as_dtype(dt)
+            back = raw.DeserializeSparse(serialized_sparse=one, dtype=tfd)
+            back_many = raw.DeserializeManySparse(serialized_sparse=many, dtype=tfd)
+            stacked = raw.DeserializeSparse(serialized_sparse=tf.reshape(many, [5, 1, 3]),
+                                            dtype=tfd)
+            # The serialized strings end in NUL bytes, which .npy strings drop:
+            # compare them with TensorProtos written here instead.
+            parts = [np.array(idx3, np.int64), vals, np.array([5, 3, 4], np.int64)]
+            if dt is np.object_:
+                parts[1] = vals.astype(object)
+            want = [_content_proto(p) for p in parts]
+            same = tf.reduce_all(tf.equal(one, tf.constant(want)))
+            return [same] + list(back) + list(back_many) + list(stacked), {v: vals}
+        yield OpCase(name, ["SerializeSparse", "SerializeManySparse", "DeserializeSparse",
+                            "DeserializeManySparse"], ser)
+
+    def ser_unsorted():
+        many = raw.SerializeManySparse(sparse_indices=_c([[1, 0], [0, 1]]),
+                                       sparse_values=_c([1.0, 2.0], np.float32),
+                                       sparse_shape=_c([2, 2]))
+        return list(raw.DeserializeManySparse(serialized_sparse=many, dtype=tf.float32)), {}
+    yield OpCase("SerializeManySparse/float32/unsorted", ["SerializeManySparse"], ser_unsorted,
+                 expect_error="is out of order")
+
+
+def _set_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    a = [[[1, 3, 3, 2], [5, 5, 5, 5]], [[9, 8, 7, 1], [0, 2, 4, 6]]]
+    b = [[[3, 4, 1, 1], [7, 7, 7, 7]], [[1, 8, 9, 7], [6, 4, 2, 0]]]
+    sp_idx = [[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 1, 2], [2, 0, 0]]
+    for op in ("a-b", "b-a", "intersection", "union"):
+        for dt in (np.int32, np.int64, np.object_):
+            def conv(x, dt=dt):
+                x = np.array(x)
+                return (np.vectorize(lambda v: str(v).encode())(x).astype(object)
+                        if dt is np.object_ else x.astype(dt))
+
+            def dd(op=op, conv=conv):
+                outs = raw.DenseToDenseSetOperation(set1=tf.constant(conv(a)),
+                                                    set2=tf.constant(conv(b)), set_operation=op)
+                return list(outs), {}
+            yield OpCase(f"DenseToDenseSetOperation/{_dname(dt)}/{op}",
+                         ["DenseToDenseSetOperation"], dd)
+
+            def ds(op=op, conv=conv):
+                outs = raw.DenseToSparseSetOperation(
+                    set1=tf.constant(conv(a)), set2_indices=_c(sp_idx[:4]),
+                    set2_values=tf.constant(conv([3, 9, 8, 4])), set2_shape=_c([2, 2, 4]),
+                    set_operation=op)
+                return list(outs), {}
+            yield OpCase(f"DenseToSparseSetOperation/{_dname(dt)}/{op}",
+                         ["DenseToSparseSetOperation"], ds)
+
+            def ss(op=op, conv=conv):
+                outs = raw.SparseToSparseSetOperation(
+                    set1_indices=_c(sp_idx), set1_values=tf.constant(conv([1, 2, 3, 4, 5])),
+                    set1_shape=_c([3, 2, 3]), set2_indices=_c([[0, 0, 0], [1, 0, 1], [1, 1, 0]]),
+                    set2_values=tf.constant(conv([2, 3, 4])), set2_shape=_c([3, 2, 3]),
+                    set_operation=op)
+                return list(outs), {}
+            yield OpCase(f"SparseToSparseSetOperation/{_dname(dt)}/{op}",
+                         ["SparseToSparseSetOperation"], ss)
+
+
 def cases():
     yield from _list_cases()
     yield from _stateless_cases()
     yield from _seeded_cases()
+    yield from _generator_cases()
     yield from _sparse_basic_cases()
     yield from _segment_cases()
     yield from _sparse_math_cases()
     yield from _ragged_cases()
+    yield from _sparse_extra_cases()
+    yield from _serialize_cases()
+    yield from _set_cases()
