@@ -69,6 +69,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterLookupOps(r);
     RegisterScatterOps(r);
     RegisterArrayExtOps(r);
+    RegisterOptimizerOps(r);
     return r;
   }();
   return *registry;

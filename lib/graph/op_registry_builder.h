@@ -128,6 +128,7 @@ void RegisterMiscOps(OpRegistry* registry);
 void RegisterLookupOps(OpRegistry* registry);
 void RegisterScatterOps(OpRegistry* registry);
 void RegisterArrayExtOps(OpRegistry* registry);
+void RegisterOptimizerOps(OpRegistry* registry);
 
 // The args TensorFlow's CPU kernels of `op` keep in host memory, or nullptr
 // (op_registry_cpu_hostmem.cc).

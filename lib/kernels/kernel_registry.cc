@@ -65,6 +65,7 @@ void RegisterUniqueKernels(KernelRegistry* r);
 void RegisterLoggingKernels(KernelRegistry* r);
 void RegisterScatterKernels(KernelRegistry* r);
 void RegisterArrayMiscKernels(KernelRegistry* r);
+void RegisterTrainingExtKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -119,6 +120,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterLoggingKernels(r);
   RegisterScatterKernels(r);
   RegisterArrayMiscKernels(r);
+  RegisterTrainingExtKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {
