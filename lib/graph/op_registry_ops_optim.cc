@@ -328,9 +328,12 @@ void RegisterDenseOptimizers(OpTable& t) {
 
 }  // namespace
 
+void RegisterSparseOptimizerOps(OpRegistry* registry);
+
 void RegisterOptimizerOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterDenseOptimizers(t);
+  RegisterSparseOptimizerOps(registry);  // op_registry_ops_optim_sparse.cc
 }
 
 }  // namespace dfg

@@ -378,6 +378,28 @@ void RegisterTrainingExtKernels(KernelRegistry* r) {
   RegisterBoth<AdagradDAF>(r, "ApplyAdagradDA", "ResourceApplyAdagradDA", fd);
   RegisterBoth<KerasMomentumF>(r, nullptr, "ResourceApplyKerasMomentum");
   RegisterBoth<AdamWithAmsgradF>(r, nullptr, "ResourceApplyAdamWithAmsgrad");
+  const auto all = DataTypes(OptimizerTypes());
+  const auto no_bf16 = DataTypes(TypeList<float, double, Half>());
+  RegisterSparse<AdadeltaF>(r, "SparseApplyAdadelta",
+                            "ResourceSparseApplyAdadelta", all);
+  RegisterSparse<AdagradV2F>(r, "SparseApplyAdagradV2",
+                             "ResourceSparseApplyAdagradV2", all);
+  RegisterSparse<CenteredRMSPropF>(r, "SparseApplyCenteredRMSProp",
+                                   "ResourceSparseApplyCenteredRMSProp",
+                                   no_bf16);
+  RegisterSparse<FtrlF<false>>(r, "SparseApplyFtrl", "ResourceSparseApplyFtrl",
+                               all);
+  RegisterSparse<FtrlF<true>>(r, "SparseApplyFtrlV2",
+                              "ResourceSparseApplyFtrlV2", all);
+  RegisterSparse<ProximalAdagradF>(r, "SparseApplyProximalAdagrad",
+                                   "ResourceSparseApplyProximalAdagrad", fd);
+  RegisterSparse<ProximalGradientDescentF>(
+      r, "SparseApplyProximalGradientDescent",
+      "ResourceSparseApplyProximalGradientDescent", fd);
+  RegisterSparse<AdagradDAF>(r, "SparseApplyAdagradDA",
+                             "ResourceSparseApplyAdagradDA", fd);
+  RegisterSparse<KerasMomentumF>(r, nullptr, "ResourceSparseApplyKerasMomentum",
+                                 all);
 }
 
 }  // namespace dfg

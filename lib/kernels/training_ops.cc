@@ -150,6 +150,14 @@ void RegisterTrainingKernels(KernelRegistry* r) {
   RegisterBoth<AdagradF>(r, "ApplyAdagrad", "ResourceApplyAdagrad");
   RegisterBoth<AdamF>(r, "ApplyAdam", "ResourceApplyAdam");
   RegisterBoth<RMSPropF>(r, "ApplyRMSProp", "ResourceApplyRMSProp");
+  const auto all = DataTypes(OptimizerTypes());
+  RegisterSparse<MomentumF>(r, "SparseApplyMomentum",
+                            "ResourceSparseApplyMomentum", all);
+  RegisterSparse<AdagradF>(r, "SparseApplyAdagrad",
+                           "ResourceSparseApplyAdagrad", all);
+  RegisterSparse<RMSPropF>(r, "SparseApplyRMSProp",
+                           "ResourceSparseApplyRMSProp",
+                           DataTypes(TypeList<float, double, Half>()));
 }
 
 }  // namespace dfg

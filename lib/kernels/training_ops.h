@@ -29,8 +29,9 @@ namespace training {
 
 // kSlot: a variable (ref or resource); kScalar: a T scalar; kLegacyScalar:
 // a T scalar or [1]; kStep: an int64 scalar (read as T); kGrad: shaped like
-// the variable.
-enum Arg { kSlot, kScalar, kLegacyScalar, kStep, kGrad };
+// the variable, or (with kIndices, the Sparse* forms) like the rows of the
+// variable that the indices name.
+enum Arg { kSlot, kScalar, kLegacyScalar, kStep, kGrad, kIndices };
 
 struct ArgSpec {
   const char* name;
@@ -166,7 +167,7 @@ class ApplyOp : public OpKernel {
       if (args_[i].kind == Arg::kSlot) {
         s = &slots[k++].tensor->shape();
         if (k == 1) continue;
-      } else if (args_[i].kind == Arg::kGrad) {
+      } else if (args_[i].kind == Arg::kGrad && !sparse()) {
         s = &ctx->input(i).shape();
       } else {
         continue;
@@ -176,6 +177,52 @@ class ApplyOp : public OpKernel {
                                args_[i].name, var.DebugString(),
                                s->DebugString());
       }
+    }
+    return sparse() ? CheckSparse(ctx, var) : Status::Ok();
+  }
+
+  bool sparse() const { return Index(Arg::kIndices) >= 0; }
+  int Index(Arg kind) const {
+    for (int i = 0; i < static_cast<int>(args_.size()); ++i) {
+      if (args_[i].kind == kind) return i;
+    }
+    return -1;
+  }
+
+  // The Sparse* forms: grad holds the rows of var the indices name.
+  Status CheckSparse(OpKernelContext* ctx, const TensorShape& var) const {
+    const Tensor& grad = ctx->input(Index(Arg::kGrad));
+    const Tensor& indices = ctx->input(Index(Arg::kIndices));
+    if (var.dims() < 1) {
+      return InvalidArgument("var must be at least 1 dimensional");
+    }
+    if (indices.dims() != 1) {
+      return InvalidArgument("indices must be one-dimensional");
+    }
+    int64_t inner = 1;
+    for (int d = 1; d < var.dims(); ++d) {
+      if (grad.dims() <= d || var.dim_size(d) != grad.dim_size(d)) {
+        return InvalidArgument("var and grad must match in dimension {}", d);
+      }
+      inner *= grad.dim_size(d);
+    }
+    if (grad.dims() < 1 || grad.dim_size(0) != indices.dim_size(0)) {
+      return InvalidArgument(
+          "grad must be the same size as indices in the first dimension.");
+    }
+    if (inner <= 0) {
+      return InvalidArgument("Inner dimension should be greater than zero.");
+    }
+    const std::vector<int64_t> idx = IntValues(indices);
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (idx[i] >= 0 && idx[i] < var.dim_size(0)) continue;
+      // KerasMomentum words it as the scatter ops do.
+      if (this->type_string() == "ResourceSparseApplyKerasMomentum") {
+        return InvalidArgument("indices[{}] = {} is not in [0, {})", i, idx[i],
+                               var.dim_size(0));
+      }
+      return InvalidArgument("Index {} at offset {} in indices is out of range",
+                             idx[i], i);
     }
     return Status::Ok();
   }
@@ -199,12 +246,27 @@ class ApplyOp : public OpKernel {
       } else if (args_[i].kind == Arg::kStep) {
         scalars.push_back(static_cast<CalcType<T>>(
             *static_cast<const int64_t*>(ctx->input(i).data())));
-      } else if (args_[i].kind != Arg::kSlot) {
+      } else if (args_[i].kind != Arg::kSlot &&
+                 args_[i].kind != Arg::kIndices) {
         scalars.push_back(Load(*static_cast<const T*>(ctx->input(i).data())));
       }
     }
     const int64_t n = slots[0].tensor->NumElements();
-    f_.template Run<T>(data.data(), scalars.data(), grad, n);
+    if (!sparse()) {
+      f_.template Run<T>(data.data(), scalars.data(), grad, n);
+      return;
+    }
+    // Row by row, in index order (a repeated index updates twice).
+    const std::vector<int64_t> idx =
+        IntValues(ctx->input(Index(Arg::kIndices)));
+    const int64_t rows = slots[0].tensor->dim_size(0);
+    const int64_t inner = rows == 0 ? 0 : n / rows;
+    std::vector<T*> row(data.size());
+    for (size_t i = 0; i < idx.size(); ++i) {
+      for (size_t k = 0; k < data.size(); ++k)
+        row[k] = data[k] + idx[i] * inner;
+      f_.template Run<T>(row.data(), scalars.data(), grad + i * inner, inner);
+    }
   }
 
   std::vector<ArgSpec> args_;
@@ -231,6 +293,37 @@ void RegisterBoth(KernelRegistry* r, const char* ref_op,
     r->Register<Optimizer<F, false>>(ref_op, {{"T", types}});
   }
   r->Register<Optimizer<F, true>>(resource_op, {{"T", types}});
+}
+
+template <typename F, bool kResource>
+class SparseOptimizer : public ApplyOp<F> {
+ public:
+  explicit SparseOptimizer(OpKernelConstruction* ctx)
+      : ApplyOp<F>(ctx, SparseArgs(), kResource) {}
+
+ private:
+  // F's args with the indices after the gradient (named "grad").
+  static std::vector<ArgSpec> SparseArgs() {
+    std::vector<ArgSpec> args;
+    for (ArgSpec a : F::Args()) {
+      if (a.kind == kGrad) a.name = "grad";
+      args.push_back(a);
+      if (a.kind == kGrad) args.push_back({"indices", kIndices});
+    }
+    return args;
+  }
+};
+
+// Sparse<Name> and ResourceSparse<Name>; `ref_op` may be null.
+template <typename F>
+void RegisterSparse(KernelRegistry* r, const char* ref_op,
+                    const char* resource_op, std::vector<DataType> types) {
+  const KernelTypeConstraint idx{"Tindices",
+                                 {tensorflow::DT_INT32, tensorflow::DT_INT64}};
+  if (ref_op != nullptr) {
+    r->Register<SparseOptimizer<F, false>>(ref_op, {{"T", types}, idx});
+  }
+  r->Register<SparseOptimizer<F, true>>(resource_op, {{"T", types}, idx});
 }
 
 }  // namespace training

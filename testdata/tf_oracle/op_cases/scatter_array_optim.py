@@ -49,7 +49,20 @@ _DTYPES = {"ProximalAdagrad": ("float32", "float64"),
            "Ftrl": ("float32", "float64"), "FtrlV2": ("float32", "float64")}
 
 
-def _build(op, spec, dtype, shape, resource, name, attrs, scalar_override, grad_shape):
+# Optimizers with only Sparse* forms here (their dense forms are older).
+_SPARSE_ONLY = [
+    ("Adagrad", ["s:var", "s:accum:pos", "lr", "grad"], False),
+    ("Momentum", ["s:var", "s:accum", "lr", "grad", "momentum"], False),
+    ("RMSProp", ["s:var", "s:ms:pos", "s:mom", "lr", "rho", "momentum", "epsilon", "grad"],
+     False),
+]
+_NO_SPARSE = ("AdaMax", "AddSign", "PowerSign", "AdamWithAmsgrad")
+_SPARSE_DTYPES = {"RMSProp": ("float32", "float64", "float16"),
+                  "CenteredRMSProp": ("float32", "float64")}
+
+
+def _build(op, spec, dtype, shape, resource, name, attrs, scalar_override, grad_shape,
+           indices=None):
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     np_dtype = tf.as_dtype(dtype).as_numpy_dtype
     feeds, inputs, slots, assigns = {}, {}, [], []
@@ -70,6 +83,12 @@ def _build(op, spec, dtype, shape, resource, name, attrs, scalar_override, grad_
                 inputs[key] = tf.raw_ops.Assign(ref=v, value=ph, validate_shape=False)
             slots.append(key)
         elif arg in ("grad", "delta"):
+            if indices is not None:
+                arg = "grad"
+                grad_shape = grad_shape or (len(indices),) + tuple(shape[1:])
+                ind = tf.compat.v1.placeholder(tf.int32, None, name="indices")
+                feeds[ind] = np.array(indices, np.int32)
+                inputs["indices"] = ind
             ph = tf.compat.v1.placeholder(dtype, None, name=arg)
             feeds[ph] = data(f"{name}/{arg}", np.float32, grad_shape or shape).astype(np_dtype)
             inputs[arg] = ph
@@ -82,7 +101,7 @@ def _build(op, spec, dtype, shape, resource, name, attrs, scalar_override, grad_
         else:
             value = scalar_override.get(arg, _SCALARS[arg])
             inputs[arg] = tf.constant(np.asarray(value, np_dtype))
-    prefix = "ResourceApply" if resource else "Apply"
+    prefix = ("Resource" if resource else "") + ("SparseApply" if indices is not None else "Apply")
     with tf.control_dependencies(assigns):
         apply = getattr(tf.raw_ops, prefix + op)(**inputs, **attrs)
     with tf.control_dependencies([apply]):
@@ -96,16 +115,41 @@ def _build(op, spec, dtype, shape, resource, name, attrs, scalar_override, grad_
 
 
 def _case(op, spec, dtype, shape, resource, variant="", attrs=None, scalars=None,
-          grad_shape=None, **kw):
+          grad_shape=None, indices=None, **kw):
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
-    full = ("ResourceApply" if resource else "Apply") + op
+    full = (("Resource" if resource else "") + ("SparseApply" if indices is not None else "Apply")
+            + op)
     dt = tf.as_dtype(dtype)
     name = f"{full}/{dt.name}{list(shape)}{variant}".replace(" ", "")
     return OpCase(name, [full], lambda: _build(op, spec, dt, shape, resource, name, attrs or {},
-                                               scalars or {}, grad_shape), **kw)
+                                               scalars or {}, grad_shape, indices), **kw)
+
+
+def _sparse_cases():
+    for op, spec, resource_only in _OPTIMIZERS + _SPARSE_ONLY:
+        if op in _NO_SPARSE:
+            continue
+        for resource in ((True,) if resource_only else (False, True)):
+            dtypes = _SPARSE_DTYPES.get(op, _DTYPES.get(op, ("float32", "float64", "float16")))
+            for dtype in dtypes:
+                yield _case(op, spec, dtype, (5, 3), resource, indices=[3, 0, 4])
+            yield _case(op, spec, "float64", (4,), resource, "/int_rows", indices=[1, 2])
+            yield _case(op, spec, "float32", (5, 3), resource, "/no_indices", indices=[])
+            yield _case(op, spec, "float32", (5, 3), resource, "/index_range", indices=[1, 5],
+                        expect_error=r"indices\[1\] = 5 is not in \[0, 5\)"
+                        if op == "KerasMomentum" else
+                        "Index 5 at offset 1 in indices is out of range")
+            yield _case(op, spec, "float32", (5, 3), resource, "/grad_rows", indices=[1, 2],
+                        grad_shape=(3, 3), expect_error="grad must be the same size as indices "
+                                                        "in the first dimension.")
+            yield _case(op, spec, "float32", (5, 3), resource, "/grad_dims", indices=[1, 2],
+                        grad_shape=(2, 4), expect_error="var and grad must match in dimension 1")
+    yield _case("Adagrad", _SPARSE_ONLY[0][1], "float64", (5, 3), False, "/repeated",
+                indices=[2, 0, 2])
 
 
 def cases():
+    yield from _sparse_cases()
     for op, spec, resource_only in _OPTIMIZERS:
         for resource in ((True,) if resource_only else (False, True)):
             for dtype in _DTYPES.get(op, ("float32", "float64", "float16")):
