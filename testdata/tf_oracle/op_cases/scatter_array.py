@@ -348,6 +348,8 @@ case = _case
 strings = _strings
 tf_module = _tf
 values = _values
+ref_var = _ref_var
+resource_then_read = _resource_then_read
 
 
 def cases():
