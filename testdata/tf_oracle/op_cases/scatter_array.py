@@ -49,7 +49,9 @@ def _feeds(values):
     tf = _tf()
     phs, feeds = [], {}
     for key, v in values.items():
-        v = np.asarray(v)
+        # A copy per case: TensorFlow may update a fed array in place (an
+        # InplaceUpdate forwards its input), and cases share arrays.
+        v = np.array(v, copy=True)
         dtype = tf.string if v.dtype == object else tf.as_dtype(v.dtype)
         if dtype in (tf.string, tf.bfloat16):  # `dfg run --feed` reads no such .npy
             phs.append(tf.constant(v, dtype=dtype, name=key))

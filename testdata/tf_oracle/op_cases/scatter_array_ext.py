@@ -315,7 +315,8 @@ def _slice_writer(op, masks):
 
 
 def _parallel_concat_updates(a, b):
-    """_ParallelConcatStart and two _ParallelConcatUpdate (no Python wrappers)."""
+    """_ParallelConcatStart and an _ParallelConcatUpdate per row (no Python
+    wrappers; the start value is unspecified until every row is written)."""
     tf = _tf()
     from tensorflow.core.framework import attr_value_pb2  # pylint: disable=import-outside-toplevel
     g = tf.compat.v1.get_default_graph()
@@ -325,7 +326,7 @@ def _parallel_concat_updates(a, b):
         "dtype": attr_value_pb2.AttrValue(type=tf.float32.as_datatype_enum)},
         name="start").outputs[0]
     out = start
-    for loc, v in ((2, a), (0, b)):
+    for loc, v in ((2, a), (0, b), (1, a + b)):
         out = g.create_op("_ParallelConcatUpdate", [out, v], [tf.float32], attrs={
             "T": attr_value_pb2.AttrValue(type=tf.float32.as_datatype_enum),
             "loc": attr_value_pb2.AttrValue(i=loc)}, name=f"update{loc}").outputs[0]
