@@ -104,7 +104,8 @@ def _scatter_nd_cases():
                 {"indices": np.array([[4], [0]], np.int64),
                  "updates": _values(name, tf.float32, (2,)), "shape": np.array([5], np.int64)})
     errors = [
-        ("bad_index", [[1], [5]], (2,), [4], r"indices\[1\] = \[5\] does not index into shape \[4\]"),
+        ("bad_index", [[1], [5]], (2,), [4],
+         r"indices\[1\] = \[5\] does not index into shape \[4\]"),
         ("negative", [[1, 0], [-1, 0]], (2,), [4, 2],
          r"indices\[1\] = \[-1, 0\] does not index into shape \[4,2\]"),
         ("outer_dims", [[1], [2]], (3,), [4],

@@ -145,7 +145,8 @@ def _select_cases():
                               lambda a, b, o=idx: list(r.ListDiff(x=a, y=b, out_idx=o)),
                               {"x": xs, "y": ys})
     yield _array_case("ListDiff", "float32/x2d", lambda a, b: list(r.ListDiff(x=a, y=b)),
-                      {"x": x, "y": np.ones([2], np.float32)}, expect_error="x should be a 1D vector.")
+                      {"x": x, "y": np.ones([2], np.float32)},
+                      expect_error="x should be a 1D vector.")
     for dt in (np.int32, np.int64):
         for variant, idx, dims, err in [
                 ("vector", [0, 5, 23, 7], [2, 3, 4], None), ("scalar", 17, [3, 6], None),
@@ -199,12 +200,14 @@ def _misc_cases():
         yield _array_case("Bitcast", f"{src}{list(shape)}/{to.name}".replace(" ", ""),
                           lambda x, t=to: r.Bitcast(input=x, type=t),
                           {"x": _values(f"Bitcast/{src}", src, shape)})
-    yield _array_case("Bitcast", "uint8[2,3]/float32", lambda x: r.Bitcast(input=x, type=tf.float32),
+    yield _array_case("Bitcast", "uint8[2,3]/float32",
+                      lambda x: r.Bitcast(input=x, type=tf.float32),
                       {"x": np.zeros([2, 3], np.uint8)}, expect_error="Cannot bitcast from 4 to 1")
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     for variant, shape, err in [("partial", [None, 3], None), ("unknown", None, None),
-                                ("mismatch", [None, 4], r"Shape of tensor \w+ \[2,3\] is not "
-                                                        r"compatible with expected shape \[\?,4\]\."),
+                                ("mismatch", [None, 4],
+                                 r"Shape of tensor \w+ \[2,3\] is not compatible with expected "
+                                 r"shape \[\?,4\]\."),
                                 ("rank", [6], "is not compatible with expected shape")]:
         yield _array_case("EnsureShape", f"float32/{variant}",
                           lambda t, s=shape: r.EnsureShape(input=t, shape=s), {"x": x},
