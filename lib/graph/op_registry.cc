@@ -74,6 +74,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterStringOps(r);
     RegisterImageNnOps(r);
     RegisterSparseOps(r);
+    RegisterOptimizerOps(r);
     return r;
   }();
   return *registry;

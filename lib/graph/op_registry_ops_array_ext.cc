@@ -179,6 +179,76 @@ void RegisterShapesAndPlumbing(OpTable& t) {
             .Kernels("CPU", "GPU"));
 }
 
+// Ops that write into slices or rows of a tensor.
+void RegisterSliceWrites(OpTable& t) {
+  t.Add(Op("TensorStridedSliceUpdate")
+            .Input("input: T")
+            .Input("begin: Index")
+            .Input("end: Index")
+            .Input("strides: Index")
+            .Input("value: T")
+            .Output("output: T")
+            .Attr("T: type")
+            .Attr("Index: {int32, int64}")
+            .Attr("begin_mask: int = 0")
+            .Attr("end_mask: int = 0")
+            .Attr("ellipsis_mask: int = 0")
+            .Attr("new_axis_mask: int = 0")
+            .Attr("shrink_axis_mask: int = 0")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("StridedSliceAssign")
+            .Input("ref: Ref(T)")
+            .Input("begin: Index")
+            .Input("end: Index")
+            .Input("strides: Index")
+            .Input("value: T")
+            .Output("output_ref: Ref(T)")
+            .Attr("T: type")
+            .Attr("Index: {int32, int64}")
+            .Attr("begin_mask: int = 0")
+            .Attr("end_mask: int = 0")
+            .Attr("ellipsis_mask: int = 0")
+            .Attr("new_axis_mask: int = 0")
+            .Attr("shrink_axis_mask: int = 0")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("ResourceStridedSliceAssign")
+            .Input("ref: resource")
+            .Input("begin: Index")
+            .Input("end: Index")
+            .Input("strides: Index")
+            .Input("value: T")
+            .Attr("T: type")
+            .Attr("Index: {int32, int64}")
+            .Attr("begin_mask: int = 0")
+            .Attr("end_mask: int = 0")
+            .Attr("ellipsis_mask: int = 0")
+            .Attr("new_axis_mask: int = 0")
+            .Attr("shrink_axis_mask: int = 0")
+            .Stateful()
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "ref"));
+  t.Add(Op("ParallelConcat")
+            .Input("values: N * T")
+            .Output("output: T")
+            .Attr("N: int >= 1")
+            .Attr("T: type")
+            .Attr("shape: shape")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("_ParallelConcatStart")
+            .Output("output: dtype")
+            .Attr("shape: shape")
+            .Attr("dtype: type")
+            .Stateful()
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("_ParallelConcatUpdate")
+            .Input("value: T")
+            .Input("update: T")
+            .Output("output: T")
+            .Attr("T: type")
+            .Attr("loc: int")
+            .Kernels("CPU", "GPU"));
+}
+
 }  // namespace
 
 void RegisterArrayExtOps(OpRegistry* registry) {
@@ -186,6 +256,7 @@ void RegisterArrayExtOps(OpRegistry* registry) {
   RegisterReorderings(t);
   RegisterSelections(t);
   RegisterShapesAndPlumbing(t);
+  RegisterSliceWrites(t);
 }
 
 }  // namespace dfg

@@ -1,8 +1,9 @@
 // Array kernels that move or pick elements (TensorFlow's reverse_op.cc,
 // reverse_sequence_op.cc, roll_op.cc, dynamic_partition_op.cc,
 // listdiff_op.cc, unravel_index_op.cc, inplace_ops.cc): Reverse,
-// ReverseSequence, Roll, DynamicPartition, ListDiff, UnravelIndex and
-// Inplace{Add,Sub,Update}.
+// ReverseSequence, Roll, DynamicPartition, ListDiff, UnravelIndex,
+// Inplace{Add,Sub,Update} and ParallelConcat (with _ParallelConcatStart /
+// _ParallelConcatUpdate).
 #include <unordered_set>
 
 #include "lib/kernels/array_util.h"
@@ -367,9 +368,123 @@ class InplaceOp : public OpKernel {
   }
 };
 
+// ParallelConcat(values, shape): value i (shape [1, ...]) as row i of a
+// tensor of `shape`. TensorFlow's session rewrites it into
+// _ParallelConcatStart and one _ParallelConcatUpdate per value; dfg runs it
+// directly (same result).
+class ParallelConcatOp : public OpKernel {
+ public:
+  explicit ParallelConcatOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    TensorShapeProto shape;
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("shape", &shape));
+    StatusOr<TensorShape> full = TensorShape::FromProto(shape);
+    DFG_OP_REQUIRES(ctx, full.ok() && full->dims() >= 1,
+                    InvalidArgument("ParallelConcat needs a fully defined "
+                                    "shape of rank >= 1, got {}",
+                                    PartialShapeDebugString(shape)));
+    shape_ = *full;
+  }
+  void Compute(OpKernelContext* ctx) override {
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape_, &out));
+    const int64_t row = shape_.dim_size(0) == 0
+                            ? 0
+                            : shape_.num_elements() / shape_.dim_size(0);
+    for (int i = 0; i < ctx->num_inputs(); ++i) {
+      DFG_OP_REQUIRES_OK(ctx, CheckRow(shape_, ctx->input(i), i));
+      CopyElements(ctx->input(i), 0, out, i * row, row);
+    }
+  }
+
+  // `update` (shape [1] + value.shape[1:]) fits row `loc` of `value`;
+  // TensorFlow's _ParallelConcatUpdate checks.
+  static Status CheckRow(const TensorShape& value, const Tensor& update,
+                         int64_t loc) {
+    if (value.dims() < 1) {
+      return InvalidArgument("value should be at least rank 1.");
+    }
+    if (value.dim_size(0) <= loc) {
+      return InvalidArgument("0th dimension of value = {} is less than loc_={}",
+                             value.dim_size(0), loc);
+    }
+    if (value.dims() != update.dims()) {
+      return InvalidArgument("value and update shape doesn't match: {} vs. {}",
+                             value.DebugString(), update.shape().DebugString());
+    }
+    for (int d = 1; d < value.dims(); ++d) {
+      if (value.dim_size(d) != update.dim_size(d)) {
+        return InvalidArgument("value and update shape doesn't match {} vs. {}",
+                               value.DebugString(),
+                               update.shape().DebugString());
+      }
+    }
+    if (update.dim_size(0) != 1) {
+      return InvalidArgument("update shape doesn't match: {}",
+                             update.shape().DebugString());
+    }
+    return Status::Ok();
+  }
+
+ private:
+  TensorShape shape_;
+};
+
+// _ParallelConcatStart: a zeroed tensor of `shape` (TensorFlow leaves it
+// uninitialized) for the updates to fill.
+class ParallelConcatStartOp : public OpKernel {
+ public:
+  explicit ParallelConcatStartOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    TensorShapeProto shape;
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("shape", &shape));
+    StatusOr<TensorShape> full = TensorShape::FromProto(shape);
+    DFG_OP_REQUIRES_OK(ctx, full.status());
+    shape_ = *full;
+  }
+  void Compute(OpKernelContext* ctx) override {
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape_, &out));
+    VisitScatterType(out->dtype(), [&](auto v) {
+      using T = decltype(v);
+      for (T& e : out->flat<T>()) e = T{};
+    });
+  }
+
+ private:
+  TensorShape shape_;
+};
+
+// _ParallelConcatUpdate(value, update, loc): value with row `loc` replaced,
+// in value's buffer when nothing else holds it.
+class ParallelConcatUpdateOp : public OpKernel {
+ public:
+  explicit ParallelConcatUpdateOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("loc", &loc_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& value = ctx->input(0);
+    const Tensor& update = ctx->input(1);
+    DFG_OP_REQUIRES_OK(ctx,
+                       ParallelConcatOp::CheckRow(value.shape(), update, loc_));
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                                {0}, 0, value.shape(), &out));
+    if (out->data() != value.data()) {
+      CopyElements(value, 0, out, 0, value.NumElements());
+    }
+    const int64_t row = update.NumElements();
+    CopyElements(update, 0, out, loc_ * row, row);
+  }
+
+ private:
+  int64_t loc_ = 0;
+};
+
 }  // namespace
 
 void RegisterArrayExtKernels(KernelRegistry* r) {
+  r->Register<ParallelConcatOp>("ParallelConcat");
+  r->Register<ParallelConcatStartOp>("_ParallelConcatStart");
+  r->Register<ParallelConcatUpdateOp>("_ParallelConcatUpdate");
   r->Register<ReverseOp>("Reverse", {TypeConstraint("T", AllTypes())});
   r->Register<ReverseSequenceOp>("ReverseSequence",
                                  {TypeConstraint("T", AllTypes())});

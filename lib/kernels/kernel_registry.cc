@@ -84,6 +84,7 @@ void RegisterNnGradExtKernels(KernelRegistry* r);
 void RegisterTensorListExtKernels(KernelRegistry* r);
 void RegisterStatelessRandomKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
+void RegisterTrainingExtKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -157,6 +158,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterTensorListExtKernels(r);
   RegisterStatelessRandomKernels(r);
   RegisterSparseKernels(r);
+  RegisterTrainingExtKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

@@ -1,7 +1,7 @@
 // Index-mapping array kernels: Pad, PadV2, MirrorPad, Slice, StridedSlice
-// (all masks) and StridedSliceGrad, Tile, ReverseV2, BroadcastTo. Each
-// computes, per output dim, which input index every output position reads, then
-// runs MapCopy.
+// (all masks), StridedSliceGrad and the strided slice assignments, Tile,
+// ReverseV2, BroadcastTo. Each computes, per output dim, which input index
+// every output position reads, then runs MapCopy.
 #include <algorithm>
 
 #include "lib/kernels/array_util.h"
@@ -317,6 +317,31 @@ void StridedSliceOp::Compute(OpKernelContext* ctx) {
   EmitMapped(ctx, shape, maps, nullptr);
 }
 
+// Writes `value` (any dtype; its elements in row-major order over the maps)
+// into `out` at out index (maps[0][i0], maps[1][i1], ...).
+void WriteMapped(const Maps& maps, const Tensor& value, Tensor* out) {
+  if (value.NumElements() == 0) return;
+  const int rank = out->dims();
+  VisitCopyType(value.dtype(), [&](auto v) {
+    using C = decltype(v);
+    C* o = static_cast<C*>(out->data());
+    const C* g = static_cast<const C*>(value.data());
+    std::vector<int64_t> stride(rank, 1), idx(rank, 0);
+    for (int d = rank - 2; d >= 0; --d) {
+      stride[d] = stride[d + 1] * out->dim_size(d + 1);
+    }
+    for (int64_t k = 0; k < value.NumElements(); ++k) {
+      int64_t offset = 0;
+      for (int d = 0; d < rank; ++d) offset += maps[d][idx[d]] * stride[d];
+      o[offset] = g[k];
+      for (int d = rank - 1; d >= 0; --d) {
+        if (++idx[d] < static_cast<int64_t>(maps[d].size())) break;
+        idx[d] = 0;
+      }
+    }
+  });
+}
+
 // StridedSliceGrad(shape, begin, end, strides, dy): zeros of `shape` with dy
 // written at the positions StridedSlice would read.
 class StridedSliceGradOp : public StridedSliceOp {
@@ -338,27 +363,103 @@ class StridedSliceGradOp : public StridedSliceOp {
                         dy.shape().DebugString(), shape.DebugString()));
     Tensor* out = nullptr;
     DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in, &out));
-    if (out->NumElements() == 0) return;
     VisitCopyType(dy.dtype(), [&](auto v) {
       using C = decltype(v);
       C* o = static_cast<C*>(out->data());
       std::fill(o, o + out->NumElements(), C{});
-      const C* g = static_cast<const C*>(dy.data());
-      const int rank = in.dims();
-      std::vector<int64_t> stride(rank, 1), idx(rank, 0);
-      for (int d = rank - 2; d >= 0; --d) {
-        stride[d] = stride[d + 1] * in.dim_size(d + 1);
-      }
-      for (int64_t k = 0; k < dy.NumElements(); ++k) {
-        int64_t offset = 0;
-        for (int d = 0; d < rank; ++d) offset += maps[d][idx[d]] * stride[d];
-        o[offset] = g[k];
-        for (int d = rank - 1; d >= 0; --d) {
-          if (++idx[d] < static_cast<int64_t>(maps[d].size())) break;
-          idx[d] = 0;
-        }
-      }
     });
+    WriteMapped(maps, dy, out);
+  }
+};
+
+// `value` broadcast (numpy rules) to `shape`.
+Status BroadcastTo(const TensorShape& shape, Tensor* value) {
+  const int rank = shape.dims(), vrank = value->dims();
+  bool ok = vrank <= rank;
+  Maps maps(rank);
+  for (int d = 0; ok && d < rank; ++d) {
+    const int vd = d - (rank - vrank);
+    const int64_t n = vd < 0 ? 1 : value->dim_size(vd);
+    ok = n == shape.dim_size(d) || n == 1;
+    for (int64_t i = 0; ok && i < shape.dim_size(d); ++i) {
+      maps[d].push_back(n == 1 ? 0 : i);
+    }
+  }
+  if (!ok) {
+    return InvalidArgument(
+        "Cannot broadcast input shape {} into final shape {}",
+        value->shape().DebugString(), shape.DebugString());
+  }
+  std::vector<int64_t> dims(rank, 1);
+  for (int d = 0; d < vrank; ++d) dims[d + rank - vrank] = value->dim_size(d);
+  Tensor out(value->dtype(), shape);
+  if (out.NumElements() > 0) {
+    VisitCopyType(value->dtype(), [&](auto v) {
+      using C = decltype(v);
+      MapCopy(nullptr, static_cast<const C*>(value->data()), dims, maps,
+              static_cast<C*>(out.data()), C{});
+    });
+  }
+  *value = std::move(out);
+  return Status::Ok();
+}
+
+// TensorStridedSliceUpdate (a copy of the input), StridedSliceAssign (a ref
+// variable, forwarded) and ResourceStridedSliceAssign: `value` written at
+// the positions StridedSlice would read. A variable's buffer is copied first
+// when another tensor shares it.
+class StridedSliceAssignOp : public StridedSliceOp {
+ public:
+  explicit StridedSliceAssignOp(OpKernelConstruction* ctx)
+      : StridedSliceOp(ctx) {
+    set_allows_uninitialized_input(true);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const std::string& op = type_string();
+    if (op == "TensorStridedSliceUpdate") {
+      Tensor out = ctx->input(0).DeepCopy();
+      DFG_OP_REQUIRES_OK(ctx, Assign(ctx, &out));
+      ctx->set_output(0, std::move(out));
+    } else if (op == "StridedSliceAssign") {
+      std::mutex* mu = ctx->input_ref_mutex(0);
+      {
+        std::lock_guard<std::mutex> lock(*mu);
+        Tensor* t = ctx->mutable_input(0);
+        DFG_OP_REQUIRES(ctx, t->IsInitialized(),
+                        FailedPrecondition("Attempting to use uninitialized "
+                                           "value {}",
+                                           requested_input(0)));
+        DFG_OP_REQUIRES_OK(ctx, Assign(ctx, t));
+      }
+      ctx->set_output_ref(0, mu, ctx->mutable_input(0));
+    } else {
+      const Tensor& h = ctx->input(0);
+      DFG_OP_REQUIRES(ctx, ctx->resource_manager() != nullptr,
+                      Internal("No resource manager."));
+      const ResourceHandle& handle = h.flat<ResourceHandle>()[0];
+      auto var = ctx->resource_manager()->Lookup(handle.container, handle.name);
+      DFG_OP_REQUIRES_OK(ctx, var.status());
+      std::lock_guard<std::mutex> lock(*(*var)->mu());
+      DFG_OP_REQUIRES_OK(ctx, Assign(ctx, (*var)->tensor()));
+    }
+  }
+
+ private:
+  Status Assign(OpKernelContext* ctx, Tensor* t) const {
+    Maps maps;
+    TensorShape shape;
+    DFG_RETURN_IF_ERROR(Plan(t->shape(), ctx->input(1), ctx->input(2),
+                             ctx->input(3), &maps, &shape));
+    int64_t n = 1;
+    for (const auto& m : maps) n *= static_cast<int64_t>(m.size());
+    if (n == 0) return Status::Ok();
+    Tensor value = ctx->input(4);
+    if (value.shape() != shape) {
+      DFG_RETURN_IF_ERROR(BroadcastTo(shape, &value));
+    }
+    if (!t->RefCountIsOne()) *t = t->DeepCopy();
+    WriteMapped(maps, value, t);
+    return Status::Ok();
   }
 };
 
@@ -462,6 +563,10 @@ void RegisterSliceKernels(KernelRegistry* r) {
   r->Register<SliceOp>("Slice");
   r->Register<StridedSliceOp>("StridedSlice");
   r->Register<StridedSliceGradOp>("StridedSliceGrad");
+  for (const char* op : {"TensorStridedSliceUpdate", "StridedSliceAssign",
+                         "ResourceStridedSliceAssign"}) {
+    r->Register<StridedSliceAssignOp>(op);
+  }
   r->Register<TileOp>("Tile");
   r->Register<ReverseV2Op>("ReverseV2");
   r->Register<BroadcastToOp>("BroadcastTo");

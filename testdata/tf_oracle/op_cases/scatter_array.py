@@ -49,7 +49,9 @@ def _feeds(values):
     tf = _tf()
     phs, feeds = [], {}
     for key, v in values.items():
-        v = np.asarray(v)
+        # A copy per case: TensorFlow may update a fed array in place (an
+        # InplaceUpdate forwards its input), and cases share arrays.
+        v = np.array(v, copy=True)
         dtype = tf.string if v.dtype == object else tf.as_dtype(v.dtype)
         if dtype in (tf.string, tf.bfloat16):  # `dfg run --feed` reads no such .npy
             phs.append(tf.constant(v, dtype=dtype, name=key))
@@ -102,7 +104,8 @@ def _scatter_nd_cases():
                 {"indices": np.array([[4], [0]], np.int64),
                  "updates": _values(name, tf.float32, (2,)), "shape": np.array([5], np.int64)})
     errors = [
-        ("bad_index", [[1], [5]], (2,), [4], r"indices\[1\] = \[5\] does not index into shape \[4\]"),
+        ("bad_index", [[1], [5]], (2,), [4],
+         r"indices\[1\] = \[5\] does not index into shape \[4\]"),
         ("negative", [[1, 0], [-1, 0]], (2,), [4, 2],
          r"indices\[1\] = \[-1, 0\] does not index into shape \[4,2\]"),
         ("outer_dims", [[1], [2]], (3,), [4],
@@ -348,6 +351,8 @@ case = _case
 strings = _strings
 tf_module = _tf
 values = _values
+ref_var = _ref_var
+resource_then_read = _resource_then_read
 
 
 def cases():

@@ -3,6 +3,7 @@ in-place row updates, bitcasts, data-format maps and pass-through ops."""
 import numpy as np
 
 from op_cases.scatter_array import I32 as _I32, case as _case, strings as _strings
+from op_cases.scatter_array import ref_var as _ref_var, resource_then_read as _then_read
 from op_cases.scatter_array import tf_module as _tf, values as _values
 
 _ARRAY_DTYPES = ("float32", "float64", "int32", "int64", "float16", "bfloat16", "uint8",
@@ -144,7 +145,8 @@ def _select_cases():
                               lambda a, b, o=idx: list(r.ListDiff(x=a, y=b, out_idx=o)),
                               {"x": xs, "y": ys})
     yield _array_case("ListDiff", "float32/x2d", lambda a, b: list(r.ListDiff(x=a, y=b)),
-                      {"x": x, "y": np.ones([2], np.float32)}, expect_error="x should be a 1D vector.")
+                      {"x": x, "y": np.ones([2], np.float32)},
+                      expect_error="x should be a 1D vector.")
     for dt in (np.int32, np.int64):
         for variant, idx, dims, err in [
                 ("vector", [0, 5, 23, 7], [2, 3, 4], None), ("scalar", 17, [3, 6], None),
@@ -198,12 +200,14 @@ def _misc_cases():
         yield _array_case("Bitcast", f"{src}{list(shape)}/{to.name}".replace(" ", ""),
                           lambda x, t=to: r.Bitcast(input=x, type=t),
                           {"x": _values(f"Bitcast/{src}", src, shape)})
-    yield _array_case("Bitcast", "uint8[2,3]/float32", lambda x: r.Bitcast(input=x, type=tf.float32),
+    yield _array_case("Bitcast", "uint8[2,3]/float32",
+                      lambda x: r.Bitcast(input=x, type=tf.float32),
                       {"x": np.zeros([2, 3], np.uint8)}, expect_error="Cannot bitcast from 4 to 1")
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     for variant, shape, err in [("partial", [None, 3], None), ("unknown", None, None),
-                                ("mismatch", [None, 4], r"Shape of tensor \w+ \[2,3\] is not "
-                                                        r"compatible with expected shape \[\?,4\]\."),
+                                ("mismatch", [None, 4],
+                                 r"Shape of tensor \w+ \[2,3\] is not compatible with expected "
+                                 r"shape \[\?,4\]\."),
                                 ("rank", [6], "is not compatible with expected shape")]:
         yield _array_case("EnsureShape", f"float32/{variant}",
                           lambda t, s=shape: r.EnsureShape(input=t, shape=s), {"x": x},
@@ -259,7 +263,81 @@ def _misc_cases():
                           {"x": np.float32(1)})
 
 
+_SLICES = [  # (shape, begin, end, strides, masks, value shape)
+    ((4, 5), [1, 0], [3, 5], [1, 2], {}, (2, 3)),
+    ((4, 5), [-1, 4], [0, 0], [-1, -2], {"end_mask": 1}, (4, 2)),
+    ((2, 3, 4), [1, 0], [2, 2], [1, 1], {"shrink_axis_mask": 1}, (2, 4)),
+    ((2, 3, 4), [0, 1], [1, 3], [1, 1], {"ellipsis_mask": 1, "new_axis_mask": 2}, (2, 3, 4, 1)),
+    ((4, 5), [1, 0], [3, 5], [1, 2], {}, (3,)),  # broadcast
+    ((4, 5), [2, 0], [2, 5], [1, 1], {}, (0, 5)),
+]
+
+
+def _slice_write_cases():
+    tf = _tf()
+    r = tf.raw_ops
+    for op in ("TensorStridedSliceUpdate", "StridedSliceAssign", "ResourceStridedSliceAssign"):
+        for dt in ("float32", "int64", "string", "bool", "float16"):
+            for k, (shape, b, e, st, masks, vshape) in enumerate(_SLICES):
+                if dt != "float32" and k > 1:
+                    continue
+                vals = {"x": _values(f"{op}/{dt}/{k}", dt, shape),
+                        "b": np.array(b, _I32), "e": np.array(e, _I32),
+                        "s": np.array(st, _I32),
+                        "v": _values(f"{op}/{dt}/{k}/v", dt, vshape)}
+                yield _array_case(op, f"{dt}{list(shape)}/{k}".replace(" ", ""),
+                                  _slice_writer(op, masks), vals)
+        yield _array_case(op, "float32/value_shape", _slice_writer(op, {}),
+                          {"x": np.zeros([4, 5], np.float32), "b": np.array([1, 0], _I32),
+                           "e": np.array([3, 5], _I32), "s": np.array([1, 1], _I32),
+                           "v": np.ones([2, 4], np.float32)},
+                          expect_error=r"Cannot broadcast input shape \[2,4\] into final "
+                                       r"shape \[2,5\]")
+    for dt in ("float32", "int32", "string"):
+        parts = [_values(f"ParallelConcat/{dt}/{i}", dt, (1, 2, 3)) for i in range(3)]
+        yield _array_case("ParallelConcat", f"{dt}[3,2,3]",
+                          lambda a, b, c: tf.parallel_stack(
+                              [tf.reshape(t, [2, 3]) for t in (a, b, c)]),
+                          {"a": parts[0], "b": parts[1], "c": parts[2]})
+    yield _case("_ParallelConcatUpdate/float32[3,2]",
+                ["_ParallelConcatStart", "_ParallelConcatUpdate"], _parallel_concat_updates,
+                      {"a": np.ones([1, 2], np.float32), "b": np.full([1, 2], 2, np.float32)})
+
+
+def _slice_writer(op, masks):
+    tf = _tf()
+    r = tf.raw_ops
+    if op == "TensorStridedSliceUpdate":
+        return lambda x, b, e, s, v: r.TensorStridedSliceUpdate(
+            input=x, begin=b, end=e, strides=s, value=v, **masks)
+    if op == "StridedSliceAssign":
+        return lambda x, b, e, s, v: r.StridedSliceAssign(
+            ref=_ref_var(x), begin=b, end=e, strides=s, value=v, **masks)
+    return lambda x, b, e, s, v: _then_read(x, lambda h: r.ResourceStridedSliceAssign(
+        ref=h, begin=b, end=e, strides=s, value=v, **masks))
+
+
+def _parallel_concat_updates(a, b):
+    """_ParallelConcatStart and an _ParallelConcatUpdate per row (no Python
+    wrappers; the start value is unspecified until every row is written)."""
+    tf = _tf()
+    from tensorflow.core.framework import attr_value_pb2  # pylint: disable=import-outside-toplevel
+    g = tf.compat.v1.get_default_graph()
+    shape = tf.TensorShape([3, 2]).as_proto()
+    start = g.create_op("_ParallelConcatStart", [], [tf.float32], attrs={
+        "shape": attr_value_pb2.AttrValue(shape=shape),
+        "dtype": attr_value_pb2.AttrValue(type=tf.float32.as_datatype_enum)},
+        name="start").outputs[0]
+    out = start
+    for loc, v in ((2, a), (0, b), (1, a + b)):
+        out = g.create_op("_ParallelConcatUpdate", [out, v], [tf.float32], attrs={
+            "T": attr_value_pb2.AttrValue(type=tf.float32.as_datatype_enum),
+            "loc": attr_value_pb2.AttrValue(i=loc)}, name=f"update{loc}").outputs[0]
+    return tf.identity(out)
+
+
 def cases():
     yield from _reorder_cases()
     yield from _select_cases()
     yield from _misc_cases()
+    yield from _slice_write_cases()
