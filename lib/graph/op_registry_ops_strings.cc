@@ -130,6 +130,18 @@ void RegisterSummaries(OpTable& t) {
             .Attr("max_outputs: int >= 1 = 3"));
 }
 
+void RegisterImageSummary(OpTable& t) {
+  t.Add(CpuOp("ImageSummary")
+            .Input("tag: string")
+            .Input("tensor: T")
+            .Output("summary: string")
+            .Attr("max_images: int >= 1 = 3")
+            .Attr("T: {uint8, float, half, double} = DT_FLOAT")
+            .Attr("bad_color: tensor = { dtype: DT_UINT8 tensor_shape { dim { "
+                  "size: 4 } } int_val: 255 int_val: 0 int_val: 0 int_val: "
+                  "255 }"));
+}
+
 void RegisterBincounts(OpTable& t) {
   const char* kT = "T: {int32, int64, float, double}";
   t.Add(CpuOp("Bincount")
@@ -253,6 +265,7 @@ void RegisterStringOps(OpRegistry* registry) {
   RegisterTextOps(t);
   RegisterUnicode(t);
   RegisterSummaries(t);
+  RegisterImageSummary(t);
   RegisterBincounts(t);
   RegisterRaggedConversions(t);
   RegisterMutableTables(t);

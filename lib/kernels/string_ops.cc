@@ -251,6 +251,7 @@ void RegisterStringConvertKernels(KernelRegistry* r);
 void RegisterStringReduceKernels(KernelRegistry* r);
 void RegisterUnicodeKernels(KernelRegistry* r);
 void RegisterSummaryKernels(KernelRegistry* r);
+void RegisterPngSummaryKernels(KernelRegistry* r);
 
 void RegisterStringKernels(KernelRegistry* r) {
   for (const char* op : {"StringToHashBucketFast", "StringToHashBucket",
@@ -269,6 +270,7 @@ void RegisterStringKernels(KernelRegistry* r) {
   RegisterStringReduceKernels(r);
   RegisterUnicodeKernels(r);
   RegisterSummaryKernels(r);
+  RegisterPngSummaryKernels(r);
 }
 
 }  // namespace dfg

@@ -1,5 +1,6 @@
 """Summary ops returning serialized tensorflow.Summary protos: ScalarSummary,
-HistogramSummary, TensorSummary(V2), AudioSummaryV2, MergeSummary. Each
+HistogramSummary, TensorSummary(V2), AudioSummaryV2, ImageSummary (and the
+PNG encoder it shares with EncodePng), MergeSummary. Each
 fetch goes through EncodeBase64 (`dfg run`'s .npy strings would lose a
 proto's trailing zero bytes)."""
 import numpy as np
@@ -126,3 +127,59 @@ def cases():
     yield _audio((5,), error="Tensor must be 3-D or 2-D, got: \\[5\\]", tag="/rank1")
     yield _merge(["a", "b", "c"])
     yield _merge(["a", "b", "a"], error="Duplicate tag a found in summary inputs", tag="/dup")
+    yield from image_cases()
+
+
+def _image(dtype, shape, max_images=3, special=None, error=None, tag="", bad_color=None):
+    name = (f"ImageSummary/{np.dtype(dtype).name}{list(shape)}/max={max_images}"
+            f"{'/' + special if special else ''}{tag}").replace(" ", "")
+
+    def make(tf):
+        x = tf.compat.v1.placeholder(dtype, None, name="x")
+        if np.dtype(dtype) == np.uint8:
+            v = np.random.default_rng(7).integers(0, 256, shape).astype(np.uint8)
+        else:
+            v = data(name, dtype, shape, special or "any")
+            if special == "pos":
+                v = np.abs(v)
+            if special == "nonfinite":
+                v.flat[0] = np.nan
+                v.flat[-1] = np.inf
+        kw = {} if bad_color is None else {"bad_color": tf.make_tensor_proto(bad_color)}
+        y = tf.raw_ops.ImageSummary(tag="img", tensor=x, max_images=max_images, **kw)
+        return y, {x: v}
+    return _case(name, ["ImageSummary"], make, error)
+
+
+def _encode_png(dtype, shape, compression=-1, error=None):
+    name = f"EncodePng/{np.dtype(dtype).name}{list(shape)}/c={compression}".replace(" ", "")
+
+    def make(tf):
+        x = tf.compat.v1.placeholder(dtype, None, name="x")
+        hi = 256 if dtype == np.uint8 else 65536
+        v = np.random.default_rng(11).integers(0, hi, shape).astype(dtype)
+        return tf.raw_ops.EncodePng(image=x, compression=compression), {x: v}
+    return _case(name, ["EncodePng"], make, error)
+
+
+def image_cases():
+    for dt in (np.uint8, np.float32, np.float64, np.float16):
+        for shape in ((2, 5, 7, 3), (1, 4, 4, 1), (4, 3, 6, 4)):
+            yield _image(dt, shape)
+    yield _image(np.float32, (2, 5, 7, 3), special="pos")
+    yield _image(np.float16, (2, 5, 7, 3), special="pos")
+    yield _image(np.float32, (2, 5, 7, 3), special="nonfinite")
+    yield _image(np.float32, (2, 5, 7, 3), special="nonfinite", tag="/bad_color",
+                 bad_color=np.array([1, 2, 3], np.uint8))
+    yield _image(np.float32, (3, 4, 4, 1), max_images=1)
+    yield _image(np.float32, (1, 4, 4, 2), error="Tensor must be 4-D with last dim 1, 3, or 4")
+    yield _image(np.float32, (1, 0, 4, 3), error="input tensor must have non-zero dims")
+    yield _image(np.float32, (1, 2, 2, 4), special="nonfinite", tag="/short_bad_color",
+                 bad_color=np.array([1, 2, 3], np.uint8),
+                 error="expected depth <= bad_color.size")
+    for dt in (np.uint8, np.uint16):
+        for shape in ((5, 7, 1), (5, 7, 2), (9, 4, 3), (3, 3, 4)):
+            yield _encode_png(dt, shape)
+    for c in (0, 1, 9):
+        yield _encode_png(np.uint8, (16, 16, 3), c)
+    yield _encode_png(np.uint8, (4, 4, 5), error="image must have 1, 2, 3, or 4 channels, got 5")
