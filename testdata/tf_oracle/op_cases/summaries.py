@@ -128,6 +128,7 @@ def cases():
     yield _merge(["a", "b", "c"])
     yield _merge(["a", "b", "a"], error="Duplicate tag a found in summary inputs", tag="/dup")
     yield from image_cases()
+    yield from decode_cases()
 
 
 def _image(dtype, shape, max_images=3, special=None, error=None, tag="", bad_color=None):
@@ -183,3 +184,34 @@ def image_cases():
     for c in (0, 1, 9):
         yield _encode_png(np.uint8, (16, 16, 3), c)
     yield _encode_png(np.uint8, (4, 4, 5), error="image must have 1, 2, 3, or 4 channels, got 5")
+
+
+def _decode_png(shape, src_dtype, channels, dtype, tag="", error=None, raw=None):
+    name = (f"DecodePng/{np.dtype(src_dtype).name}{list(shape)}/channels={channels}/"
+            f"{np.dtype(dtype).name}{tag}").replace(" ", "")
+
+    def build():
+        tf = _tf()
+        if raw is not None:
+            contents = tf.constant(raw)
+        else:
+            hi = 256 if src_dtype == np.uint8 else 65536
+            img = np.random.default_rng(5).integers(0, hi, shape).astype(src_dtype)
+            contents = tf.raw_ops.EncodePng(image=tf.constant(img))
+        y = tf.raw_ops.DecodePng(contents=contents, channels=channels, dtype=dtype)
+        return [y], {}
+    return OpCase(name, ["DecodePng"], build, expect_error=error)
+
+
+def decode_cases():
+    for src in (np.uint8, np.uint16):
+        for c_in in (1, 2, 3, 4):
+            for channels in (0, 1, 3, 4):
+                for dt in (np.uint8, np.uint16):
+                    yield _decode_png((3, 5, c_in), src, channels, dt)
+    yield _decode_png((3, 5, 3), np.uint8, 2, np.uint8,
+                      error="`channels` must be 0, 1, 3 or 4 but got 2")
+    yield _decode_png((0,), np.uint8, 0, np.uint8, tag="/garbage", raw=b"garbage",
+                      error="Unknown image file format")
+    yield _decode_png((0,), np.uint8, 0, np.uint8, tag="/empty", raw=b"",
+                      error="Input is empty")
