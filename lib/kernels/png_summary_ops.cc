@@ -7,7 +7,6 @@
 // negative values occur; non-finite pixels take bad_color) and emits up to
 // max_images Summary.Image values.
 #include <png.h>
-#include <zlib.h>
 
 #include <cmath>
 #include <cstring>
@@ -20,6 +19,10 @@ namespace dfg {
 namespace {
 
 using tensorflow::DT_UINT8;
+
+// zlib's Z_DEFAULT_COMPRESSION and MAX_MEM_LEVEL (zlib.h is lib/io's).
+constexpr int kZlibDefaultLevel = -1;
+constexpr int kZlibMaxMemLevel = 9;
 
 void AppendToString(png_structp png, png_bytep data, png_size_t size) {
   auto* out = static_cast<std::string*>(png_get_io_ptr(png));
@@ -49,9 +52,9 @@ bool WritePng(const void* image, int width, int height, int row_bytes,
   static const int kColor[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
   png_set_write_fn(png, out, AppendToString, NoFlush);
-  png_set_compression_level(
-      png, compression < 0 ? Z_DEFAULT_COMPRESSION : compression);
-  png_set_compression_mem_level(png, MAX_MEM_LEVEL);
+  png_set_compression_level(png,
+                            compression < 0 ? kZlibDefaultLevel : compression);
+  png_set_compression_mem_level(png, kZlibMaxMemLevel);
   png_set_IHDR(png, info, width, height, bits, kColor[channels - 1],
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                PNG_FILTER_TYPE_DEFAULT);
