@@ -1,5 +1,4 @@
-// EncodePng, DecodePng (PNG input only) and ImageSummary (TensorFlow's
-// core/kernels/encode_png_op.cc, decode_image_op.cc, summary_image_op.cc,
+// ImageSummary (TensorFlow's core/kernels/summary_image_op.cc,
 // lib/png/png_io.cc): images written by libpng with
 // TensorFlow's settings (zlib level, memory level 9, default filters, no
 // metadata), so the bytes match. ImageSummary rescales float images to
@@ -9,7 +8,6 @@
 #include <png.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "lib/kernels/kernel_util.h"
@@ -66,45 +64,6 @@ bool WritePng(const void* image, int width, int height, int row_bytes,
   png_destroy_write_struct(&png, &info);
   return true;
 }
-
-class EncodePngOp : public OpKernel {
- public:
-  explicit EncodePngOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("compression", &compression_));
-    DFG_OP_REQUIRES(ctx, compression_ >= -1 && compression_ <= 9,
-                    InvalidArgument("compression should be in [-1,9], got {}",
-                                    compression_));
-  }
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& image = ctx->input(0);
-    DFG_OP_REQUIRES(ctx, image.dims() == 3,
-                    InvalidArgument("image must be 3-dimensional{}",
-                                    image.shape().DebugString()));
-    DFG_OP_REQUIRES(
-        ctx, image.NumElements() < std::numeric_limits<int32_t>::max(),
-        FailedPrecondition("image cannot have >= int32 max elements"));
-    const int64_t channels = image.dim_size(2);
-    DFG_OP_REQUIRES(ctx, channels >= 1 && channels <= 4,
-                    InvalidArgument("image must have 1, 2, 3, or 4 channels, "
-                                    "got {}",
-                                    channels));
-    const int bits = image.dtype() == DT_UINT8 ? 8 : 16;
-    const int64_t width = image.dim_size(1);
-    std::string png;
-    DFG_OP_REQUIRES(
-        ctx,
-        WritePng(image.data(), static_cast<int>(width),
-                 static_cast<int>(image.dim_size(0)),
-                 static_cast<int>(width * channels * bits / 8),
-                 static_cast<int>(channels), bits, compression_, &png),
-        Internal("PNG encoding failed"));
-    ctx->set_output(0, Tensor::Scalar<std::string>(std::move(png)));
-  }
-
- private:
-  int64_t compression_ = -1;
-};
 
 // One float image (hw pixels x depth) as uint8, TensorFlow's way: the
 // arithmetic in T (so half rounds as half does), then truncation.
@@ -236,129 +195,9 @@ class ImageSummaryOp : public OpKernel {
   Tensor bad_color_;
 };
 
-struct PngReader {
-  std::string_view data;
-};
-
-void ReadFromString(png_structp png, png_bytep out, png_size_t size) {
-  auto* r = static_cast<PngReader*>(png_get_io_ptr(png));
-  if (r->data.size() < size) png_error(png, "premature end of data");
-  std::memcpy(out, r->data.data(), size);
-  r->data.remove_prefix(size);
-}
-
-// TensorFlow's CommonInitDecode conversions: alpha added, taken from tRNS or
-// stripped as `channels` asks; 16 bits cut to 8 (or 8 later widened to 16
-// by x257); palettes expanded; gray <-> RGB (Rec. 601 weights).
-bool ReadPng(std::string_view bytes, int* channels, int bits,
-             std::vector<uint8_t>* out, int64_t* height, int64_t* width) {
-  PngReader reader{bytes};
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr,
-                                           PngError, PngWarning);
-  if (png == nullptr) return false;
-  png_infop info = png_create_info_struct(png);
-  if (info == nullptr || setjmp(png_jmpbuf(png))) {
-    png_destroy_read_struct(&png, &info, nullptr);
-    return false;
-  }
-  png_set_read_fn(png, &reader, ReadFromString);
-  png_read_info(png, info);
-  png_uint_32 w = 0, h = 0;
-  int depth = 0, color = 0;
-  png_get_IHDR(png, info, &w, &h, &depth, &color, nullptr, nullptr, nullptr);
-  const bool trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
-  if (*channels == 0) {
-    *channels = color == PNG_COLOR_TYPE_PALETTE ? (trns ? 4 : 3)
-                                                : png_get_channels(png, info);
-  }
-  const bool has_alpha = (color & PNG_COLOR_MASK_ALPHA) != 0;
-  if (*channels % 2 == 0) {
-    if (!has_alpha && trns) {
-      png_set_tRNS_to_alpha(png);
-    } else if (!has_alpha) {
-      png_set_add_alpha(png, (1 << depth) - 1, PNG_FILLER_AFTER);
-    }
-  } else if (has_alpha || trns) {
-    png_set_strip_alpha(png);
-  }
-  if (depth > 8 && bits <= 8) png_set_strip_16(png);
-  const bool widen = depth <= 8 && bits == 16;
-  png_set_packing(png);
-  const int passes = png_set_interlace_handling(png);
-  if (bits > 8) png_set_swap(png);
-  if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
-  const bool is_gray = (color & PNG_COLOR_MASK_COLOR) == 0;
-  if (is_gray && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
-  if (*channels < 3 && !is_gray) png_set_rgb_to_gray(png, 1, 0.299, 0.587);
-  if (*channels >= 3 && is_gray) png_set_gray_to_rgb(png);
-  png_read_update_info(png, info);
-  const size_t row_bytes = static_cast<size_t>(w) * *channels * (bits / 8);
-  out->assign(row_bytes * h, 0);
-  for (int p = 0; p < passes; ++p) {
-    for (png_uint_32 y = 0; y < h; ++y) {
-      png_read_row(png, out->data() + y * row_bytes, nullptr);
-    }
-  }
-  png_read_end(png, info);
-  png_destroy_read_struct(&png, &info, nullptr);
-  if (widen) {  // each row's 8-bit samples v become v * 257, in place
-    const size_t n = static_cast<size_t>(w) * *channels;
-    for (png_uint_32 y = 0; y < h; ++y) {
-      uint8_t* row = out->data() + y * row_bytes;
-      for (size_t i = n; i-- > 0;) {
-        const uint16_t v = static_cast<uint16_t>(row[i] * 257);
-        std::memcpy(row + 2 * i, &v, 2);
-      }
-    }
-  }
-  *height = h;
-  *width = w;
-  return true;
-}
-
-// DecodePng is TensorFlow's any-format image decoder; dfg reads PNG only.
-class DecodePngOp : public OpKernel {
- public:
-  explicit DecodePngOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("channels", &channels_));
-  }
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& contents = ctx->input(0);
-    DFG_OP_REQUIRES(ctx, contents.dims() == 0,
-                    InvalidArgument("`contents` must be scalar but got shape{}",
-                                    contents.shape().DebugString()));
-    DFG_OP_REQUIRES(
-        ctx,
-        channels_ == 0 || channels_ == 1 || channels_ == 3 || channels_ == 4,
-        InvalidArgument("`channels` must be 0, 1, 3 or 4 but got {}",
-                        channels_));
-    const std::string& bytes = contents.flat<std::string>()[0];
-    DFG_OP_REQUIRES(ctx, !bytes.empty(), InvalidArgument("Input is empty."));
-    static const char kPngMagic[] = "\x89PNG\r\n\x1a\n";
-    DFG_OP_REQUIRES(ctx, bytes.compare(0, 8, kPngMagic, 8) == 0,
-                    InvalidArgument("Unknown image file format. One of JPEG, "
-                                    "JPEG XL, PNG, GIF, BMP, WebP required."));
-    const int bits = output_type(0) == DT_UINT8 ? 8 : 16;
-    int channels = static_cast<int>(channels_);
-    std::vector<uint8_t> pixels;
-    int64_t h = 0, w = 0;
-    DFG_OP_REQUIRES(ctx, ReadPng(bytes, &channels, bits, &pixels, &h, &w),
-                    InvalidArgument("Invalid PNG data, size {}", bytes.size()));
-    Tensor* out = nullptr;
-    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, {h, w, channels}, &out));
-    std::memcpy(out->data(), pixels.data(), out->TotalBytes());
-  }
-
- private:
-  int64_t channels_ = 0;
-};
-
 }  // namespace
 
 void RegisterPngSummaryKernels(KernelRegistry* r) {
-  r->Register<DecodePngOp>("DecodePng");
-  r->Register<EncodePngOp>("EncodePng");
   r->Register<ImageSummaryOp>("ImageSummary");
 }
 

@@ -1,6 +1,6 @@
 """Summary ops returning serialized tensorflow.Summary protos: ScalarSummary,
-HistogramSummary, TensorSummary(V2), AudioSummaryV2, ImageSummary (and the
-PNG encoder it shares with EncodePng), MergeSummary. Each
+HistogramSummary, TensorSummary(V2), AudioSummaryV2, ImageSummary,
+MergeSummary. Each
 fetch goes through EncodeBase64 (`dfg run`'s .npy strings would lose a
 proto's trailing zero bytes)."""
 import numpy as np
@@ -128,7 +128,6 @@ def cases():
     yield _merge(["a", "b", "c"])
     yield _merge(["a", "b", "a"], error="Duplicate tag a found in summary inputs", tag="/dup")
     yield from image_cases()
-    yield from decode_cases()
 
 
 def _image(dtype, shape, max_images=3, special=None, error=None, tag="", bad_color=None):
@@ -152,17 +151,6 @@ def _image(dtype, shape, max_images=3, special=None, error=None, tag="", bad_col
     return _case(name, ["ImageSummary"], make, error)
 
 
-def _encode_png(dtype, shape, compression=-1, error=None):
-    name = f"EncodePng/{np.dtype(dtype).name}{list(shape)}/c={compression}".replace(" ", "")
-
-    def make(tf):
-        x = tf.compat.v1.placeholder(dtype, None, name="x")
-        hi = 256 if dtype == np.uint8 else 65536
-        v = np.random.default_rng(11).integers(0, hi, shape).astype(dtype)
-        return tf.raw_ops.EncodePng(image=x, compression=compression), {x: v}
-    return _case(name, ["EncodePng"], make, error)
-
-
 def image_cases():
     for dt in (np.uint8, np.float32, np.float64, np.float16):
         for shape in ((2, 5, 7, 3), (1, 4, 4, 1), (4, 3, 6, 4)):
@@ -178,40 +166,4 @@ def image_cases():
     yield _image(np.float32, (1, 2, 2, 4), special="nonfinite", tag="/short_bad_color",
                  bad_color=np.array([1, 2, 3], np.uint8),
                  error="expected depth <= bad_color.size")
-    for dt in (np.uint8, np.uint16):
-        for shape in ((5, 7, 1), (5, 7, 2), (9, 4, 3), (3, 3, 4)):
-            yield _encode_png(dt, shape)
-    for c in (0, 1, 9):
-        yield _encode_png(np.uint8, (16, 16, 3), c)
-    yield _encode_png(np.uint8, (4, 4, 5), error="image must have 1, 2, 3, or 4 channels, got 5")
 
-
-def _decode_png(shape, src_dtype, channels, dtype, tag="", error=None, raw=None):
-    name = (f"DecodePng/{np.dtype(src_dtype).name}{list(shape)}/channels={channels}/"
-            f"{np.dtype(dtype).name}{tag}").replace(" ", "")
-
-    def build():
-        tf = _tf()
-        if raw is not None:
-            contents = tf.constant(raw)
-        else:
-            hi = 256 if src_dtype == np.uint8 else 65536
-            img = np.random.default_rng(5).integers(0, hi, shape).astype(src_dtype)
-            contents = tf.raw_ops.EncodePng(image=tf.constant(img))
-        y = tf.raw_ops.DecodePng(contents=contents, channels=channels, dtype=dtype)
-        return [y], {}
-    return OpCase(name, ["DecodePng"], build, expect_error=error)
-
-
-def decode_cases():
-    for src in (np.uint8, np.uint16):
-        for c_in in (1, 2, 3, 4):
-            for channels in (0, 1, 3, 4):
-                for dt in (np.uint8, np.uint16):
-                    yield _decode_png((3, 5, c_in), src, channels, dt)
-    yield _decode_png((3, 5, 3), np.uint8, 2, np.uint8,
-                      error="`channels` must be 0, 1, 3 or 4 but got 2")
-    yield _decode_png((0,), np.uint8, 0, np.uint8, tag="/garbage", raw=b"garbage",
-                      error="Unknown image file format")
-    yield _decode_png((0,), np.uint8, 0, np.uint8, tag="/empty", raw=b"",
-                      error="Input is empty")
