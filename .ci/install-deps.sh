@@ -7,7 +7,9 @@ packages=(
   libgraphviz-dev graphviz catch2 libbenchmark-dev
   libopenblas-dev zlib1g-dev python3-numpy python3-venv libre2-dev
   libleveldb-dev libsnappy-dev libdnnl-dev
-  libfarmhash-dev libicu-dev libpng-dev  # string ops' hashes, Unicode; PNG
+  libfarmhash-dev libicu-dev  # Fingerprint64 and UTF-8 case mapping of string ops
+  libfftw3-dev              # the FFT kernels
+  libjpeg62-turbo-dev libpng-dev  # the image codec kernels
   libgrpc++-dev protobuf-compiler-grpc python3-grpcio python3-protobuf
   dpkg-dev file man-db zsh  # cmake --install / cpack -G DEB and their tests
   openssl                   # distributed_faults_test's TLS certificate

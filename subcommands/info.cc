@@ -1,13 +1,18 @@
 // dfg info: what a graph is, at a glance: what TensorFlow's summarize_graph
 // prints (inputs, variables, outputs, parameters, op types) plus node and
 // edge counts, constant bytes, requested devices, library functions, ops dfg
-// does not know, and a SavedModel's tags, signatures (which one is the
+// does not know or has no CPU kernel for, and a SavedModel's tags, signatures (which one is the
 // default) and checkpoint tensors (inspect_checkpoint's list).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "lib/io/graph_io.h"
 #include "lib/io/graph_summary.h"
+#include "lib/kernels/kernel_registry.h"
 #include "lib/savedmodel/inspect.h"
 #include "subcommands/completion_script.h"
 #include "subcommands/subcommands.h"
@@ -20,6 +25,23 @@ struct InfoFlags {
   OutputFlags output;
   bool json = false;
 };
+
+// The summary's ops that dfg knows (not library functions, not unknown) but
+// has no CPU kernel for.
+void AddNoKernelOps(GraphSummary* s) {
+  const std::vector<std::string> kernels =
+      KernelRegistry::Global().OpNames(kDeviceCpu);
+  std::set<std::string> skip;
+  for (const auto& f : s->functions) skip.insert(f.name);
+  for (const auto& [op, n] : s->unknown_ops) skip.insert(op);
+  for (const auto& [op, n] : s->op_counts) {
+    if (skip.count(op) == 0 &&
+        !std::binary_search(kernels.begin(), kernels.end(), op)) {
+      s->no_kernel_ops.emplace_back(op, n);
+    }
+  }
+  std::sort(s->no_kernel_ops.begin(), s->no_kernel_ops.end());
+}
 
 int RunInfo(Context& ctx, const InfoFlags& flags) {
   // As LoadInput, but parsed straight into the summary (the graph lives in
@@ -34,6 +56,7 @@ int RunInfo(Context& ctx, const InfoFlags& flags) {
   if (!summary.ok()) return ctx.Error(summary.status());
   Status listed = AddCheckpointToSummary(&*summary);
   if (!listed.ok()) return ctx.Error(listed);
+  AddNoKernelOps(&*summary);
   std::string text =
       flags.json ? GraphSummaryJson(*summary) : FormatGraphSummary(*summary);
   Status written = WriteOutput(ctx, flags.output, text, /*binary=*/false);

@@ -67,7 +67,13 @@ const OpRegistry& OpRegistry::Global() {
     RegisterMiscOps(r);
     RegisterTrainOps(r);
     RegisterLookupOps(r);
+    RegisterMathExtOps(r);
+    RegisterLinalgOps(r);
+    RegisterScatterOps(r);
+    RegisterArrayExtOps(r);
     RegisterStringOps(r);
+    RegisterImageNnOps(r);
+    RegisterSparseOps(r);
     return r;
   }();
   return *registry;

@@ -126,7 +126,13 @@ void RegisterTrainOps(OpRegistry* registry);
 void RegisterDataOps(OpRegistry* registry);
 void RegisterMiscOps(OpRegistry* registry);
 void RegisterLookupOps(OpRegistry* registry);
+void RegisterMathExtOps(OpRegistry* registry);
+void RegisterLinalgOps(OpRegistry* registry);
+void RegisterScatterOps(OpRegistry* registry);
+void RegisterArrayExtOps(OpRegistry* registry);
 void RegisterStringOps(OpRegistry* registry);
+void RegisterImageNnOps(OpRegistry* registry);
+void RegisterSparseOps(OpRegistry* registry);
 
 // The args TensorFlow's CPU kernels of `op` keep in host memory, or nullptr
 // (op_registry_cpu_hostmem.cc).

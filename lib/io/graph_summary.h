@@ -86,6 +86,10 @@ struct GraphSummary {
   std::vector<Count> devices;       // requested device -> nodes; by name
   std::vector<Function> functions;  // by name
   std::vector<Count> unknown_ops;   // neither registry nor library; by name
+  // Ops dfg knows but has no CPU kernel for (`dfg run` stops at TensorFlow's
+  // "No OpKernel was registered"); by name. Filled by the caller, which
+  // links the kernels (lib/io does not).
+  std::vector<Count> no_kernel_ops;
   // summarize_graph's FindInvalidInputs: {node, input naming no node}.
   std::vector<std::pair<std::string, std::string>> invalid_inputs;
 

@@ -161,6 +161,14 @@ std::string FormatGraphSummary(const GraphSummary& s) {
   out += fmt::format(
       "Ops dfg does not know: {}\n",
       unknown.empty() ? "none" : fmt::format("{}", fmt::join(unknown, ", ")));
+  if (!s.no_kernel_ops.empty()) {
+    std::vector<std::string> no_kernel;
+    for (const auto& [op, n] : s.no_kernel_ops) {
+      no_kernel.push_back(fmt::format("{} ({})", op, Plural(n, "node")));
+    }
+    out += fmt::format("Ops dfg has no CPU kernel for: {}\n",
+                       fmt::join(no_kernel, ", "));
+  }
   AppendSignatures(s, &out);
   AppendCheckpoint(s, &out);
   return out;
@@ -234,6 +242,7 @@ std::string GraphSummaryJson(const GraphSummary& s) {
   }
   j["functions"] = functions;
   j["unknown_ops"] = CountsJson(s.unknown_ops, "op");
+  j["no_kernel_ops"] = CountsJson(s.no_kernel_ops, "op");
   Json invalid = Json::array();
   for (const auto& [node, input] : s.invalid_inputs) {
     invalid.push_back({{"node", node}, {"input", input}});

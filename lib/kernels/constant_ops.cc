@@ -189,6 +189,7 @@ class RangeOp : public OpKernel {
 
 void RegisterConstantKernels(KernelRegistry* r) {
   r->Register<ConstOp>("Const");
+  r->Register<ConstOp>("HostConst");
   r->Register<PlaceholderOp>("Placeholder");
   r->Register<PlaceholderOp>("PlaceholderV2");
   r->Register<ForwardOp>("PlaceholderWithDefault");

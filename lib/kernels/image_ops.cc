@@ -41,10 +41,7 @@ int64_t Bound(int64_t v, int64_t limit) {
   return std::min(limit - 1, std::max<int64_t>(0, v));
 }
 
-struct Taps {
-  float w[4];
-  int64_t index[4];
-};
+using Taps = BicubicTaps;
 
 Taps CubicTaps(float scale, int64_t out, int64_t limit, bool half_pixel) {
   const float in_f = half_pixel
@@ -72,6 +69,15 @@ Taps CubicTaps(float scale, int64_t out, int64_t limit, bool half_pixel) {
   }
   return taps;
 }
+
+}  // namespace
+
+BicubicTaps BicubicTapsAt(float scale, int64_t out, int64_t limit,
+                          bool half_pixel) {
+  return CubicTaps(scale, out, limit, half_pixel);
+}
+
+namespace {
 
 class ResizeBicubicOp : public OpKernel {
  public:

@@ -1,7 +1,8 @@
 // What the resize kernels (ResizeBilinear, ResizeNearestNeighbor in
 // resize_ops.cc; ResizeBicubic in image_ops.cc) check of their attrs and
 // inputs before they compute, as TensorFlow's ImageResizerState
-// (image_resizer_state.h), with its messages.
+// (image_resizer_state.h), with its messages; and the bicubic taps the
+// forward op and its gradient (image_ext_ops.cc) share.
 #ifndef DFG_LIB_KERNELS_IMAGE_RESIZER_H_
 #define DFG_LIB_KERNELS_IMAGE_RESIZER_H_
 
@@ -67,6 +68,17 @@ inline StatusOr<ResizeDims> ResizeOutputSize(const Tensor& input,
   d.scale_w = ResizeScale(d.in_w, d.out_w, align_corners);
   return d;
 }
+
+// The four taps of ResizeBicubic (and its gradient) for output index `out`
+// along an axis of `limit` input pixels (image_ops.cc): Keys' cubic with
+// a = -0.5 and out-of-image taps dropped (half_pixel), a = -0.75 with edge
+// pixels repeated otherwise.
+struct BicubicTaps {
+  float w[4];
+  int64_t index[4];
+};
+BicubicTaps BicubicTapsAt(float scale, int64_t out, int64_t limit,
+                          bool half_pixel);
 
 }  // namespace dfg
 

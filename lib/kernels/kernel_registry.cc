@@ -66,6 +66,24 @@ void RegisterRaggedToDenseKernels(KernelRegistry* r);
 void RegisterResourceKernels(KernelRegistry* r);
 void RegisterUniqueKernels(KernelRegistry* r);
 void RegisterLoggingKernels(KernelRegistry* r);
+void RegisterMathExtKernels(KernelRegistry* r);
+void RegisterSegmentReduceKernels(KernelRegistry* r);
+void RegisterMathMiscKernels(KernelRegistry* r);
+void RegisterMatrixDiagKernels(KernelRegistry* r);
+void RegisterLinalgDecompKernels(KernelRegistry* r);
+void RegisterSpecialKernels(KernelRegistry* r);
+void RegisterLinalgKernels(KernelRegistry* r);
+void RegisterScatterKernels(KernelRegistry* r);
+void RegisterArrayMiscKernels(KernelRegistry* r);
+void RegisterImageExtKernels(KernelRegistry* r);
+void RegisterFftKernels(KernelRegistry* r);
+void RegisterImageColorKernels(KernelRegistry* r);
+void RegisterImageCodecKernels(KernelRegistry* r);
+void RegisterImageTransformKernels(KernelRegistry* r);
+void RegisterNnGradExtKernels(KernelRegistry* r);
+void RegisterTensorListExtKernels(KernelRegistry* r);
+void RegisterStatelessRandomKernels(KernelRegistry* r);
+void RegisterSparseKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -121,6 +139,24 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterResourceKernels(r);
   RegisterUniqueKernels(r);
   RegisterLoggingKernels(r);
+  RegisterMathExtKernels(r);
+  RegisterSegmentReduceKernels(r);
+  RegisterMathMiscKernels(r);
+  RegisterMatrixDiagKernels(r);
+  RegisterLinalgDecompKernels(r);
+  RegisterSpecialKernels(r);
+  RegisterLinalgKernels(r);
+  RegisterScatterKernels(r);
+  RegisterArrayMiscKernels(r);
+  RegisterImageExtKernels(r);
+  RegisterFftKernels(r);
+  RegisterImageColorKernels(r);
+  RegisterImageCodecKernels(r);
+  RegisterImageTransformKernels(r);
+  RegisterNnGradExtKernels(r);
+  RegisterTensorListExtKernels(r);
+  RegisterStatelessRandomKernels(r);
+  RegisterSparseKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {
@@ -226,6 +262,15 @@ std::vector<std::string> KernelRegistry::OpNames(
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::vector<const KernelRegistration*> KernelRegistry::Registrations(
+    std::string_view op) const {
+  std::vector<const KernelRegistration*> out;
+  auto it = kernels_.find(std::string(op));
+  if (it == kernels_.end()) return out;
+  for (const auto& reg : it->second) out.push_back(&reg);
+  return out;
 }
 
 StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(

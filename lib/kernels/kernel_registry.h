@@ -67,6 +67,9 @@ class KernelRegistry {
   }
   // Ops with at least one kernel for `device_type`, sorted.
   std::vector<std::string> OpNames(std::string_view device_type) const;
+  // Every registration of `op` (any device), in registration order.
+  std::vector<const KernelRegistration*> Registrations(
+      std::string_view op) const;
 
   // Builds the kernel for `node`, whose resolved dtypes are given
   // (InOutTypesForNode). Errors:

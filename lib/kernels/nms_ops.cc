@@ -1,4 +1,5 @@
-// NonMaxSuppressionV3/V4/V5 and CombinedNonMaxSuppression, as TensorFlow's
+// NonMaxSuppression (V1-V5), NonMaxSuppressionWithOverlaps and
+// CombinedNonMaxSuppression, as TensorFlow's
 // image/non_max_suppression_op: greedy selection from a max-heap of
 // candidates, the previously selected boxes scanned backwards, optional
 // soft-NMS (V5) with Gaussian re-weighting. Half inputs compute in float,
@@ -6,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <queue>
 
@@ -99,9 +101,10 @@ struct NmsResult {
 };
 
 // The greedy (soft-)NMS loop. Candidates: score > score_threshold, popped
-// by score, ties to the lower index.
+// by score, ties to the lower index; similarity(i, j) is the IoU of boxes i
+// and j (or the given overlap).
 // With `half`, each step rounds to half as TensorFlow's Eigen::half kernel.
-NmsResult GreedyNms(const std::vector<float>& boxes,
+NmsResult GreedyNms(const std::function<float(int64_t, int64_t)>& similarity,
                     const std::vector<float>& scores, int64_t output_size,
                     float iou_threshold, float score_threshold, float sigma,
                     bool half) {
@@ -132,7 +135,7 @@ NmsResult GreedyNms(const std::vector<float>& boxes,
     bool hard_suppressed = false;
     for (int64_t j = static_cast<int64_t>(r.selected.size()) - 1;
          j >= c.suppress_begin; --j) {
-      const float sim = h(Iou(boxes.data(), c.index, r.selected[j]));
+      const float sim = h(similarity(c.index, r.selected[j]));
       const float weight = h(std::exp(h(h(scale * sim) * sim)));
       c.score = h(c.score * ((soft || sim <= iou_threshold) ? weight : 0.0f));
       if (!soft && sim > iou_threshold) {
@@ -157,9 +160,14 @@ class NonMaxSuppressionOp : public OpKernel {
  public:
   explicit NonMaxSuppressionOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     const std::string& op = ctx->def().op();
-    version_ = op.back() - '0';
+    version_ = op == "NonMaxSuppression" ? 1 : op.back() - '0';
     if (version_ >= 4) {
       DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("pad_to_max_output_size", &pad_));
+    }
+    if (version_ == 1) {
+      DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("iou_threshold", &iou_attr_));
+      DFG_OP_REQUIRES(ctx, iou_attr_ >= 0.0f && iou_attr_ <= 1.0f,
+                      InvalidArgument("iou_threshold must be in [0, 1]"));
     }
   }
 
@@ -172,14 +180,21 @@ class NonMaxSuppressionOp : public OpKernel {
     auto h = [half](float x) { return half ? HalfToFloat(FloatToHalf(x)) : x; };
     DFG_OP_REQUIRES_OK(
         ctx, CheckScalar(max_output, "max_output_size", version_ == 3));
-    DFG_OP_REQUIRES_OK(
-        ctx, CheckScalar(ctx->input(3), "iou_threshold", version_ == 3));
-    const float iou = h(FloatScalar(ctx->input(3)));
-    DFG_OP_REQUIRES(ctx, iou >= 0.0f && iou <= 1.0f,
-                    InvalidArgument("iou_threshold must be in [0, 1]"));
-    DFG_OP_REQUIRES_OK(ctx,
-                       CheckScalar(ctx->input(4), "score_threshold", false));
-    const float score_threshold = h(FloatScalar(ctx->input(4)));
+    float iou = iou_attr_;
+    if (version_ >= 2) {
+      DFG_OP_REQUIRES_OK(
+          ctx, CheckScalar(ctx->input(3), "iou_threshold", version_ == 3));
+      iou = h(FloatScalar(ctx->input(3)));
+      DFG_OP_REQUIRES(ctx, iou >= 0.0f && iou <= 1.0f,
+                      InvalidArgument("iou_threshold must be in [0, 1]"));
+    }
+    // V1 and V2 have no score threshold: every box is a candidate.
+    float score_threshold = std::numeric_limits<float>::lowest();
+    if (version_ >= 3) {
+      DFG_OP_REQUIRES_OK(ctx,
+                         CheckScalar(ctx->input(4), "score_threshold", false));
+      score_threshold = h(FloatScalar(ctx->input(4)));
+    }
     float sigma = 0.0f;
     if (version_ == 5) {
       DFG_OP_REQUIRES_OK(ctx,
@@ -192,8 +207,10 @@ class NonMaxSuppressionOp : public OpKernel {
     const int32_t output_size = max_output.flat<int32_t>()[0];
     DFG_OP_REQUIRES(ctx, output_size >= 0,
                     InvalidArgument("output size must be non-negative"));
-    NmsResult r = GreedyNms(FloatValues(boxes), FloatValues(scores),
-                            output_size, iou, score_threshold, sigma, half);
+    const std::vector<float> box_values = FloatValues(boxes);
+    NmsResult r = GreedyNms(
+        [&](int64_t i, int64_t j) { return Iou(box_values.data(), i, j); },
+        FloatValues(scores), output_size, iou, score_threshold, sigma, half);
     const int32_t valid = static_cast<int32_t>(r.selected.size());
     // Padding fills with zeros; the tensors are allocated first so that a
     // huge max_output_size fails as an allocation error.
@@ -222,6 +239,52 @@ class NonMaxSuppressionOp : public OpKernel {
  private:
   int version_ = 3;
   bool pad_ = false;
+  float iou_attr_ = 0.5f;  // V1's iou_threshold attr
+};
+
+// NonMaxSuppressionWithOverlaps: hard NMS where the similarity of boxes i
+// and j is overlaps[i, j].
+class NonMaxSuppressionWithOverlapsOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& overlaps = ctx->input(0);
+    const Tensor& scores = ctx->input(1);
+    const Tensor& max_output = ctx->input(2);
+    DFG_OP_REQUIRES_OK(ctx, CheckScalar(max_output, "max_output_size", false));
+    DFG_OP_REQUIRES_OK(ctx,
+                       CheckScalar(ctx->input(3), "overlap_threshold", false));
+    DFG_OP_REQUIRES_OK(ctx,
+                       CheckScalar(ctx->input(4), "score_threshold", false));
+    DFG_OP_REQUIRES(ctx, overlaps.dims() == 2,
+                    InvalidArgument("overlaps must be 2-D{}",
+                                    overlaps.shape().DebugString()));
+    const int64_t n = overlaps.dim_size(0);
+    DFG_OP_REQUIRES(ctx, overlaps.dim_size(1) == n,
+                    InvalidArgument("overlaps must be square{}",
+                                    overlaps.shape().DebugString()));
+    DFG_OP_REQUIRES(
+        ctx, scores.dims() == 1,
+        InvalidArgument("scores must be 1-D{}", scores.shape().DebugString()));
+    DFG_OP_REQUIRES(ctx, scores.dim_size(0) == n,
+                    InvalidArgument("scores has incompatible shape"));
+    const int32_t output_size = max_output.flat<int32_t>()[0];
+    DFG_OP_REQUIRES(ctx, output_size >= 0,
+                    InvalidArgument("output size must be non-negative"));
+    const float* ov = overlaps.flat<float>().data();
+    NmsResult r = GreedyNms([&](int64_t i, int64_t j) { return ov[i * n + j]; },
+                            FloatValues(scores), output_size,
+                            ctx->input(3).flat<float>()[0],
+                            ctx->input(4).flat<float>()[0], 0.0f, false);
+    Tensor* indices = nullptr;
+    DFG_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(
+                 0, TensorShape({static_cast<int64_t>(r.selected.size())}),
+                 &indices));
+    std::copy(r.selected.begin(), r.selected.end(),
+              indices->flat<int32_t>().begin());
+  }
 };
 
 // One selected box of CombinedNonMaxSuppression.
@@ -417,6 +480,9 @@ class CombinedNonMaxSuppressionOp : public OpKernel {
 
 void RegisterNmsKernels(KernelRegistry* r) {
   const auto t = TypeConstraint("T", TypeList<float, Half>());
+  r->Register<NonMaxSuppressionOp>("NonMaxSuppression");
+  r->Register<NonMaxSuppressionOp>("NonMaxSuppressionV2", {t});
+  r->Register<NonMaxSuppressionWithOverlapsOp>("NonMaxSuppressionWithOverlaps");
   r->Register<NonMaxSuppressionOp>("NonMaxSuppressionV3", {t});
   r->Register<NonMaxSuppressionOp>("NonMaxSuppressionV4", {t});
   r->Register<NonMaxSuppressionOp>("NonMaxSuppressionV5", {t});

@@ -21,12 +21,11 @@
 
 #include "lib/kernels/kernel_util.h"
 #include "lib/kernels/philox.h"
+#include "lib/kernels/random_fill.h"
 #include "lib/kernels/shape_args.h"
 
 namespace dfg {
 namespace {
-
-using RandomTypes = TypeList<Half, BFloat16, float, double>;
 
 // The output shape from a 1-D int32/int64 tensor (TensorFlow's
 // MakeShape).
@@ -37,93 +36,6 @@ Status ShapeFromShapeTensor(const Tensor& dims, TensorShape* shape) {
         dims.shape().DebugString());
   }
   return MakeShape(IntValues(dims), shape);
-}
-
-template <typename T>
-void Fill(Philox4x32 gen, T* out, int64_t n) {
-  int64_t i = 0;
-  while (i < n) {
-    const Philox4x32::Block b = gen.Next();
-    if constexpr (std::is_same_v<T, double>) {
-      for (int j = 0; j < 4 && i < n; j += 2) {
-        out[i++] = Uint64ToUnitDouble(b[j], b[j + 1]);
-      }
-    } else {
-      for (int j = 0; j < 4 && i < n; ++j) {
-        if constexpr (std::is_same_v<T, float>) {
-          out[i++] = Uint32ToUnitFloat(b[j]);
-        } else if constexpr (std::is_same_v<T, Half>) {
-          out[i++] = Store<T>(static_cast<float>(b[j] & 0x3ffu) / 1024.0f);
-        } else {
-          out[i++] = Store<T>(static_cast<float>(b[j] & 0x7fu) / 128.0f);
-        }
-      }
-    }
-  }
-}
-
-template <typename T>
-void FillNormal(Philox4x32 gen, T* out, int64_t n) {
-  int64_t i = 0;
-  while (i < n) {
-    const Philox4x32::Block b = gen.Next();
-    if constexpr (std::is_same_v<T, double>) {
-      double d[2];
-      BoxMullerDouble(b[0], b[1], b[2], b[3], &d[0], &d[1]);
-      for (int j = 0; j < 2 && i < n; ++j) out[i++] = d[j];
-    } else {
-      float f[4];
-      BoxMullerFloat(b[0], b[1], &f[0], &f[1]);
-      BoxMullerFloat(b[2], b[3], &f[2], &f[3]);
-      for (int j = 0; j < 4 && i < n; ++j) out[i++] = Store<T>(f[j]);
-    }
-  }
-}
-
-// One group of TruncatedNormal outputs from its own stream.
-template <typename T, int kGroup>
-void TruncatedGroup(Philox4x32 gen, T* results) {
-  constexpr double kTruncateValue = 2.0;
-  SingleSampleAdapter single(&gen);
-  int index = 0;
-  while (true) {
-    if constexpr (std::is_same_v<T, double>) {
-      const uint32_t x0 = single(), x1 = single(), x2 = single(), x3 = single();
-      double d[2];
-      BoxMullerDouble(x0, x1, x2, x3, &d[0], &d[1]);
-      for (double v : d) {
-        if (std::abs(v) < kTruncateValue) {
-          results[index++] = v;
-          if (index >= kGroup) return;
-        }
-      }
-    } else {
-      const uint32_t x0 = single(), x1 = single();
-      float f[2];
-      BoxMullerFloat(x0, x1, &f[0], &f[1]);
-      for (float v : f) {
-        if (std::abs(v) < 2.0f) {
-          results[index++] = Store<T>(v);
-          if (index >= kGroup) return;
-        }
-      }
-    }
-  }
-}
-
-template <typename T>
-void FillTruncatedNormal(const Philox4x32& base, T* out, int64_t n) {
-  constexpr int kGroup = std::is_same_v<T, double> ? 2 : 4;
-  // TensorFlow's kGeneratorSkipPerOutputGroup: 256 draws per output.
-  constexpr uint64_t kSkipPerGroup = kGroup * 256 / 4;
-  for (int64_t g = 0; g * kGroup < n; ++g) {
-    Philox4x32 gen = base;
-    gen.Skip(static_cast<uint64_t>(g) * kSkipPerGroup);
-    T results[kGroup];
-    TruncatedGroup<T, kGroup>(gen, results);
-    const int64_t count = std::min<int64_t>(kGroup, n - g * kGroup);
-    std::copy(results, results + count, out + g * kGroup);
-  }
 }
 
 enum class Distribution { kUniform, kNormal, kTruncatedNormal };
@@ -195,40 +107,19 @@ class PhiloxRandomOp : public OpKernel {
   GuardedPhilox generator_;
 };
 
-// Samples one row: the index of the first CDF entry above u * total.
-template <typename T, typename Out>
-void SampleRow(const T* logits, int64_t classes, int64_t samples,
-               SingleSampleAdapter* single, std::vector<double>* cdf,
-               Out* out) {
-  using C = CalcType<T>;
-  // Any start below every finite logit gives TensorFlow's maximum.
-  C max = std::numeric_limits<C>::lowest();
-  for (int64_t j = 0; j < classes; ++j) {
-    if (std::isfinite(Load(logits[j]))) max = std::max(max, Load(logits[j]));
-  }
-  const double max_logit = static_cast<double>(max);
-  double total = 0;
-  for (int64_t j = 0; j < classes; ++j) {
-    const double logit = static_cast<double>(Load(logits[j]));
-    if (std::isfinite(logit)) total += std::exp(logit - max_logit);
-    (*cdf)[j] = total;
-  }
-  for (int64_t s = 0; s < samples; ++s) {
-    const uint32_t x0 = (*single)();
-    const uint32_t x1 = (*single)();
-    const double to_find = Uint64ToUnitDouble(x0, x1) * total;
-    out[s] = static_cast<Out>(
-        std::upper_bound(cdf->begin(), cdf->end(), to_find) - cdf->begin());
-  }
-}
-
+// Multinomial (seed attrs) and StatelessMultinomial (seed input).
 class MultinomialOp : public OpKernel {
  public:
   explicit MultinomialOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    DFG_OP_REQUIRES_OK(ctx, generator_.Init(ctx));
+    stateless_ = def().op() == "StatelessMultinomial";
+    if (!stateless_) DFG_OP_REQUIRES_OK(ctx, generator_.Init(ctx));
   }
 
   void Compute(OpKernelContext* ctx) override {
+    Philox4x32 stateless_gen(0, 0);
+    if (stateless_) {
+      DFG_OP_REQUIRES_OK(ctx, PhiloxFromSeed(ctx->input(2), &stateless_gen));
+    }
     const Tensor& logits = ctx->input(0);
     const Tensor& num_samples_t = ctx->input(1);
     DFG_OP_REQUIRES(ctx, logits.dims() == 2,
@@ -261,7 +152,9 @@ class MultinomialOp : public OpKernel {
     // kernel reserves them. The rows then share one stream (TensorFlow's
     // single-shard case: its sharded path skips ahead per shard).
     const int64_t ceil4 = (num_samples + 3) / 4 * 4 * 2;
-    Philox4x32 gen = generator_.ReserveRandomOutputs(batch * ceil4, 256);
+    Philox4x32 gen = stateless_
+                         ? stateless_gen
+                         : generator_.ReserveRandomOutputs(batch * ceil4, 256);
     SingleSampleAdapter single(&gen);
     std::vector<double> cdf(classes);
     Dispatch(RandomTypes(), logits.dtype(), [&](auto v) {
@@ -280,6 +173,58 @@ class MultinomialOp : public OpKernel {
   }
 
  private:
+  bool stateless_ = false;
+  GuardedPhilox generator_;
+};
+
+// RandomUniformInt: integers in [minval, maxval).
+class RandomUniformIntOp : public OpKernel {
+ public:
+  explicit RandomUniformIntOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, generator_.Init(ctx));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    TensorShape shape;
+    DFG_OP_REQUIRES_OK(ctx, ShapeFromShapeTensor(ctx->input(0), &shape));
+    const Tensor& lo = ctx->input(1);
+    const Tensor& hi = ctx->input(2);
+    DFG_OP_REQUIRES_OK(ctx, CheckIntRange(lo, hi, shape.num_elements() > 0));
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    const int64_t n = out->NumElements();
+    if (n == 0) return;
+    const Philox4x32 gen = generator_.ReserveRandomOutputs(n, 256);
+    FillIntRange(gen, lo, hi, out);
+  }
+
+ private:
+  GuardedPhilox generator_;
+};
+
+// RandomShuffle(value): its rows in a random order.
+class RandomShuffleOp : public OpKernel {
+ public:
+  explicit RandomShuffleOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, generator_.Init(ctx));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    if (in.NumElements() <= 1 || in.dims() == 0 || in.dim_size(0) <= 1) {
+      ctx->set_output(0, in);
+      return;
+    }
+    // One draw per swap, reserved in whole 128-bit blocks.
+    const int64_t samples = in.dim_size(0) - 1;
+    const Philox4x32 gen =
+        generator_.ReserveRandomOutputs((samples + 3) / 4, 1);
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    DFG_OP_REQUIRES_OK(ctx, ShuffleRows(gen, in, out));
+  }
+
+ private:
   GuardedPhilox generator_;
 };
 
@@ -292,6 +237,10 @@ void RegisterRandomKernels(KernelRegistry* r) {
   }
   r->Register<MultinomialOp>("Multinomial",
                              {TypeConstraint("T", RandomTypes())});
+  r->Register<MultinomialOp>("StatelessMultinomial",
+                             {TypeConstraint("T", RandomTypes())});
+  r->Register<RandomUniformIntOp>("RandomUniformInt");
+  r->Register<RandomShuffleOp>("RandomShuffle");
 }
 
 }  // namespace dfg

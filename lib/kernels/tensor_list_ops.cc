@@ -14,15 +14,11 @@
 #include <limits>
 
 #include "lib/kernels/kernel_util.h"
-#include "lib/kernels/partial_shape.h"
-#include "lib/kernels/variant.h"
+#include "lib/kernels/tensor_list.h"
 
 namespace dfg {
-namespace {
 
-// An element_shape input: a scalar -1 (unknown rank) or a vector with -1 for
-// unknown dims (TensorFlow's TensorShapeFromTensor).
-Status ShapeFromTensor(const Tensor& t, PartialShape* out) {
+Status ListShapeFromTensor(const Tensor& t, PartialShape* out) {
   if (!IsIntTensor(t)) {
     return InvalidArgument("element_shape must be int32 or int64, got {}",
                            DataTypeString(t.dtype()));
@@ -50,26 +46,18 @@ Status ShapeFromTensor(const Tensor& t, PartialShape* out) {
   return Status::Ok();
 }
 
-class TensorList : public VariantValue {
- public:
-  std::string TypeName() const override { return "tensorflow::TensorList"; }
-  std::string DebugString() const override { return "TensorList"; }
-  void Encode(tensorflow::VariantTensorDataProto* out) const override;
-
-  std::vector<Tensor> tensors;  // uninitialized: reserved, never set
-  PartialShape element_shape;
-  DataType element_dtype = tensorflow::DT_INVALID;
-  int max_num_elements = -1;
-};
-
 using google::protobuf::io::CodedInputStream;
 using google::protobuf::io::CodedOutputStream;
+
+namespace {
 
 void PutVarint64(std::string* out, uint64_t v) {
   uint8_t buf[10];
   uint8_t* end = CodedOutputStream::WriteVarint64ToArray(v, buf);
   out->append(reinterpret_cast<char*>(buf), end - buf);
 }
+
+}  // namespace
 
 // As TensorFlow's TensorList::Encode: the set elements as tensors (typed
 // fields); metadata = varint64 count of unset elements, their indices, the
@@ -101,13 +89,14 @@ void TensorList::Encode(tensorflow::VariantTensorDataProto* out) const {
   out->set_metadata(metadata);
 }
 
-void SetList(OpKernelContext* ctx, int i, std::shared_ptr<TensorList> list) {
+void SetListOutput(OpKernelContext* ctx, int i,
+                   std::shared_ptr<TensorList> list) {
   Tensor t(tensorflow::DT_VARIANT, TensorShape());
   t.scalar<Variant>().value = std::move(list);
   ctx->set_output(i, std::move(t));
 }
 
-Status GetList(OpKernelContext* ctx, int i, const TensorList** list) {
+Status GetListInput(OpKernelContext* ctx, int i, const TensorList** list) {
   const Tensor& t = ctx->input(i);
   if (t.dtype() != tensorflow::DT_VARIANT || t.NumElements() != 1) {
     return InvalidArgument("Input handle is not a list. Saw: '{}'",
@@ -123,12 +112,20 @@ Status GetList(OpKernelContext* ctx, int i, const TensorList** list) {
 }
 
 // The list's element shape merged with the element_shape input `i`.
-Status ElementShape(OpKernelContext* ctx, const TensorList& l, int i,
-                    PartialShape* out) {
+Status ListElementShape(OpKernelContext* ctx, const TensorList& l, int i,
+                        PartialShape* out) {
   PartialShape in;
-  DFG_RETURN_IF_ERROR(ShapeFromTensor(ctx->input(i), &in));
+  DFG_RETURN_IF_ERROR(ListShapeFromTensor(ctx->input(i), &in));
   return l.element_shape.MergeWith(in, out);
 }
+
+StatusOr<Tensor> ZerosTensor(DataType dtype, const TensorShape& shape) {
+  DFG_ASSIGN_OR_RETURN(Tensor t, Tensor::TryAllocate(dtype, shape));
+  if (t.TotalBytes() > 0) std::memset(t.data(), 0, t.TotalBytes());
+  return t;
+}
+
+namespace {
 
 // The shape to give unset elements: the merge of `shape` with every set
 // element's shape.
@@ -148,12 +145,6 @@ Status ShapeForUnset(const TensorList& l, PartialShape shape,
   }
   *out = TensorShape(std::span<const int64_t>(shape.dims));
   return Status::Ok();
-}
-
-StatusOr<Tensor> Zeros(DataType dtype, const TensorShape& shape) {
-  DFG_ASSIGN_OR_RETURN(Tensor t, Tensor::TryAllocate(dtype, shape));
-  if (t.TotalBytes() > 0) std::memset(t.data(), 0, t.TotalBytes());
-  return t;
 }
 
 class ListOpBase : public OpKernel {
@@ -184,8 +175,8 @@ class NewListOp : public ListOpBase {
   void Compute(OpKernelContext* ctx) override {
     auto list = std::make_shared<TensorList>();
     list->element_dtype = element_dtype_;
-    DFG_OP_REQUIRES_OK(ctx,
-                       ShapeFromTensor(ctx->input(0), &list->element_shape));
+    DFG_OP_REQUIRES_OK(
+        ctx, ListShapeFromTensor(ctx->input(0), &list->element_shape));
     const Tensor& n = ctx->input(1);
     DFG_OP_REQUIRES(
         ctx, n.NumElements() == 1,
@@ -202,7 +193,7 @@ class NewListOp : public ListOpBase {
                                       count));
       list->tensors.assign(count, Tensor(element_dtype_));
     }
-    SetList(ctx, 0, std::move(list));
+    SetListOutput(ctx, 0, std::move(list));
   }
 };
 
@@ -216,7 +207,7 @@ class FromTensorOp : public ListOpBase {
                                     "saw shape: {}",
                                     t.shape().DebugString()));
     PartialShape shape;
-    DFG_OP_REQUIRES_OK(ctx, ShapeFromTensor(ctx->input(1), &shape));
+    DFG_OP_REQUIRES_OK(ctx, ListShapeFromTensor(ctx->input(1), &shape));
     TensorShape elem = t.shape();
     elem.RemoveDim(0);
     DFG_OP_REQUIRES(ctx, shape.IsCompatibleWith(PartialShape::Of(elem)),
@@ -233,7 +224,7 @@ class FromTensorOp : public ListOpBase {
       CopyElements(t, i * size, &*item, 0, size);
       list->tensors.push_back(std::move(item).value());
     }
-    SetList(ctx, 0, std::move(list));
+    SetListOutput(ctx, 0, std::move(list));
   }
 };
 
@@ -247,7 +238,7 @@ class SetItemOp : public ListOpBase {
   }
   void Compute(OpKernelContext* ctx) override {
     const TensorList* l = nullptr;
-    DFG_OP_REQUIRES_OK(ctx, GetList(ctx, 0, &l));
+    DFG_OP_REQUIRES_OK(ctx, GetListInput(ctx, 0, &l));
     DFG_OP_REQUIRES_OK(ctx, CheckDtype(*l));
     DFG_OP_REQUIRES(ctx, ctx->input(1).NumElements() == 1,
                     InvalidArgument("index must be a scalar, got shape {}",
@@ -269,7 +260,7 @@ class SetItemOp : public ListOpBase {
     auto out = std::make_shared<TensorList>(*l);
     if (index >= size) out->tensors.resize(index + 1, Tensor(element_dtype_));
     out->tensors[index] = item;
-    SetList(ctx, 0, std::move(out));
+    SetListOutput(ctx, 0, std::move(out));
   }
 
  private:
@@ -281,7 +272,7 @@ class GetItemOp : public ListOpBase {
   using ListOpBase::ListOpBase;
   void Compute(OpKernelContext* ctx) override {
     const TensorList* l = nullptr;
-    DFG_OP_REQUIRES_OK(ctx, GetList(ctx, 0, &l));
+    DFG_OP_REQUIRES_OK(ctx, GetListInput(ctx, 0, &l));
     DFG_OP_REQUIRES_OK(ctx, CheckDtype(*l));
     DFG_OP_REQUIRES(ctx, ctx->input(1).NumElements() == 1,
                     InvalidArgument("index must be a scalar, got shape {}",
@@ -298,10 +289,10 @@ class GetItemOp : public ListOpBase {
       return;
     }
     PartialShape shape;
-    DFG_OP_REQUIRES_OK(ctx, ElementShape(ctx, *l, 2, &shape));
+    DFG_OP_REQUIRES_OK(ctx, ListElementShape(ctx, *l, 2, &shape));
     TensorShape s;
     DFG_OP_REQUIRES_OK(ctx, ShapeForUnset(*l, shape, &s));
-    auto zeros = Zeros(element_dtype_, s);
+    auto zeros = ZerosTensor(element_dtype_, s);
     DFG_OP_REQUIRES_OK(ctx, zeros.status());
     ctx->set_output(0, std::move(zeros).value());
   }
@@ -312,7 +303,7 @@ class PushBackOp : public ListOpBase {
   using ListOpBase::ListOpBase;
   void Compute(OpKernelContext* ctx) override {
     const TensorList* l = nullptr;
-    DFG_OP_REQUIRES_OK(ctx, GetList(ctx, 0, &l));
+    DFG_OP_REQUIRES_OK(ctx, GetListInput(ctx, 0, &l));
     const Tensor& item = ctx->input(1);
     DFG_OP_REQUIRES(ctx, element_dtype_ == item.dtype(),
                     InvalidArgument("Invalid data types; list elements {} but "
@@ -336,7 +327,7 @@ class PushBackOp : public ListOpBase {
                         l->tensors.size(), l->max_num_elements));
     auto out = std::make_shared<TensorList>(*l);
     out->tensors.push_back(item);
-    SetList(ctx, 0, std::move(out));
+    SetListOutput(ctx, 0, std::move(out));
   }
 };
 
@@ -345,7 +336,7 @@ class PopBackOp : public ListOpBase {
   using ListOpBase::ListOpBase;
   void Compute(OpKernelContext* ctx) override {
     const TensorList* l = nullptr;
-    DFG_OP_REQUIRES_OK(ctx, GetList(ctx, 0, &l));
+    DFG_OP_REQUIRES_OK(ctx, GetListInput(ctx, 0, &l));
     DFG_OP_REQUIRES_OK(ctx, CheckDtype(*l));
     DFG_OP_REQUIRES(ctx, !l->tensors.empty(),
                     InvalidArgument("Trying to pop from an empty list."));
@@ -354,20 +345,20 @@ class PopBackOp : public ListOpBase {
       ctx->set_output(1, t);
     } else {
       PartialShape shape;
-      DFG_OP_REQUIRES_OK(ctx, ElementShape(ctx, *l, 1, &shape));
+      DFG_OP_REQUIRES_OK(ctx, ListElementShape(ctx, *l, 1, &shape));
       DFG_OP_REQUIRES(ctx, shape.IsFullyDefined(),
                       InvalidArgument("Trying to read an uninitialized tensor "
                                       "but element_shape is not fully "
                                       "defined.{}",
                                       shape.DebugString()));
-      auto zeros = Zeros(element_dtype_,
-                         TensorShape(std::span<const int64_t>(shape.dims)));
+      auto zeros = ZerosTensor(
+          element_dtype_, TensorShape(std::span<const int64_t>(shape.dims)));
       DFG_OP_REQUIRES_OK(ctx, zeros.status());
       ctx->set_output(1, std::move(zeros).value());
     }
     auto out = std::make_shared<TensorList>(*l);
     out->tensors.pop_back();
-    SetList(ctx, 0, std::move(out));
+    SetListOutput(ctx, 0, std::move(out));
   }
 };
 
@@ -379,7 +370,7 @@ class StackOp : public ListOpBase {
   }
   void Compute(OpKernelContext* ctx) override {
     const TensorList* l = nullptr;
-    DFG_OP_REQUIRES_OK(ctx, GetList(ctx, 0, &l));
+    DFG_OP_REQUIRES_OK(ctx, GetListInput(ctx, 0, &l));
     DFG_OP_REQUIRES_OK(ctx, CheckDtype(*l));
     const int64_t n = static_cast<int64_t>(l->tensors.size());
     DFG_OP_REQUIRES(ctx, num_elements_ == -1 || n == num_elements_,
@@ -388,7 +379,7 @@ class StackOp : public ListOpBase {
                                     "elements.",
                                     num_elements_, n));
     PartialShape shape;
-    DFG_OP_REQUIRES_OK(ctx, ElementShape(ctx, *l, 1, &shape));
+    DFG_OP_REQUIRES_OK(ctx, ListElementShape(ctx, *l, 1, &shape));
     DFG_OP_REQUIRES(ctx, shape.IsFullyDefined() || n > 0,
                     InvalidArgument("Tried to stack elements of an empty list "
                                     "with non-fully-defined element_shape: {}",
@@ -429,7 +420,7 @@ class LengthOp : public OpKernel {
   }
   void Compute(OpKernelContext* ctx) override {
     const TensorList* l = nullptr;
-    DFG_OP_REQUIRES_OK(ctx, GetList(ctx, 0, &l));
+    DFG_OP_REQUIRES_OK(ctx, GetListInput(ctx, 0, &l));
     ctx->set_output(
         0, Tensor::Scalar<int32_t>(static_cast<int32_t>(l->tensors.size())));
   }
@@ -442,7 +433,7 @@ class ElementShapeOp : public OpKernel {
   }
   void Compute(OpKernelContext* ctx) override {
     const TensorList* l = nullptr;
-    DFG_OP_REQUIRES_OK(ctx, GetList(ctx, 0, &l));
+    DFG_OP_REQUIRES_OK(ctx, GetListInput(ctx, 0, &l));
     const PartialShape& s = l->element_shape;
     std::vector<int64_t> v = s.unknown_rank ? std::vector<int64_t>{-1} : s.dims;
     TensorShape shape;

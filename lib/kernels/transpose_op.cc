@@ -41,12 +41,24 @@ class TransposeOp : public OpKernel {
     if (identity) {
       Tensor t;
       t.CopyFrom(in, shape);
+      if (type_string() == "ConjugateTranspose") {
+        t = t.DeepCopy();
+        Conjugate(&t);
+      }
       ctx->set_output(0, std::move(t));
       return;
     }
     Tensor* out = nullptr;
     DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     TransposeInto(ctx->intra_op_pool(), in, perm, out);
+    if (type_string() == "ConjugateTranspose") Conjugate(out);
+  }
+
+ private:
+  static void Conjugate(Tensor* t) {
+    Dispatch(ComplexTypes(), t->dtype(), [&](auto v) {
+      for (auto& e : t->flat<decltype(v)>()) e = std::conj(e);
+    });
   }
 };
 
@@ -54,6 +66,7 @@ class TransposeOp : public OpKernel {
 
 void RegisterTransposeKernels(KernelRegistry* r) {
   r->Register<TransposeOp>("Transpose");
+  r->Register<TransposeOp>("ConjugateTranspose");
 }
 
 }  // namespace dfg

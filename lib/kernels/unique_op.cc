@@ -1,6 +1,7 @@
-// Unique and UniqueV2 (TensorFlow's core/kernels/unique_op.cc): the distinct
-// elements (or slices along `axis`) in order of first appearance, and for
-// each input position the index of its value in that list. Values compare
+// Unique, UniqueV2 and UniqueWithCounts(V2) (TensorFlow's
+// core/kernels/unique_op.cc): the distinct elements (or slices along `axis`)
+// in order of first appearance, for each input position the index of its
+// value in that list, and (WithCounts) how often each occurs. Values compare
 // with ==, so -0.0 equals 0.0 and every NaN is distinct.
 #include <limits>
 #include <unordered_map>
@@ -111,6 +112,20 @@ class UniqueOp : public OpKernel {
         out_idx->flat<int64_t>()[i] = idx[i];
       }
     }
+    if (ctx->num_outputs() == 3) {  // UniqueWithCounts(V2)
+      std::vector<int64_t> counts(count, 0);
+      for (int64_t i : idx) ++counts[i];
+      Tensor* out_count = nullptr;
+      DFG_OP_REQUIRES_OK(
+          ctx, ctx->allocate_output(2, TensorShape({count}), &out_count));
+      for (int64_t u = 0; u < count; ++u) {
+        if (out_count->dtype() == tensorflow::DT_INT32) {
+          out_count->flat<int32_t>()[u] = static_cast<int32_t>(counts[u]);
+        } else {
+          out_count->flat<int64_t>()[u] = counts[u];
+        }
+      }
+    }
   }
 
  private:
@@ -140,7 +155,8 @@ class UniqueOp : public OpKernel {
 }  // namespace
 
 void RegisterUniqueKernels(KernelRegistry* r) {
-  for (const char* op : {"Unique", "UniqueV2"}) {
+  for (const char* op :
+       {"Unique", "UniqueV2", "UniqueWithCounts", "UniqueWithCountsV2"}) {
     r->Register<UniqueOp>(op, {TypeConstraint("T", UniqueTypes())});
   }
 }

@@ -13,6 +13,7 @@
 
 #include "lib/graph/tensor_id.h"
 #include "lib/prune/prune_unused.h"
+#include "lib/savedmodel/freeze_resources.h"
 #include "lib/savedmodel/freeze_tables.h"
 #include "lib/savedmodel/inline_functions.h"
 
@@ -38,12 +39,6 @@ const std::set<std::string>& ForbiddenOps() {
   return *ops;
 }
 
-bool IsStateChanging(const std::string& op) {
-  return op.rfind("Assign", 0) == 0 || op.rfind("Scatter", 0) == 0 ||
-         op.rfind("ResourceScatter", 0) == 0 ||
-         op.rfind("ResourceApply", 0) == 0 || op.rfind("Apply", 0) == 0;
-}
-
 class Freezer {
  public:
   Freezer(const LoadedGraph& model, const FreezeOptions& options)
@@ -61,6 +56,8 @@ class Freezer {
     DFG_RETURN_IF_ERROR(FindTableInitializers(&inliner));
     DFG_RETURN_IF_ERROR(ReadValues());
     ReplaceReads();
+    DFG_RETURN_IF_ERROR(ConvertCapturedVariables(
+        &graph_, captured_values_, NeededNodes(graph_, roots_), Where()));
     if (!table_inits_.empty()) {
       roots_.push_back(
           "^" + AddTableInitializers(&graph_, table_inits_, table_values_));
@@ -223,6 +220,9 @@ class Freezer {
     Reindex();
     std::vector<std::string> needed = NeededNodes(graph_, roots_);
     std::sort(needed.begin(), needed.end());
+    // Handles passed to functions or gathers: convert_variables_to_constants_v2
+    // converts those uses too (freeze_resources.h).
+    captured_ = CapturedHandles(graph_, needed);
     for (const std::string& name : needed) {
       const NodeDef& n = *Find(name);
       if (n.op() == "VariableV2" || n.op() == "Variable") {
@@ -240,7 +240,7 @@ class Freezer {
               Where(), name);
         }
         handles_[name] = src->name();
-      } else if (IsStateChanging(n.op())) {
+      } else if (ChangesVariable(n.op())) {
         return InvalidArgument(
             "{}: node '{}' ({}) changes a variable; a frozen graph cannot",
             Where(), name, n.op());
@@ -343,7 +343,8 @@ class Freezer {
   // Loads the model (restore, init op) with a read of every variable added,
   // and fetches them.
   Status ReadValues() {
-    if (variables_.empty() && handles_.empty() && table_fetches_.empty()) {
+    if (variables_.empty() && handles_.empty() && captured_.empty() &&
+        table_fetches_.empty()) {
       return Status::Ok();
     }
     GraphDef augmented = model_.graph;
@@ -369,7 +370,9 @@ class Freezer {
       targets.push_back(&values_[name]);
     }
     std::map<std::string, std::string> reads;  // VarHandleOp -> its read
-    for (const auto& [read, handle] : handles_) {
+    std::vector<std::string> read_handles = captured_;
+    for (const auto& [read, handle] : handles_) read_handles.push_back(handle);
+    for (const std::string& handle : read_handles) {
       DFG_RETURN_IF_ERROR(require(handle));
       if (reads.count(handle)) continue;
       std::string name = model_name(handle) + "/_dfg_freeze_read";
@@ -405,26 +408,18 @@ class Freezer {
     Status s = session->Run(feeds, fetches, {}, &values, load.run);
     if (!s.ok()) return s.WithPrefix("reading the variables: ");
     for (size_t i = 0; i < values.size(); ++i) *targets[i] = values[i];
+    for (const std::string& handle : captured_) {
+      captured_values_[handle] = values_.at(handle);
+    }
     return Status::Ok();
-  }
-
-  void MakeConst(NodeDef* node, const Tensor& value) {
-    std::string device = node->device();
-    std::string name = node->name();
-    node->Clear();
-    node->set_name(name);
-    node->set_op("Const");
-    node->set_device(device);
-    (*node->mutable_attr())["dtype"].set_type(value.dtype());
-    value.ToProto((*node->mutable_attr())["value"].mutable_tensor());
   }
 
   void ReplaceReads() {
     for (NodeDef& n : *graph_.mutable_node()) {
       if (variables_.count(n.name())) {
-        MakeConst(&n, values_.at(n.name()));
+        MakeConstNode(&n, values_.at(n.name()));
       } else if (auto it = handles_.find(n.name()); it != handles_.end()) {
-        MakeConst(&n, values_.at(it->second));
+        MakeConstNode(&n, values_.at(it->second));
       }
     }
   }
@@ -456,9 +451,8 @@ class Freezer {
         }
         return InvalidArgument(
             "{}: node '{}' ({}) is still needed{}{}; dfg freeze turns "
-            "variables "
-            "into constants only where ReadVariableOp or a reference reads "
-            "them",
+            "variables into constants only where ReadVariableOp, a reference, "
+            "a gather or a function they are passed to reads them",
             Where(), n.name(), n.op(), user.empty() ? "" : " by ", user);
       }
       if (!names.insert(n.name()).second) {
@@ -480,6 +474,8 @@ class Freezer {
   std::set<std::string> variables_;             // VariableV2 nodes
   std::map<std::string, std::string> handles_;  // ReadVariableOp -> handle
   std::map<std::string, Tensor> values_;        // variable -> value
+  std::vector<std::string> captured_;  // VarHandleOps used beyond reads
+  std::map<std::string, Tensor> captured_values_;
   std::map<std::string, std::string> original_name_;  // renamed -> model's
   LoadOptions load_;                                  // PrepareLoad
   std::vector<std::pair<std::string, std::string>> assets_;  // tensor, path

@@ -2,7 +2,10 @@
 // TensorFlow's convert_variables_to_constants_v2 and freeze_graph give):
 // the signature's function calls inlined (inline_functions.h), each variable
 // read replaced by a Const holding the value the model has after
-// LoadSavedModel (restore and init op), the inputs as Placeholders named by
+// LoadSavedModel (restore and init op), and a variable passed on to a
+// While/If/Case body, a nested call or a gather converted as
+// convert_variables_to_constants_v2 converts it (freeze_resources.h), the
+// inputs as Placeholders named by
 // the signature's input keys (its dtype and shape), the outputs as nodes
 // named by its output keys (an Identity, unless the output already is port
 // 0 of a node of that name), every other node that would clash with a key
@@ -33,10 +36,11 @@ struct FreezeOptions {
 
 // Errors: an unknown signature (kNotFound, listing them), a sparse input or
 // output, a key that is both an input and an output, a signature output
-// that changes a variable (kInvalidArgument naming the node: a frozen graph
-// cannot), a variable the outputs read in a way freeze does not convert, a
-// mutable lookup table or one the init op does not fill (freeze_tables.h),
-// and LoadSavedModel's errors (missing or corrupt checkpoint).
+// that changes a variable, in the graph or a function it is passed to
+// (kInvalidArgument naming the node: a frozen graph cannot), a variable the
+// outputs read in a way freeze does not convert, a mutable lookup table or one
+// the init op does not fill (freeze_tables.h), and LoadSavedModel's errors
+// (missing or corrupt checkpoint).
 StatusOr<tensorflow::GraphDef> FreezeSavedModel(const LoadedGraph& model,
                                                 const FreezeOptions& options);
 

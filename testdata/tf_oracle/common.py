@@ -34,6 +34,10 @@ def write_npy_feeds(directory, feeds):
     paths = {}
     for i, (name, value) in enumerate(feeds.items()):
         path = os.path.join(directory, f"feed{i}.npy")
-        np.save(path, np.asarray(value))
+        value = np.asarray(value)
+        if value.dtype == object:  # strings: .npy keeps them as fixed bytes
+            value = np.array([v.encode() if isinstance(v, str) else v
+                              for v in value.ravel()], dtype=bytes).reshape(value.shape)
+        np.save(path, value)
         paths[name] = path
     return paths

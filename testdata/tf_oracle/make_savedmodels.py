@@ -24,6 +24,9 @@ models into TensorFlow again. Models:
   sharded        a TF1 checkpoint in two shards (Saver(sharded=True), 2 devices)
   sliced         a TF2 checkpoint whose tensors are cut into slices across
                  shards (MaxShardSizePolicy)
+  k_*, app_*, tfm_*, tf1_*
+                 the model zoo of zoo_models.py (Keras layers by family,
+                 keras.applications, tf.Module ops, a TF1 graph)
 """
 import json
 import os
@@ -34,6 +37,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from zoo_models import ZOO, ZOO_SIGNATURES  # noqa: E402
 
 tf1 = tf.compat.v1
 RNG = np.random.default_rng(20261125)
@@ -287,6 +293,9 @@ MODELS = {"keras_mlp": keras_mlp, "keras_cnn": keras_cnn,
           "tf_example": tf_example, "multi_sig": multi_sig,
           "str_int64_vars": str_int64_vars, "sharded": sharded, "sliced": sliced,
           "keys_table": keys_table, "tf1_table": tf1_table}
+# The model zoo (zoo_models.py): one model per family users meet.
+MODELS.update(ZOO)
+SIGNATURES.update(ZOO_SIGNATURES)
 
 
 def run_signature(path, key, inputs):

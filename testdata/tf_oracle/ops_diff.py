@@ -53,7 +53,7 @@ def check(ctx, op_case, directory):
     status, msg = run_diff.check_case(ctx, case, directory)
     if status == "skip":  # no kernel or an unknown op: a case promises the op runs
         status = "fail"
-    return Result(status, msg, ops=frozenset(ops), tested=tested)
+    return Result(status, msg, ops=run_diff.graph_ops(case, directory), tested=tested)
 
 
 def tasks(ctx):

@@ -142,7 +142,8 @@ def run_dfg(ctx, case, fetches, directory):
     else:
         graph = case.model
     feeds = write_npy_feeds(directory, case.feeds)
-    cmd = [ctx.dfg, "run", graph, "--output-dir", os.path.join(directory, "dfg")]
+    cmd = [ctx.dfg, "run", graph, "--output-dir", os.path.join(directory, "dfg"),
+           "--dump-partitions", os.path.join(directory, "partitions")]
     for name, path in feeds.items():
         cmd += ["--feed", f"{name}={path}"]
     for fetch in fetches:
@@ -238,15 +239,21 @@ def tasks(ctx):
         name = f"run/{case.name}"
 
         def fn(case=case, i=i):
-            status, msg = check_case(ctx, case, os.path.join(ctx.work, "run", f"{i:04d}"))
-            return known.apply(name_of(case), Result(status, msg, ops=graph_ops(case),
+            directory = os.path.join(ctx.work, "run", f"{i:04d}")
+            status, msg = check_case(ctx, case, directory)
+            return known.apply(name_of(case), Result(status, msg,
+                                                     ops=graph_ops(case, directory),
                                                      tested=frozenset([case.op])))
         out.append((name, fn))
     return out
 
 
-def graph_ops(case):
-    """The op types of a case's graph and of its function library."""
+OP_LINE = re.compile(r'^\s*op: "([^"]+)"$', re.M)
+
+
+def graph_ops(case, directory=None):
+    """The op types of a case's graph and of its function library, and of
+    the partition graphs dfg ran (`--dump-partitions`: _Send, _Recv...)."""
     if case.model and not os.path.exists(case.model):
         return frozenset()
     import tf_session  # pylint: disable=import-outside-toplevel
@@ -254,6 +261,11 @@ def graph_ops(case):
     ops = {n.op for n in gd.node}
     for f in gd.library.function:
         ops |= {n.op for n in f.node_def}
+    parts = os.path.join(directory or "", "partitions")
+    if directory and os.path.isdir(parts):
+        for name in os.listdir(parts):
+            with open(os.path.join(parts, name), encoding="utf-8", errors="replace") as f:
+                ops |= set(OP_LINE.findall(f.read()))
     return frozenset(ops)
 
 

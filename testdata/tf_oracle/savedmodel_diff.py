@@ -13,8 +13,10 @@ or `dfg --help` no longer lists freeze, every case of that kind fails and
 says what changed in the help text (a renamed flag must not turn the section
 into skips).
 
-The models are written once into --savedmodel-dir (default: the work
-directory) and rewritten when make_savedmodels.py changes.
+The models (with the zoo of zoo_models.py) are written once into
+--savedmodel-dir (default: the work directory; ctest's is in the build
+directory) and rewritten only when make_savedmodels.py or zoo_models.py
+changes.
 """
 import hashlib
 import json
@@ -31,7 +33,19 @@ from run_diff import compare_values
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "make_savedmodels.py")
+# What the models are made from: a change to either rewrites them.
+SOURCES = [SCRIPT, os.path.join(HERE, "zoo_models.py")]
 TOL = {"float64": (1e-12, 1e-12)}
+# np.load parses a .npy header with ast.literal_eval, which the venv's
+# CPython 3.11.7 can break when two threads run it at once ("SystemError: AST
+# constructor recursion depth mismatch", seen here): the cases load one at a
+# time.
+_LOAD_LOCK = threading.Lock()
+
+
+def load_npy(path):
+    with _LOAD_LOCK:
+        return np.load(path)
 
 
 def missing_features(ctx):
@@ -63,8 +77,11 @@ def missing_features(ctx):
 def ensure_models(ctx):
     """Writes the SavedModels unless an up-to-date set is there; the cases."""
     out = ctx.savedmodel_dir
-    with open(SCRIPT, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
+    sha = hashlib.sha256()
+    for source in SOURCES:
+        with open(source, "rb") as f:
+            sha.update(f.read())
+    digest = sha.hexdigest()
     stamp = os.path.join(out, "stamp")
     if not (os.path.exists(stamp) and open(stamp).read() == digest):
         r = subprocess.run([sys.executable, SCRIPT, out], capture_output=True, text=True,
@@ -84,8 +101,8 @@ def compare_outputs(got_dir, case, names=None):
         if not os.path.exists(path):
             problems.append(f"{key}: no {os.path.basename(path)} written")
             continue
-        want = np.load(ref_path)
-        got = np.load(path)
+        want = load_npy(ref_path)
+        got = load_npy(path)
         rtol, atol = TOL.get(want.dtype.name, (1e-5, 1e-5))
         msg = compare_values(got, want, rtol, atol)
         if msg:
@@ -113,7 +130,7 @@ def check_freeze(ctx, case, d):
                         "-o", frozen], capture_output=True, text=True, timeout=300)
     if r.returncode != 0:
         return Result("fail", f"dfg freeze failed: {r.stderr.strip()[:400]}")
-    feeds = {k: np.load(p) for k, p in case["inputs"].items()}
+    feeds = {k: load_npy(p) for k, p in case["inputs"].items()}
     graph_def = tf_session.load_graph_def(path=frozen)
     # A frozen graph with lookup tables fills them in init_all_tables: a
     # TensorFlow user runs it once before the lookups (dfg run does by itself).
@@ -124,7 +141,7 @@ def check_freeze(ctx, case, d):
         return Result("fail", f"TensorFlow cannot run the frozen graph: {tf_run.message[:400]}")
     problems = []
     for key, ref_path in case["outputs"].items():
-        msg = compare_values(tf_run.values[key], np.load(ref_path), 1e-5, 1e-5)
+        msg = compare_values(tf_run.values[key], load_npy(ref_path), 1e-5, 1e-5)
         if msg:
             problems.append(f"TensorFlow on frozen.pb, {key}: {msg}")
     cmd = [ctx.dfg, "run", frozen, "--output-dir", os.path.join(d, "dfg")]
@@ -139,7 +156,12 @@ def check_freeze(ctx, case, d):
         msg = compare_outputs(os.path.join(d, "dfg"), case)
         if msg:
             problems.append(f"dfg on frozen.pb: {msg}")
-    return Result("fail", "; ".join(problems)) if problems else Result("pass")
+    if problems:
+        return Result("fail", "; ".join(problems))
+    ops = {n.op for n in graph_def.node}  # the frozen graph's: what dfg ran
+    for f in graph_def.library.function:
+        ops |= {n.op for n in f.node_def}
+    return Result("pass", ops=frozenset(ops))
 
 
 def tasks(ctx):
