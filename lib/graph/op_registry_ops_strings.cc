@@ -102,6 +102,46 @@ void RegisterUnicode(OpTable& t) {
   t.Add(CpuOp("UnicodeScript").Input("input: int32").Output("output: int32"));
 }
 
+void RegisterSummaries(OpTable& t) {
+  t.Add(CpuOp("TensorSummary")
+            .Input("tensor: T")
+            .Output("summary: string")
+            .Attr("T: type")
+            .Attr("description: string = ''")
+            .Attr("labels: list(string) = []")
+            .Attr("display_name: string = ''"));
+  t.Add(CpuOp("TensorSummaryV2")
+            .Input("tag: string")
+            .Input("tensor: T")
+            .Input("serialized_summary_metadata: string")
+            .Output("summary: string")
+            .Attr("T: type"));
+  t.Add(CpuOp("AudioSummary")
+            .Input("tag: string")
+            .Input("tensor: float")
+            .Output("summary: string")
+            .Attr("sample_rate: float")
+            .Attr("max_outputs: int >= 1 = 3"));
+  t.Add(CpuOp("AudioSummaryV2")
+            .Input("tag: string")
+            .Input("tensor: float")
+            .Input("sample_rate: float")
+            .Output("summary: string")
+            .Attr("max_outputs: int >= 1 = 3"));
+}
+
+void RegisterImageSummary(OpTable& t) {
+  t.Add(CpuOp("ImageSummary")
+            .Input("tag: string")
+            .Input("tensor: T")
+            .Output("summary: string")
+            .Attr("max_images: int >= 1 = 3")
+            .Attr("T: {uint8, float, half, double} = DT_FLOAT")
+            .Attr("bad_color: tensor = { dtype: DT_UINT8 tensor_shape { dim { "
+                  "size: 4 } } int_val: 255 int_val: 0 int_val: 0 int_val: "
+                  "255 }"));
+}
+
 void RegisterBincounts(OpTable& t) {
   const char* kT = "T: {int32, int64, float, double}";
   t.Add(CpuOp("Bincount")
@@ -224,6 +264,8 @@ void RegisterStringOps(OpRegistry* registry) {
   RegisterHashing(t);
   RegisterTextOps(t);
   RegisterUnicode(t);
+  RegisterSummaries(t);
+  RegisterImageSummary(t);
   RegisterBincounts(t);
   RegisterRaggedConversions(t);
   RegisterMutableTables(t);

@@ -46,9 +46,13 @@ class MutableTable : public LookupTable {
     std::sort(entries.begin(), entries.end(),
               [](auto* a, auto* b) { return a->first < b->first; });
     const int64_t n = static_cast<int64_t>(entries.size());
-    TensorShape vshape({n});
+    // The dense table's layout is TensorFlow's: keys [n, 1], values
+    // [n, value size] (its buckets, here only the full ones).
+    TensorShape kshape({n}), vshape({n});
+    if (reserved_) kshape.AddDim(1);
+    if (reserved_ && value_shape_.dims() == 0) vshape.AddDim(1);
     for (int64_t d : value_shape_.dim_sizes()) vshape.AddDim(d);
-    *keys = Tensor(key_dtype(), TensorShape({n}));
+    *keys = Tensor(key_dtype(), kshape);
     *values = Tensor(value_dtype(), vshape);
     auto k = keys->flat<K>();
     auto v = values->flat<V>();
@@ -79,12 +83,18 @@ class MutableTable : public LookupTable {
     return Status::Ok();
   }
 
+  // The dense table imports TensorFlow's bucket arrays (what its Export
+  // and checkpoints hold): slots holding a reserved key are empty.
   Status Import(const Tensor& keys, const Tensor& values) override {
-    DFG_RETURN_IF_ERROR(CheckKeyAndValueTensors(keys, values));
-    DFG_RETURN_IF_ERROR(CheckReserved(keys));
+    if (reserved_) {
+      DFG_RETURN_IF_ERROR(CheckBuckets(keys, values));
+    } else {
+      DFG_RETURN_IF_ERROR(CheckKeyAndValueTensors(keys, values));
+      DFG_RETURN_IF_ERROR(CheckReserved(keys));
+    }
     std::unique_lock lock(mu_);
     map_.clear();
-    Put(keys, values);
+    Put(keys, values, /*skip_reserved=*/true);
     return Status::Ok();
   }
 
@@ -119,6 +129,25 @@ class MutableTable : public LookupTable {
   using Stored = std::conditional_t<std::is_same_v<V, bool>, uint8_t, V>;
   using Map = std::unordered_map<K, std::vector<Stored>>;
 
+  // TensorFlow's dense table keeps keys as [buckets, 1] and values as
+  // [buckets, value size]: an import must come in that layout.
+  Status CheckBuckets(const Tensor& keys, const Tensor& values) const {
+    if (keys.dtype() != key_dtype() || values.dtype() != value_dtype()) {
+      return CheckKeyAndValueTensors(keys, values);
+    }
+    std::vector<int64_t> want;
+    for (int d = 0; d + 1 < keys.dims(); ++d) want.push_back(keys.dim_size(d));
+    if (value_shape_.dims() == 0) want.push_back(1);
+    for (int64_t d : value_shape_.dim_sizes()) want.push_back(d);
+    const TensorShape expected{std::span<const int64_t>(want)};
+    if (values.shape() != expected) {
+      return InvalidArgument("Expected shape {} for value, got {}",
+                             expected.DebugString(),
+                             values.shape().DebugString());
+    }
+    return Status::Ok();
+  }
+
   Status CheckReserved(const Tensor& keys) const {
     if (!reserved_) return Status::Ok();
     for (const K& k : keys.flat<K>()) {
@@ -134,10 +163,15 @@ class MutableTable : public LookupTable {
     return Status::Ok();
   }
 
-  void Put(const Tensor& keys, const Tensor& values) {
+  void Put(const Tensor& keys, const Tensor& values,
+           bool skip_reserved = false) {
     auto k = keys.flat<K>();
     auto v = values.flat<V>();
     for (size_t i = 0; i < k.size(); ++i) {
+      if (skip_reserved && reserved_ &&
+          (k[i] == reserved_->first || k[i] == reserved_->second)) {
+        continue;
+      }
       map_[k[i]].assign(v.begin() + i * width_, v.begin() + (i + 1) * width_);
     }
   }

@@ -250,6 +250,8 @@ void RegisterStringSplitKernels(KernelRegistry* r);
 void RegisterStringConvertKernels(KernelRegistry* r);
 void RegisterStringReduceKernels(KernelRegistry* r);
 void RegisterUnicodeKernels(KernelRegistry* r);
+void RegisterSummaryKernels(KernelRegistry* r);
+void RegisterPngSummaryKernels(KernelRegistry* r);
 
 void RegisterStringKernels(KernelRegistry* r) {
   for (const char* op : {"StringToHashBucketFast", "StringToHashBucket",
@@ -267,6 +269,8 @@ void RegisterStringKernels(KernelRegistry* r) {
   RegisterStringConvertKernels(r);
   RegisterStringReduceKernels(r);
   RegisterUnicodeKernels(r);
+  RegisterSummaryKernels(r);
+  RegisterPngSummaryKernels(r);
 }
 
 }  // namespace dfg

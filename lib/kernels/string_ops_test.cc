@@ -124,5 +124,58 @@ TEST_CASE("RaggedTensorToTensor pads rows and cuts to the shape", "[kernels]") {
   CHECK(Flat<int64_t>(cut.out(0)) == "[3,2] 1 2 -1 -1 3 4");
 }
 
+TEST_CASE("AsString builds one printf format from its attrs", "[kernels]") {
+  auto run = testing::RunKernel(
+      "name: 'a' op: 'AsString' attr { key: 'T' value { type: DT_FLOAT } }"
+      " attr { key: 'precision' value { i: 1 } }"
+      " attr { key: 'width' value { i: 8 } }"
+      " attr { key: 'fill' value { s: '+' } }",
+      {MakeTensor<float>({2}, {3.25f, -1.0f})});
+  REQUIRE(run.status.ok());
+  CHECK(Render(run.out(0)) == "string [2] [\"    +3.2\" \"    -1.0\"]");
+  auto bad = testing::RunKernel(
+      "name: 'a' op: 'AsString' attr { key: 'T' value { type: DT_INT32 } }"
+      " attr { key: 'precision' value { i: 1 } }",
+      {MakeTensor<int32_t>({1}, {3})});
+  CHECK_THAT(bad.status.message(),
+             Contains("precision not supported for datatype int32"));
+}
+
+TEST_CASE("base64 is web-safe and padding is optional", "[kernels]") {
+  auto enc = testing::RunKernel(
+      "name: 'e' op: 'EncodeBase64' attr { key: 'pad' value { b: true } }",
+      {MakeTensor<std::string>({2}, {"\xff\xfe", "abc"})});
+  REQUIRE(enc.status.ok());
+  CHECK(Render(enc.out(0)) == "string [2] [\"__4=\" \"YWJj\"]");
+  auto dec =
+      testing::RunKernel("name: 'd' op: 'DecodeBase64'",
+                         {MakeTensor<std::string>({2}, {"__4", "YWJj"})});
+  REQUIRE(dec.status.ok());
+  CHECK(dec.out(0).flat<std::string>()[0] == "\xff\xfe");
+  CHECK(dec.out(0).flat<std::string>()[1] == "abc");
+}
+
+TEST_CASE("Substr counts UTF-8 characters with unit UTF8_CHAR", "[kernels]") {
+  auto run = testing::RunKernel(
+      "name: 's' op: 'Substr' attr { key: 'T' value { type: DT_INT32 } }"
+      " attr { key: 'unit' value { s: 'UTF8_CHAR' } }",
+      {MakeTensor<std::string>({1}, {"h\xc3\xa9llo"}),
+       MakeTensor<int32_t>({}, {-4}), MakeTensor<int32_t>({}, {2})});
+  REQUIRE(run.status.ok());
+  CHECK(run.out(0).flat<std::string>()[0] == "\xc3\xa9l");
+}
+
+TEST_CASE("ScalarSummary serializes Summary.Value tag and simple_value",
+          "[kernels]") {
+  auto run = testing::RunKernel(
+      "name: 's' op: 'ScalarSummary' attr { key: 'T' value { type: DT_FLOAT } "
+      "}",
+      {MakeTensor<std::string>({}, {"a"}), MakeTensor<float>({}, {1.0f})});
+  REQUIRE(run.status.ok());
+  // value { tag: "a" simple_value: 1 }
+  CHECK(run.out(0).flat<std::string>()[0] ==
+        std::string("\x0a\x08\x0a\x01\x61\x15\x00\x00\x80\x3f", 10));
+}
+
 }  // namespace
 }  // namespace dfg

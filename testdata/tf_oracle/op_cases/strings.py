@@ -430,8 +430,40 @@ def _table_case(ctor, kt, vt, value_shape=(), remove=False, import_=False, error
     return OpCase(name, ops, build, expect_error=error)
 
 
+def _dense_export_import(value_shape=()):
+    """A dense table's export (TensorFlow's layout: keys [n, 1]) imported into
+    another: what its checkpoints do."""
+    def build():
+        tf = _tf()
+
+        def table():
+            return tf.raw_ops.MutableDenseHashTableV2(
+                empty_key=tf.constant(-1, tf.int64), deleted_key=tf.constant(-2, tf.int64),
+                value_dtype=tf.float32, value_shape=value_shape, initial_num_buckets=8)
+        a, b = table(), table()
+        keys = tf.compat.v1.placeholder(tf.int64, (3,), name="keys")
+        vals = tf.reshape(tf.range(3 * max(1, int(np.prod(value_shape))), dtype=tf.float32),
+                          (3,) + tuple(value_shape))
+        ins = tf.raw_ops.LookupTableInsertV2(table_handle=a, keys=keys, values=vals)
+        with tf.control_dependencies([ins]):
+            ek, ev = tf.raw_ops.LookupTableExportV2(table_handle=a, Tkeys=tf.int64,
+                                                    Tvalues=tf.float32)
+        imp = tf.raw_ops.LookupTableImportV2(table_handle=b, keys=ek, values=ev)
+        default = tf.constant(-7.0, shape=value_shape)
+        with tf.control_dependencies([imp]):
+            found = tf.raw_ops.LookupTableFindV2(table_handle=b,
+                                                 keys=tf.constant([5, 9, 3, 4], tf.int64),
+                                                 default_value=default)
+            size = tf.raw_ops.LookupTableSizeV2(table_handle=b)
+        return [found, size, tf.shape(ek)[1:], tf.shape(ev)[1:]], {
+            keys: np.array([5, 9, 4], np.int64)}
+    return OpCase(f"MutableDenseHashTableV2/export_import{list(value_shape)}",
+                  ["MutableDenseHashTableV2", "LookupTableExportV2", "LookupTableImportV2"],
+                  build)
+
+
 def _table_cases():
-    out = []
+    out = [_dense_export_import(), _dense_export_import((2,))]
     pairs = [(object, np.int64), (object, np.int32), (object, np.float32), (object, np.float64),
              (object, np.bool_), (np.int64, object), (np.int64, np.int64),
              (np.int64, np.float32), (np.int64, np.float64), (np.int32, np.int32),
