@@ -141,6 +141,21 @@ constexpr char kGatherGraph[] = R"pb(
   }
 )pb";
 
+TEST_CASE("ops that write a variable are told from pure scatters",
+          "[savedmodel][freeze]") {
+  for (const char* op :
+       {"AssignVariableOp", "AssignAdd", "ScatterNdUpdate", "ScatterAdd",
+        "ResourceScatterAdd", "ResourceApplyAdam", "ResourceSparseApplyFtrl"}) {
+    INFO(op);
+    CHECK(ChangesVariable(op));
+  }
+  for (const char* op : {"ScatterNd", "ScatterNdNonAliasingAdd",
+                         "TensorScatterAdd", "ReadVariableOp", "GatherV2"}) {
+    INFO(op);
+    CHECK_FALSE(ChangesVariable(op));
+  }
+}
+
 TEST_CASE("a handle read only by ReadVariableOp is not captured",
           "[savedmodel][freeze]") {
   GraphDef graph = ParseGraph(kGatherGraph);

@@ -78,51 +78,9 @@ for _mode in ["dfg", "mixed", "tfclient", "tfmixed"]:
             "RunManyGraphs::WhenDone does (lib/distributed/master_step.cc Part::RemoteStatus)")
 
 
-# The savedmodel section's model zoo (zoo_models.py): models that fail only
-# because dfg lacks an op or its CPU kernel (listed as dfg_op_list shows them
-# for every node of the SavedModel, its functions included). Each comes off
-# the list when the op lands. A freeze case needs the op too when freezing
-# instantiates the function that holds it (an op dfg does not know) or
-# loading the model runs it (the restore function of a Keras lookup layer).
-_ZOO_NEEDS = {
-    "k_gelu_exact": ("both", "Erfc (gelu(approximate=False))"),
-    "app_convnext_tiny": ("both", "Erfc (gelu(approximate=False))"),
-    "k_attention_causal": ("both", "MatrixBandPart (use_causal_mask)"),
-    "k_category_encoding": ("both", "DenseBincount"),
-    "tfm_bincount": ("both", "DenseBincount"),
-    "k_hashing": ("both", "StringToHashBucketFast (kernel)"),
-    "k_string_lookup": ("both", "StringToHashBucketFast (kernel, the OOV buckets)"),
-    "k_hashing_salted": ("both", "StringToHashBucketStrong"),
-    "k_textvec_int": ("both", "MutableHashTableV2 (restore), DenseBincount, "
-                              "RaggedTensorToTensor, StringLower and StringSplitV2 "
-                              "(kernels)"),
-    "k_textvec_multi_hot": ("both", "MutableHashTableV2 (restore), DenseBincount, "
-                                    "RaggedBincount, StringLower and StringSplitV2 "
-                                    "(kernels)"),
-    "k_textvec_tf_idf": ("both", "MutableHashTableV2 (restore), DenseBincount, "
-                                 "RaggedBincount, StringNGrams, StringLower and "
-                                 "StringSplitV2 (kernels)"),
-    "tfm_bitwise": ("both", "BitwiseAnd, BitwiseOr, BitwiseXor, Invert, LeftShift, "
-                            "RightShift"),
-    "tfm_int64_mod": ("both", "TruncateMod, TruncateDiv (kernel)"),
-    "tfm_cumulative": ("both", "CumulativeLogsumexp"),
-    "tfm_resize": ("both", "ResizeArea"),
-    "tfm_scatter": ("both", "ScatterNd, TensorScatterAdd, TensorScatterMax, "
-                            "TensorScatterUpdate"),
-    "tfm_segment": ("both", "SegmentMean, SegmentMax, SegmentMin, SegmentProd, "
-                            "UnsortedSegmentMax"),
-    "tfm_stateless_random": ("both", "StatelessRandomGetKeyCounter, "
-                                     "StatelessRandomUniformV2, StatelessRandomNormalV2, "
-                                     "StatelessRandomUniformIntV2"),
-    "tfm_strings": ("both", "kernels for StringUpper, StringLower, StringLength, "
-                            "Substr, AsString, StringToNumber, ReduceJoin, StringFormat, "
-                            "StringToHashBucketFast"),
-    "tfm_strings_hash": ("both", "StringToHashBucket, StringToHashBucketStrong, "
-                                 "StringStrip (kernel)"),
-    "tfm_tensor_array": ("both", "TensorListConcatV2, TensorListGather"),
-    # The frozen graph has GatherV2 instead and runs.
-    "tfm_resource_gather": ("run", "ResourceGather (kernel)"),
-}
-for _model, (_kinds, _ops) in _ZOO_NEEDS.items():
-    for _kind in (["run", "freeze"] if _kinds == "both" else [_kinds]):
-        KNOWN[f"savedmodel/{_kind}/{_model}/serving_default"] = f"needs op {_ops}"
+# The savedmodel section's model zoo (zoo_models.py): a model that fails only
+# because dfg lacks an op or its CPU kernel is listed with the op it needs,
+# and comes off the list when the op lands. tfm_resource_gather's frozen
+# graph (GatherV2 instead) runs; the SavedModel itself needs ResourceGather.
+KNOWN["savedmodel/run/tfm_resource_gather/serving_default"] = (
+    "needs op ResourceGather (kernel)")
