@@ -27,11 +27,10 @@ bool IsIdentityLike(const std::string& op) {
 }  // namespace
 
 bool ChangesVariable(const std::string& op) {
-  // ScatterNd and ScatterNdNonAliasingAdd make a new tensor (no ref input).
-  const bool scatter_update = op.rfind("Scatter", 0) == 0 &&
-                              op != "ScatterNd" &&
-                              op != "ScatterNdNonAliasingAdd";
-  return op.rfind("Assign", 0) == 0 || scatter_update ||
+  // ScatterNd and ScatterNdNonAliasingAdd make a new tensor; the other
+  // Scatter* ops write into a ref variable.
+  if (op == "ScatterNd" || op == "ScatterNdNonAliasingAdd") return false;
+  return op.rfind("Assign", 0) == 0 || op.rfind("Scatter", 0) == 0 ||
          op.rfind("ResourceScatter", 0) == 0 ||
          op.rfind("ResourceApply", 0) == 0 ||
          op.rfind("ResourceSparseApply", 0) == 0 || op == "DestroyResourceOp";

@@ -141,6 +141,21 @@ constexpr char kGatherGraph[] = R"pb(
   }
 )pb";
 
+TEST_CASE("ops that write a variable are told from pure scatters",
+          "[savedmodel][freeze]") {
+  for (const char* op :
+       {"AssignVariableOp", "AssignAdd", "ScatterNdUpdate", "ScatterAdd",
+        "ResourceScatterAdd", "ResourceApplyAdam", "ResourceSparseApplyFtrl"}) {
+    INFO(op);
+    CHECK(ChangesVariable(op));
+  }
+  for (const char* op : {"ScatterNd", "ScatterNdNonAliasingAdd",
+                         "TensorScatterAdd", "ReadVariableOp", "GatherV2"}) {
+    INFO(op);
+    CHECK_FALSE(ChangesVariable(op));
+  }
+}
+
 TEST_CASE("a handle read only by ReadVariableOp is not captured",
           "[savedmodel][freeze]") {
   GraphDef graph = ParseGraph(kGatherGraph);
@@ -174,6 +189,126 @@ TEST_CASE("a gathered variable becomes GatherV2 of a Const on axis 0",
   CHECK(axis->scalar<int64_t>() == 0);
   // A ReadVariableOp no needed node reaches is left to pruning.
   CHECK(nodes.at("read")->op() == "ReadVariableOp");
+}
+
+TEST_CASE("a ResourceGatherNd of a variable becomes GatherNd",
+          "[savedmodel][freeze]") {
+  GraphDef graph = ParseGraph(kGatherGraph);
+  for (auto& n : *graph.mutable_node()) {
+    if (n.name() == "g") {
+      n.set_op("ResourceGatherNd");
+      n.mutable_attr()->erase("batch_dims");
+    }
+  }
+  std::map<std::string, Tensor> values = {
+      {"v", Tensor::Vector<float>({1, 2, 3})}};
+  Status s =
+      ConvertCapturedVariables(&graph, values, {"v", "pass", "g", "i"}, "here");
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  for (const auto& n : graph.node()) {
+    if (n.name() != "g") continue;
+    CHECK(n.op() == "GatherNd");
+    CHECK(n.input_size() == 2);
+    CHECK(n.attr().at("Tparams").type() == tensorflow::DT_FLOAT);
+    CHECK(n.attr().count("dtype") == 0);
+  }
+  CHECK(graph.node_size() == 5);
+}
+
+constexpr char kBranchGraph[] = R"pb(
+  node {
+    name: "v"
+    op: "VarHandleOp"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "p"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_BOOL }
+    }
+  }
+  node {
+    name: "branch"
+    op: "StatelessIf"
+    input: "p"
+    input: "v"
+    attr {
+      key: "Tin"
+      value { list { type: DT_RESOURCE } }
+    }
+    attr {
+      key: "then_branch"
+      value { func { name: "rows" } }
+    }
+    attr {
+      key: "else_branch"
+      value { func { name: "rows" } }
+    }
+  }
+  library {
+    function {
+      signature {
+        name: "rows"
+        input_arg { name: "t" type: DT_RESOURCE }
+        output_arg { name: "y" type: DT_FLOAT }
+      }
+      node_def {
+        name: "i"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+      }
+      node_def {
+        name: "g"
+        op: "ResourceGather"
+        input: "t"
+        input: "i:output:0"
+        attr {
+          key: "dtype"
+          value { type: DT_FLOAT }
+        }
+        attr {
+          key: "Tindices"
+          value { type: DT_INT32 }
+        }
+      }
+      ret { key: "y" value: "g:output:0" }
+    }
+  }
+)pb";
+
+TEST_CASE("a gather inside a branch function reads the variable's value",
+          "[savedmodel][freeze]") {
+  GraphDef graph = ParseGraph(kBranchGraph);
+  std::map<std::string, Tensor> values = {
+      {"v", Tensor::Vector<float>({1, 2, 3})}};
+  Status s =
+      ConvertCapturedVariables(&graph, values, {"v", "p", "branch"}, "here");
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  const auto& branch = graph.node(2);
+  CHECK(branch.attr().at("Tin").list().type(0) == tensorflow::DT_FLOAT);
+  // Both branches name the one copy.
+  CHECK(branch.attr().at("then_branch").func().name() == "rows_frozen");
+  CHECK(branch.attr().at("else_branch").func().name() == "rows_frozen");
+  REQUIRE(graph.library().function_size() == 2);
+  const auto& copy = graph.library().function(1);
+  CHECK(copy.signature().input_arg(0).type() == tensorflow::DT_FLOAT);
+  std::map<std::string, const tensorflow::NodeDef*> nodes;
+  for (const auto& n : copy.node_def()) nodes[n.name()] = &n;
+  REQUIRE(nodes.count("g/axis") == 1);
+  CHECK(nodes.at("g")->op() == "GatherV2");
+  CHECK(nodes.at("g")->input(2) == "g/axis:output:0");
+  // The original stays for callers that pass it a handle.
+  CHECK(graph.library().function(0).node_def(1).op() == "ResourceGather");
 }
 
 TEST_CASE("a gather with batch_dims is refused as TensorFlow's freeze does",
