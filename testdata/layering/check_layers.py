@@ -63,6 +63,11 @@ THIRD_PARTY = {
     "cblas.h": {"lib/kernels"},
     "openblas": {"lib/kernels"},
     "zlib.h": {"lib/io"},
+    "fftw3.h": {"lib/kernels"},
+    "farmhash.h": {"lib/kernels"},
+    "unicode/": {"lib/kernels"},
+    "jpeglib.h": {"lib/kernels"},
+    "png.h": {"lib/kernels"},
     "CLI/": {"subcommands", "cli"},
 }
 
