@@ -190,14 +190,6 @@ Status FileError(const std::string& path, int err) {
   return FailedPrecondition("{}", msg);
 }
 
-Status ScalarName(const Tensor& t, const char* what) {
-  if (t.dims() != 0) {
-    return InvalidArgument("{} must be scalar, got shape: {}", what,
-                           t.shape().DebugString());
-  }
-  return Status::Ok();
-}
-
 class ReadFileOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
