@@ -61,10 +61,11 @@ TEST_CASE("incomplete gamma / beta, zeta, Dawson, Fresnel, Spence",
 
 TEST_CASE("Bessel kernels keep TensorFlow's edge values", "[kernels]") {
   const std::vector<double> xs = {0.0, -2.5, 3.75};
+  // A copy: the kernel's result (and its buffer) dies with `result`.
   auto run = [&](const char* op) {
-    return Op(op, {MakeTensor<double>({3}, xs)}, "DT_DOUBLE")
-        .out(0)
-        .flat<double>();
+    auto result = Op(op, {MakeTensor<double>({3}, xs)}, "DT_DOUBLE");
+    const auto flat = result.out(0).flat<double>();
+    return std::vector<double>(flat.begin(), flat.end());
   };
   auto k0 = run("BesselK0");
   CHECK((std::isinf(k0[0]) && std::isinf(k0[1])));
