@@ -1,8 +1,9 @@
 // dfg info: what a graph is, at a glance: what TensorFlow's summarize_graph
 // prints (inputs, variables, outputs, parameters, op types) plus node and
 // edge counts, constant bytes, requested devices, library functions, ops dfg
-// does not know or has no CPU kernel for, and a SavedModel's tags, signatures (which one is the
-// default) and checkpoint tensors (inspect_checkpoint's list).
+// does not know or has no CPU kernel for, and a SavedModel's tags, signatures
+// (which one is the default) and checkpoint tensors (inspect_checkpoint's
+// list).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <memory>
