@@ -1,5 +1,5 @@
-// GatherV2 / Gather (with batch_dims), ResourceGather (the same on a resource
-// variable's value), GatherNd, Split, SplitV, OneHot and Where.
+// GatherV2 / Gather (with batch_dims), GatherNd, their Resource* forms (the
+// same on a resource variable's value), Split, SplitV, OneHot and Where.
 #include <fmt/format.h>
 
 #include <cstring>
@@ -123,8 +123,39 @@ class GatherOp : public OpKernel {
   int64_t batch_dims_ = 0;
 };
 
-// ResourceGather: Gather (axis 0, batch_dims) of a resource variable's value,
-// read under its mutex (the buffer is shared; writers copy on write).
+// The value of the resource variable input 0 names, read under its mutex
+// (the buffer is shared; writers copy on write).
+Status ReadResourceVariable(OpKernelContext* ctx, DataType dtype,
+                            Tensor* value) {
+  const Tensor& h = ctx->input(0);
+  if (h.NumElements() != 1) {
+    return InvalidArgument("Expected a scalar resource handle");
+  }
+  if (ctx->resource_manager() == nullptr) {
+    return Internal("No resource manager.");
+  }
+  const ResourceHandle& handle = h.flat<ResourceHandle>()[0];
+  DFG_ASSIGN_OR_RETURN(
+      std::shared_ptr<Var> var,
+      ctx->resource_manager()->Lookup(handle.container, handle.name));
+  {
+    std::lock_guard<std::mutex> lock(*var->mu());
+    if (!var->is_initialized) {
+      return FailedPrecondition(
+          "Error while reading resource variable {} from Container: {}.",
+          handle.name, handle.container);
+    }
+    *value = *var->tensor();
+  }
+  if (value->dtype() != dtype) {
+    return InvalidArgument(
+        "Trying to read variable with wrong dtype. Expected {} got {}",
+        DataTypeString(value->dtype()), DataTypeString(dtype));
+  }
+  return Status::Ok();
+}
+
+// ResourceGather: Gather (axis 0, batch_dims) of a resource variable's value.
 class ResourceGatherOp : public GatherOp {
  public:
   explicit ResourceGatherOp(OpKernelConstruction* ctx) : GatherOp(ctx) {
@@ -132,30 +163,8 @@ class ResourceGatherOp : public GatherOp {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& h = ctx->input(0);
-    DFG_OP_REQUIRES(ctx, h.NumElements() == 1,
-                    InvalidArgument("Expected a scalar resource handle"));
-    DFG_OP_REQUIRES(ctx, ctx->resource_manager() != nullptr,
-                    Internal("No resource manager."));
-    const ResourceHandle& handle = h.flat<ResourceHandle>()[0];
-    StatusOr<std::shared_ptr<Var>> var =
-        ctx->resource_manager()->Lookup(handle.container, handle.name);
-    DFG_OP_REQUIRES_OK(ctx, var.status());
     Tensor params;
-    {
-      std::lock_guard<std::mutex> lock(*(*var)->mu());
-      DFG_OP_REQUIRES(ctx, (*var)->is_initialized,
-                      FailedPrecondition("Error while reading resource "
-                                         "variable {} from Container: {}.",
-                                         handle.name, handle.container));
-      params = *(*var)->tensor();
-    }
-    DFG_OP_REQUIRES(
-        ctx, params.dtype() == dtype_,
-        InvalidArgument("Trying to read variable with wrong dtype. Expected "
-                        "{} got {}",
-                        DataTypeString(params.dtype()),
-                        DataTypeString(dtype_)));
+    DFG_OP_REQUIRES_OK(ctx, ReadResourceVariable(ctx, dtype_, &params));
     Gather(ctx, params, ctx->input(1));
   }
 
@@ -167,8 +176,14 @@ class GatherNdOp : public OpKernel {
  public:
   explicit GatherNdOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& params = ctx->input(0);
-    const Tensor& indices = ctx->input(1);
+    GatherNd(ctx, ctx->input(0), ctx->input(1));
+  }
+
+ protected:
+  void GatherNd(OpKernelContext* ctx, const Tensor& params,
+                const Tensor& indices) {
+    DFG_OP_REQUIRES(ctx, params.dims() >= 1,
+                    InvalidArgument("params must be at least a vector"));
     DFG_OP_REQUIRES(ctx, indices.dims() >= 1,
                     InvalidArgument("indices must be at least a vector"));
     const int64_t k = indices.dim_size(indices.dims() - 1);
@@ -216,6 +231,22 @@ class GatherNdOp : public OpKernel {
               inner);
     }
   }
+};
+
+// ResourceGatherNd: GatherNd of a resource variable's value.
+class ResourceGatherNdOp : public GatherNdOp {
+ public:
+  explicit ResourceGatherNdOp(OpKernelConstruction* ctx) : GatherNdOp(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    Tensor params;
+    DFG_OP_REQUIRES_OK(ctx, ReadResourceVariable(ctx, dtype_, &params));
+    GatherNd(ctx, params, ctx->input(1));
+  }
+
+ private:
+  DataType dtype_ = tensorflow::DT_INVALID;
 };
 
 // Split / SplitV: output i gets sizes[i] entries along `axis`.
@@ -407,6 +438,7 @@ void RegisterGatherKernels(KernelRegistry* r) {
   r->Register<GatherOp>("Gather");
   r->Register<ResourceGatherOp>("ResourceGather");
   r->Register<GatherNdOp>("GatherNd");
+  r->Register<ResourceGatherNdOp>("ResourceGatherNd");
   r->Register<SplitOp>("Split");
   r->Register<SplitVOp>("SplitV");
   r->Register<OneHotOp>("OneHot");

@@ -1,10 +1,10 @@
 // Scatter kernels on variables: ScatterNd{Update,Add,Sub,Max,Min} and
 // Scatter{Update,Add,Sub,Mul,Div,Min,Max} on ref variables (the ref is
-// forwarded), their ResourceScatter* forms on resource variables, and
-// ResourceGatherNd. Every update runs under the variable's mutex (dfg never
-// races updates, so `use_locking` only has to be a valid attr) and, as the
-// optimizers do, first gives the variable its own buffer when another tensor
-// shares it.
+// forwarded) and their ResourceScatter* forms on resource variables
+// (ResourceGatherNd is with GatherNd in gather_ops.cc). Every update runs under
+// the variable's mutex (dfg never races updates, so `use_locking` only has to
+// be a valid attr) and, as the optimizers do, first gives the variable its own
+// buffer when another tensor shares it.
 #include <fmt/format.h>
 
 #include "lib/kernels/scatter_ops.h"
@@ -238,73 +238,6 @@ class ResourceScatterOp : public OpKernel {
   DataType dtype_ = tensorflow::DT_INVALID;
 };
 
-// ResourceGatherNd: GatherNd of the variable's value.
-class ResourceGatherNdOp : public OpKernel {
- public:
-  explicit ResourceGatherNdOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &dtype_));
-  }
-  void Compute(OpKernelContext* ctx) override {
-    Target v;
-    DFG_OP_REQUIRES_OK(ctx, GetTarget(ctx, true, dtype_, &v));
-    Tensor params;
-    {
-      std::lock_guard<std::mutex> lock(*v.mu);
-      params = *v.tensor;  // shares the buffer; updates copy on write
-    }
-    const Tensor& indices = ctx->input(1);
-    DFG_OP_REQUIRES(ctx, params.dims() >= 1,
-                    InvalidArgument("params must be at least a vector"));
-    DFG_OP_REQUIRES(ctx, indices.dims() >= 1,
-                    InvalidArgument("indices must be at least a vector"));
-    const int64_t k = indices.dim_size(indices.dims() - 1);
-    DFG_OP_REQUIRES(ctx, k <= params.dims(),
-                    InvalidArgument("index innermost dimension length must "
-                                    "be <= params rank; saw: {} vs. {}",
-                                    k, params.dims()));
-    TensorShape shape, prefix;
-    for (int d = 0; d + 1 < indices.dims(); ++d) {
-      shape.AddDim(indices.dim_size(d));
-      prefix.AddDim(indices.dim_size(d));
-    }
-    int64_t inner = 1;
-    for (int d = k; d < params.dims(); ++d) {
-      shape.AddDim(params.dim_size(d));
-      inner *= params.dim_size(d);
-    }
-    const std::vector<int64_t> idx = IntValues(indices);
-    const int64_t n = prefix.num_elements();
-    std::vector<int64_t> offsets(n);
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t off = 0;
-      bool ok = true;
-      for (int64_t j = 0; j < k; ++j) {
-        const int64_t x = idx[i * k + j];
-        ok = ok && x >= 0 && x < params.dim_size(j);
-        off = off * params.dim_size(j) + x;
-      }
-      if (!ok) {
-        std::vector<int64_t> bad(idx.begin() + i * k,
-                                 idx.begin() + (i + 1) * k);
-        ctx->SetStatus(InvalidArgument(
-            "indices{} = [{}] does not index into param shape {}",
-            SliceString(prefix, i), fmt::join(bad, ", "),
-            params.shape().DebugString()));
-        return;
-      }
-      offsets[i] = off * inner;
-    }
-    Tensor* out = nullptr;
-    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-    for (int64_t i = 0; i < n && inner > 0; ++i) {
-      CopyElements(params, offsets[i], out, i * inner, inner);
-    }
-  }
-
- private:
-  DataType dtype_ = tensorflow::DT_INVALID;
-};
-
 template <UpdateOp kOp>
 void RegisterNd(KernelRegistry* r, const char* ref_op,
                 const char* resource_op) {
@@ -341,10 +274,6 @@ void RegisterScatterVarKernels(KernelRegistry* r) {
   RegisterRows<UpdateOp::kDiv>(r, "ScatterDiv", "ResourceScatterDiv");
   RegisterRows<UpdateOp::kMin>(r, "ScatterMin", "ResourceScatterMin");
   RegisterRows<UpdateOp::kMax>(r, "ScatterMax", "ResourceScatterMax");
-  const auto idx = TypeConstraint("Tindices", TypeList<int32_t, int64_t>());
-  std::vector<DataType> gather = DataTypes(UpdateTypes());
-  gather.push_back(tensorflow::DT_RESOURCE);
-  r->Register<ResourceGatherNdOp>("ResourceGatherNd", {{"dtype", gather}, idx});
 }
 
 }  // namespace dfg
