@@ -99,27 +99,15 @@ void RegisterSelections(OpTable& t) {
             .Attr("Taxis: {int32, int64} = DT_INT64")
             .Attr("out_idx: {int32, int64} = DT_INT32")
             .Kernels("CPU"));
-  t.Add(Op("InplaceAdd")
-            .Input("x: T")
-            .Input("i: int32")
-            .Input("v: T")
-            .Output("y: T")
-            .Attr("T: type")
-            .Kernels("CPU", "GPU"));
-  t.Add(Op("InplaceSub")
-            .Input("x: T")
-            .Input("i: int32")
-            .Input("v: T")
-            .Output("y: T")
-            .Attr("T: type")
-            .Kernels("CPU", "GPU"));
-  t.Add(Op("InplaceUpdate")
-            .Input("x: T")
-            .Input("i: int32")
-            .Input("v: T")
-            .Output("y: T")
-            .Attr("T: type")
-            .Kernels("CPU", "GPU"));
+  for (const char* name : {"InplaceAdd", "InplaceSub", "InplaceUpdate"}) {
+    t.Add(Op(name)
+              .Input("x: T")
+              .Input("i: int32")
+              .Input("v: T")
+              .Output("y: T")
+              .Attr("T: type")
+              .Kernels("CPU", "GPU"));
+  }
 }
 
 // Shapes, types, data formats and pass-through ops.
@@ -146,20 +134,15 @@ void RegisterShapesAndPlumbing(OpTable& t) {
             .Attr("shape: shape")
             .Attr("T: type")
             .Kernels("CPU", "GPU"));
-  t.Add(Op("DataFormatDimMap")
-            .Input("x: T")
-            .Output("y: T")
-            .Attr("T: {int32, int64} = DT_INT32")
-            .Attr("src_format: string = 'NHWC'")
-            .Attr("dst_format: string = 'NCHW'")
-            .Kernels("CPU", "GPU"));
-  t.Add(Op("DataFormatVecPermute")
-            .Input("x: T")
-            .Output("y: T")
-            .Attr("T: {int32, int64} = DT_INT32")
-            .Attr("src_format: string = 'NHWC'")
-            .Attr("dst_format: string = 'NCHW'")
-            .Kernels("CPU", "GPU"));
+  for (const char* name : {"DataFormatDimMap", "DataFormatVecPermute"}) {
+    t.Add(Op(name)
+              .Input("x: T")
+              .Output("y: T")
+              .Attr("T: {int32, int64} = DT_INT32")
+              .Attr("src_format: string = 'NHWC'")
+              .Attr("dst_format: string = 'NCHW'")
+              .Kernels("CPU", "GPU"));
+  }
   t.Add(Op("GuaranteeConst")
             .Input("input: T")
             .Output("output: T")
