@@ -16,6 +16,12 @@ execute the same GraphDef with the same feeds; the fetches are compared as
 the run section compares (run_diff.compare_values: integers, bools and
 strings exactly; floats within rtol/atol, default 1e-5, float64 1e-12).
 `expect_error` (a regex) asks both to fail with a matching message.
+
+`edit(graph_def)`, when given, changes the built GraphDef before both run. It
+is how a case reaches an op TensorFlow deprecated: TF's Python API refuses to
+build one in a graph of today's version, but TensorFlow still runs it in a
+GraphDef whose producer predates the deprecation (a TF1-era frozen model), so
+the case builds the op's successor and `renamed({...}, producer)` renames it.
 """
 import dataclasses
 import zlib
@@ -34,6 +40,21 @@ class OpCase:
     rtol: Optional[float] = None
     atol: Optional[float] = None
     expect_error: Optional[str] = None
+    edit: Optional[Callable] = None  # (GraphDef) -> None, before both run
+
+
+def renamed(op_types, producer):
+    """An `edit` that renames node op types ({built: wanted}, in the graph
+    and its functions) and sets versions.producer (below the deprecation
+    version of the wanted ops)."""
+    def edit(graph_def):
+        nodes = list(graph_def.node)
+        for function in graph_def.library.function:
+            nodes.extend(function.node_def)
+        for node in nodes:
+            node.op = op_types.get(node.op, node.op)
+        graph_def.versions.producer = producer
+    return edit
 
 
 def data(name, dtype, shape, domain="any"):

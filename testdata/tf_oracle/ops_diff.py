@@ -32,6 +32,8 @@ def _graph_case(op_case):
     with graph.as_default():
         fetches, feeds = op_case.build()
     graph_def = graph.as_graph_def()
+    if op_case.edit is not None:
+        op_case.edit(graph_def)
     ops = {n.op for n in graph_def.node}
     for f in graph_def.library.function:
         ops |= {n.op for n in f.node_def}
