@@ -174,7 +174,9 @@ class ClipByValueOp : public OpKernel {
 void RegisterSelectKernels(KernelRegistry* r) {
   r->Register<SelectOp>("Select", {TypeConstraint("T", SelectTypes())});
   r->Register<SelectV2Op>("SelectV2", {TypeConstraint("T", SelectTypes())});
-  r->Register<ClipByValueOp>("ClipByValue", {TypeConstraint("T", RealTypes())});
+  r->Register<ClipByValueOp>(
+      "ClipByValue", {TypeConstraint("T", FloatTypes() + SignedIntTypes() +
+                                              TypeList<uint8_t, uint16_t>())});
 }
 
 }  // namespace dfg
