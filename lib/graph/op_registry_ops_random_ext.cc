@@ -1,0 +1,154 @@
+// Op table: the rejection-sampling random ops (gamma, Poisson, binomial,
+// parameterized truncated normal), seeded, stateless and on a
+// tf.random.Generator state, and the deprecated StatefulStandardNormal.
+// Signatures as TensorFlow's OpDefs (core/ops/random_ops.cc,
+// stateless_random_ops.cc, stateless_random_ops_v2.cc,
+// stateful_random_ops.cc).
+#include <string>
+
+#include "lib/graph/op_registry_builder.h"
+
+namespace dfg {
+namespace {
+
+constexpr const char* kGammaTypes = "{half, float, double}";
+constexpr const char* kPoissonTypes = "{half, float, double, int32, int64}";
+
+void RegisterSeeded(OpTable& t) {
+  t.Add(Op("RandomGamma")
+            .Input("shape: S")
+            .Input("alpha: T")
+            .Output("output: T")
+            .Attr("seed: int = 0")
+            .Attr("seed2: int = 0")
+            .Attr("S: {int32, int64}")
+            .Attr(std::string("T: ") + kGammaTypes)
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("RandomPoisson")
+            .Input("shape: S")
+            .Input("rate: dtype")
+            .Output("output: dtype")
+            .Attr("seed: int = 0")
+            .Attr("seed2: int = 0")
+            .Attr("S: {int32, int64}")
+            .Attr(std::string("dtype: ") + kGammaTypes)
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("RandomPoissonV2")
+            .Input("shape: S")
+            .Input("rate: R")
+            .Output("output: dtype")
+            .Attr("seed: int = 0")
+            .Attr("seed2: int = 0")
+            .Attr("S: {int32, int64}")
+            .Attr(std::string("R: ") + kPoissonTypes + " = DT_DOUBLE")
+            .Attr(std::string("dtype: ") + kPoissonTypes + " = DT_INT64")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("ParameterizedTruncatedNormal")
+            .Input("shape: T")
+            .Input("means: dtype")
+            .Input("stdevs: dtype")
+            .Input("minvals: dtype")
+            .Input("maxvals: dtype")
+            .Output("output: dtype")
+            .Attr("seed: int = 0")
+            .Attr("seed2: int = 0")
+            .Attr("dtype: {half, bfloat16, float, double}")
+            .Attr("T: {int32, int64}")
+            .Stateful()
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "shape"));
+}
+
+void RegisterStateless(OpTable& t) {
+  t.Add(Op("StatelessRandomGammaV2")
+            .Input("shape: T")
+            .Input("seed: Tseed")
+            .Input("alpha: dtype")
+            .Output("output: dtype")
+            .Attr(std::string("dtype: ") + kGammaTypes)
+            .Attr("T: {int32, int64}")
+            .Attr("Tseed: {int32, int64} = DT_INT64")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "shape", "seed"));
+  t.Add(Op("StatelessRandomGammaV3")
+            .Input("shape: shape_dtype")
+            .Input("key: uint64")
+            .Input("counter: uint64")
+            .Input("alg: int32")
+            .Input("alpha: dtype")
+            .Output("output: dtype")
+            .Attr(std::string("dtype: ") + kGammaTypes)
+            .Attr("shape_dtype: {int32, int64} = DT_INT32")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "shape", "alg"));
+  t.Add(Op("StatelessRandomPoisson")
+            .Input("shape: T")
+            .Input("seed: Tseed")
+            .Input("lam: Rtype")
+            .Output("output: dtype")
+            .Attr(std::string("Rtype: ") + kPoissonTypes)
+            .Attr(std::string("dtype: ") + kPoissonTypes)
+            .Attr("T: {int32, int64}")
+            .Attr("Tseed: {int32, int64} = DT_INT64")
+            .Kernels("CPU"));
+  t.Add(Op("StatelessRandomBinomial")
+            .Input("shape: S")
+            .Input("seed: Tseed")
+            .Input("counts: T")
+            .Input("probs: T")
+            .Output("output: dtype")
+            .Attr("S: {int32, int64}")
+            .Attr("Tseed: {int32, int64} = DT_INT64")
+            .Attr(std::string("T: ") + kPoissonTypes + " = DT_DOUBLE")
+            .Attr(std::string("dtype: ") + kPoissonTypes + " = DT_INT64")
+            .Kernels("CPU"));
+  t.Add(Op("StatelessParameterizedTruncatedNormal")
+            .Input("shape: S")
+            .Input("seed: Tseed")
+            .Input("means: dtype")
+            .Input("stddevs: dtype")
+            .Input("minvals: dtype")
+            .Input("maxvals: dtype")
+            .Output("output: dtype")
+            .Attr("S: {int32, int64}")
+            .Attr("Tseed: {int32, int64} = DT_INT64")
+            .Attr("dtype: {half, float, double}")
+            .Kernels("CPU"));
+}
+
+void RegisterGeneratorOps(OpTable& t) {
+  t.Add(Op("StatefulRandomBinomial")
+            .Input("resource: resource")
+            .Input("algorithm: int64")
+            .Input("shape: S")
+            .Input("counts: T")
+            .Input("probs: T")
+            .Output("output: dtype")
+            .Attr("S: {int32, int64}")
+            .Attr(std::string("T: ") + kPoissonTypes + " = DT_DOUBLE")
+            .Attr(std::string("dtype: ") + kPoissonTypes + " = DT_INT64")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("StatefulStandardNormal")
+            .Input("resource: resource")
+            .Input("shape: shape_dtype")
+            .Output("output: dtype")
+            .Attr("dtype: type = DT_FLOAT")
+            .Attr("shape_dtype: type = DT_INT64")
+            .Stateful()
+            .Kernels("CPU"));
+}
+
+}  // namespace
+
+void RegisterRandomExtOps(OpRegistry* registry) {
+  OpTable t(registry);
+  RegisterSeeded(t);
+  RegisterStateless(t);
+  RegisterGeneratorOps(t);
+}
+
+}  // namespace dfg

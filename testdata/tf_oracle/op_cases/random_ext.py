@@ -1,0 +1,249 @@
+"""The rejection-sampling random ops: gamma, Poisson, binomial and the
+parameterized truncated normal, seeded, stateless and on a tf.random.Generator
+state (tf.random.gamma/poisson/stateless_*, tf.random.Generator.binomial,
+TF-Probability samplers). Seeded samples must be TensorFlow's own samples."""
+import numpy as np
+
+from op_case import OpCase
+
+_FLOATS = ("float16", "float32", "float64")
+_POISSON = ("float16", "float32", "float64", "int32", "int64")
+
+
+def _tf():
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    return tf
+
+
+def _c(v, dt=np.int64):
+    return _tf().constant(np.array(v, dtype=dt))
+
+
+def _deprecated(successor, op, producer, drop_inputs=(), drop_attrs=()):
+    """An edit building `op` from its successor's node: renamed, with the
+    successor-only inputs and attrs removed, at an older producer."""
+    def edit(graph_def):
+        for node in graph_def.node:
+            if node.op != successor:
+                continue
+            node.op = op
+            kept = [x for i, x in enumerate(node.input) if i not in drop_inputs]
+            del node.input[:]
+            node.input.extend(kept)
+            for a in drop_attrs:
+                del node.attr[a]
+        graph_def.versions.producer = producer
+    return edit
+
+
+def _gamma_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    alphas = [0.3, 1.0, 2.5, 40.0]
+    for dt in _FLOATS:
+        for sdt in (np.int32, np.int64):
+            def gamma(dt=dt, sdt=sdt):
+                alpha = _c(alphas, dt)
+                return [raw.RandomGamma(shape=_c([3, 2], sdt), alpha=alpha, seed=5, seed2=7),
+                        raw.RandomGamma(shape=_c([], sdt), alpha=_c(0.7, dt), seed=1, seed2=0)], {}
+            yield OpCase(f"RandomGamma/{dt}/{np.dtype(sdt).name}", ["RandomGamma"], gamma)
+
+        def gamma_empty(dt=dt):
+            return [raw.RandomGamma(shape=_c([0, 2]), alpha=_c(alphas, dt), seed=5, seed2=7),
+                    raw.RandomGamma(shape=_c([2]), alpha=_c(np.zeros([0]), dt), seed=5)], {}
+        yield OpCase(f"RandomGamma/{dt}/empty", ["RandomGamma"], gamma_empty)
+
+        def stateless_gamma(dt=dt):
+            alpha = _c([[0.5, 1.0, 3.0], [0.2, 7.0, 1.0]], dt)
+            a = raw.StatelessRandomGammaV2(shape=_c([4, 2, 3], np.int32), seed=_c([3, 4]),
+                                           alpha=alpha)
+            key, counter, alg = raw.StatelessRandomGetKeyCounterAlg(
+                seed=_c([3, 4]))
+            b = raw.StatelessRandomGammaV3(shape=_c([4, 2, 3], np.int32), key=key, counter=counter,
+                                           alg=alg, alpha=alpha)
+            c = raw.StatelessRandomGammaV2(shape=_c([0, 2, 3], np.int64), seed=_c([3, 4], np.int32),
+                                           alpha=alpha)
+            return [a, b, c], {}
+        yield OpCase(f"StatelessRandomGammaV2/{dt}", ["StatelessRandomGammaV2",
+                                                      "StatelessRandomGammaV3"], stateless_gamma)
+
+    def gamma_bad_shape():
+        return [raw.StatelessRandomGammaV2(shape=_c([4, 2]), seed=_c([3, 4]),
+                                           alpha=_c([1.0, 2.0, 3.0], np.float32))], {}
+    yield OpCase("StatelessRandomGammaV2/float32/bad_shape", ["StatelessRandomGammaV2"],
+                 gamma_bad_shape, expect_error="Shape passed in must end with broadcasted shape")
+
+    def gamma_bad_alg():
+        key = tf.compat.v1.placeholder(tf.uint64, [None], name="key")
+        out = raw.StatelessRandomGammaV3(shape=_c([2], np.int32), key=key, counter=_c([0, 0], np.uint64),
+                                         alg=_c(2, np.int32), alpha=_c(1.5, np.float32))
+        return [out], {key: np.array([7], np.uint64)}
+    yield OpCase("StatelessRandomGammaV3/float32/threefry", ["StatelessRandomGammaV3"],
+                 gamma_bad_alg, expect_error="Unsupported algorithm id: 2")
+
+
+def _poisson_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    rates = [0.5, 3.0, 9.5, 12.0, 150.0]
+    pairs = [(r, "int64") for r in _POISSON] + [("float64", o) for o in _POISSON if o != "int64"]
+    for rdt, odt in pairs:
+        def poisson(rdt=rdt, odt=odt):
+            rate = _c(rates if rdt.startswith("float") else [1, 3, 9, 12, 150], rdt)
+            a = raw.RandomPoissonV2(shape=_c([3, 2], np.int32), rate=rate, seed=9, seed2=2,
+                                    dtype=tf.as_dtype(odt))
+            b = raw.StatelessRandomPoisson(shape=_c([4, 5], np.int32), seed=_c([1, 2]), lam=rate,
+                                           dtype=tf.as_dtype(odt))
+            return [a, b], {}
+        yield OpCase(f"RandomPoissonV2/{rdt}/{odt}", ["RandomPoissonV2", "StatelessRandomPoisson"],
+                     poisson)
+
+    def poisson_empty():
+        return [raw.RandomPoissonV2(shape=_c([0], np.int32), rate=_c(rates, np.float32), seed=9),
+                raw.RandomPoissonV2(shape=_c([3], np.int32), rate=_c(np.zeros([0, 2]), np.float32),
+                                    seed=9),
+                raw.StatelessRandomPoisson(shape=_c([0, 5], np.int32), seed=_c([1, 2]),
+                                           lam=_c(rates, np.float32), dtype=tf.int32)], {}
+    yield OpCase("RandomPoissonV2/float32/empty", ["RandomPoissonV2", "StatelessRandomPoisson"],
+                 poisson_empty)
+
+    for dt in _FLOATS:
+        def deprecated(dt=dt):
+            return [raw.RandomPoissonV2(shape=_c([4], np.int32), rate=_c(rates, dt), seed=3,
+                                        seed2=4, dtype=tf.as_dtype(dt))], {}
+        yield OpCase(f"RandomPoisson/{dt}", ["RandomPoisson"], deprecated,
+                     edit=_deprecated("RandomPoissonV2", "RandomPoisson", 24, drop_attrs=("R",)))
+
+    def removed():
+        return [raw.RandomPoissonV2(shape=_c([4], np.int32), rate=_c(rates, np.float32), seed=3,
+                                    dtype=tf.float32)], {}
+    yield OpCase("RandomPoisson/float32/removed", ["RandomPoisson"], removed,
+                 edit=_deprecated("RandomPoissonV2", "RandomPoisson", 25, drop_attrs=("R",)),
+                 expect_error="Op RandomPoisson is not available in GraphDef version 25")
+
+
+def _binomial_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    counts = [5.0, 40.0, 300.0]
+    probs = [[0.1], [0.45], [0.8], [0.97]]
+    for tdt in _FLOATS:
+        for odt in ("int64", "float32") if tdt != "float64" else _POISSON:
+            def binomial(tdt=tdt, odt=odt):
+                c = _c(counts, tdt)
+                p = _c(probs, tdt)
+                a = raw.StatelessRandomBinomial(shape=_c([3, 4, 3], np.int32), seed=_c([5, 6]),
+                                                counts=c, probs=p, dtype=tf.as_dtype(odt))
+                edge = raw.StatelessRandomBinomial(
+                    shape=_c([2, 4], np.int32), seed=_c([5, 6]), counts=_c([0, 7, 7, 7], tdt),
+                    probs=_c([0.5, 0.0, 1.0, -1.0], tdt), dtype=tf.as_dtype(odt))
+                return [a, edge], {}
+            yield OpCase(f"StatelessRandomBinomial/{tdt}/{odt}", ["StatelessRandomBinomial"],
+                         binomial)
+
+    def binomial_bad():
+        return [raw.StatelessRandomBinomial(shape=_c([3, 2], np.int32), seed=_c([5, 6]),
+                                            counts=_c(counts, np.float32),
+                                            probs=_c([0.5], np.float32))], {}
+    yield OpCase("StatelessRandomBinomial/float32/bad_shape", ["StatelessRandomBinomial"],
+                 binomial_bad, expect_error="Shape passed in must end with broadcasted shape")
+
+    for tdt, odt in (("float64", "int64"), ("float32", "float32"), ("float16", "int32")):
+        def stateful(tdt=tdt, odt=odt):
+            h = raw.VarHandleOp(dtype=tf.int64, shape=[3], shared_name=f"rng_binomial_{tdt}")
+            # A computed value: TensorFlow's kernel writes the new state into
+            # the buffer it had before copying a shared one (a Const's).
+            init = raw.AssignVariableOp(resource=h, value=_c([99, -3, 2**41 + 1]) + 0)
+            kwargs = dict(resource=h, algorithm=_c(1), shape=_c([5, 3], np.int32),
+                          counts=_c(counts, tdt), probs=_c([0.3, 0.6, 0.05], tdt),
+                          dtype=tf.as_dtype(odt))
+            with tf.control_dependencies([init]):
+                a = raw.StatefulRandomBinomial(**kwargs)
+            with tf.control_dependencies([a]):
+                b = raw.StatefulRandomBinomial(**kwargs)
+            with tf.control_dependencies([b]):
+                after = raw.ReadVariableOp(resource=h, dtype=tf.int64)
+            return [a, b, after], {}
+        yield OpCase(f"StatefulRandomBinomial/{tdt}/{odt}", ["StatefulRandomBinomial"], stateful)
+
+
+# (mean, stddev, minval, maxval) reaching each of the three samplers.
+_PTN_PARAMS = {
+    "randn": (0.5, 2.0, -3.0, 4.0),
+    "uniform": (0.0, 1.0, 0.1, 0.4),
+    "exponential": (1.0, 0.5, 3.0, 9.0),
+    "flipped": (0.0, 1.0, -np.inf, -2.5),
+}
+
+
+def _ptn_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt in _FLOATS:
+        for kind, (mean, std, lo, hi) in _PTN_PARAMS.items():
+            def ptn(dt=dt, mean=mean, std=std, lo=lo, hi=hi):
+                a = raw.ParameterizedTruncatedNormal(
+                    shape=_c([3, 7], np.int32), means=_c(mean, dt), stdevs=_c(std, dt),
+                    minvals=_c(lo, dt), maxvals=_c(hi, dt), seed=4, seed2=9)
+                b = raw.StatelessParameterizedTruncatedNormal(
+                    shape=_c([5, 3], np.int32), seed=_c([7, 8]), means=_c(mean, dt),
+                    stddevs=_c(std, dt), minvals=_c(lo, dt), maxvals=_c(hi, dt))
+                return [a, b], {}
+            yield OpCase(f"ParameterizedTruncatedNormal/{dt}/{kind}",
+                         ["ParameterizedTruncatedNormal", "StatelessParameterizedTruncatedNormal"],
+                         ptn, rtol=1e-3 if dt == "float16" else None)
+
+        def per_batch(dt=dt):
+            cols = list(zip(*_PTN_PARAMS.values()))
+            a = raw.ParameterizedTruncatedNormal(
+                shape=_c([4, 3], np.int64), means=_c(cols[0], dt), stdevs=_c(cols[1], dt),
+                minvals=_c(cols[2], dt), maxvals=_c(cols[3], dt), seed=4, seed2=9)
+            b = raw.StatelessParameterizedTruncatedNormal(
+                shape=_c([3, 4], np.int64), seed=_c([7, 8]), means=_c(cols[0], dt),
+                stddevs=_c([1.5], dt), minvals=_c(cols[2], dt), maxvals=_c(cols[3], dt))
+            return [a, b], {}
+        yield OpCase(f"ParameterizedTruncatedNormal/{dt}/per_batch",
+                     ["ParameterizedTruncatedNormal", "StatelessParameterizedTruncatedNormal"],
+                     per_batch, rtol=1e-3 if dt == "float16" else None)
+
+    def ptn_bad():
+        x = tf.compat.v1.placeholder(tf.float32, [], name="std")
+        return [raw.StatelessParameterizedTruncatedNormal(
+            shape=_c([2], np.int32), seed=_c([7, 8]), means=_c(0.0, np.float32), stddevs=x,
+            minvals=_c(-1.0, np.float32), maxvals=_c(1.0, np.float32))], {x: np.float32(-1)}
+    yield OpCase("StatelessParameterizedTruncatedNormal/float32/bad_stddev",
+                 ["StatelessParameterizedTruncatedNormal"], ptn_bad,
+                 expect_error="Invalid parameters")
+
+    def ptn_empty():
+        return [raw.ParameterizedTruncatedNormal(
+            shape=_c([0, 3], np.int32), means=_c(0.0, np.float32), stdevs=_c(1.0, np.float32),
+            minvals=_c(-1.0, np.float32), maxvals=_c(1.0, np.float32), seed=4)], {}
+    yield OpCase("ParameterizedTruncatedNormal/float32/empty", ["ParameterizedTruncatedNormal"],
+                 ptn_empty)
+
+
+def _standard_normal_v1_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt in ("float32", "float64", "float16"):
+        def normal(dt=dt):
+            h = raw.VarHandleOp(dtype=tf.int64, shape=[4], shared_name=f"rng_v1_{dt}")
+            init = raw.AssignVariableOp(resource=h, value=_c([1, 77, -2, 2**50 + 9]))
+            with tf.control_dependencies([init]):
+                a = raw.StatefulStandardNormalV2(resource=h, algorithm=_c(1), shape=_c([3, 5]),
+                                                 dtype=tf.as_dtype(dt))
+            with tf.control_dependencies([a]):
+                after = raw.ReadVariableOp(resource=h, dtype=tf.int64)
+            return [a, after], {}
+        yield OpCase(f"StatefulStandardNormal/{dt}", ["StatefulStandardNormal"], normal,
+                     edit=_deprecated("StatefulStandardNormalV2", "StatefulStandardNormal", 28,
+                                      drop_inputs=(1,)))
+
+
+def cases():
+    yield from _gamma_cases()
+    yield from _poisson_cases()
+    yield from _binomial_cases()
+    yield from _ptn_cases()
+    yield from _standard_normal_v1_cases()
