@@ -142,6 +142,52 @@ void RegisterGeneratorOps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+OpBuilder Sampler(const char* name, bool ranged) {
+  OpBuilder op = Op(name);
+  op.Input("true_classes: int64")
+      .Output("sampled_candidates: int64")
+      .Output("true_expected_count: float")
+      .Output("sampled_expected_count: float")
+      .Attr("num_true: int >= 1")
+      .Attr("num_sampled: int >= 1")
+      .Attr("unique: bool");
+  if (ranged) op.Attr("range_max: int >= 1");
+  op.Stateful().Kernels("CPU");
+  return op;
+}
+
+// Candidate sampling (core/ops/candidate_sampling_ops.cc).
+void RegisterCandidateSampling(OpTable& t) {
+  for (const char* name :
+       {"UniformCandidateSampler", "LogUniformCandidateSampler",
+        "LearnedUnigramCandidateSampler",
+        "ThreadUnsafeUnigramCandidateSampler"}) {
+    t.Add(Sampler(name, true).Attr("seed: int = 0").Attr("seed2: int = 0"));
+  }
+  t.Add(Sampler("FixedUnigramCandidateSampler", true)
+            .Attr("vocab_file: string = ''")
+            .Attr("distortion: float = 1")
+            .Attr("num_reserved_ids: int = 0")
+            .Attr("num_shards: int >= 1 = 1")
+            .Attr("shard: int >= 0 = 0")
+            .Attr("unigrams: list(float) = []")
+            .Attr("seed: int = 0")
+            .Attr("seed2: int = 0"));
+  t.Add(Sampler("AllCandidateSampler", false)
+            .Attr("seed: int = 0")
+            .Attr("seed2: int = 0"));
+  t.Add(Op("ComputeAccidentalHits")
+            .Input("true_classes: int64")
+            .Input("sampled_candidates: int64")
+            .Output("indices: int32")
+            .Output("ids: int64")
+            .Output("weights: float")
+            .Attr("num_true: int")
+            .Attr("seed: int = 0")
+            .Attr("seed2: int = 0")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterRandomExtOps(OpRegistry* registry) {
@@ -149,6 +195,7 @@ void RegisterRandomExtOps(OpRegistry* registry) {
   RegisterSeeded(t);
   RegisterStateless(t);
   RegisterGeneratorOps(t);
+  RegisterCandidateSampling(t);
 }
 
 }  // namespace dfg

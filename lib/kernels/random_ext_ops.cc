@@ -393,9 +393,11 @@ class StatelessGammaPoissonOp : public OpKernel {
 }  // namespace
 
 void RegisterRandomExtBinomialKernels(KernelRegistry* r);
+void RegisterCandidateSamplerKernels(KernelRegistry* r);
 
 void RegisterRandomExtKernels(KernelRegistry* r) {
   RegisterRandomExtBinomialKernels(r);
+  RegisterCandidateSamplerKernels(r);
   r->Register<SeededGammaPoissonOp>("RandomGamma",
                                     {TypeConstraint("T", GammaTypes())});
   r->Register<SeededGammaPoissonOp>(

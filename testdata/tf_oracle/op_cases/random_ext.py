@@ -241,7 +241,83 @@ def _standard_normal_v1_cases():
                                       drop_inputs=(1,)))
 
 
+_TRUE = [[1, 5], [7, 2], [0, 9], [9, 9]]
+
+
+def _sampler_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for op in ("UniformCandidateSampler", "LogUniformCandidateSampler",
+               "LearnedUnigramCandidateSampler", "ThreadUnsafeUnigramCandidateSampler"):
+        for unique, range_max, num in ((False, 20, 6), (True, 12, 10), (True, 1000, 7),
+                                       (False, 64, 3)):
+            def sampler(op=op, unique=unique, range_max=range_max, num=num):
+                outs = getattr(raw, op)(true_classes=_c(_TRUE), num_true=2, num_sampled=num,
+                                        unique=unique, range_max=range_max, seed=3, seed2=21)
+                return list(outs), {}
+            yield OpCase(f"{op}/{'unique' if unique else 'any'}/{range_max}/{num}", [op], sampler)
+
+        def too_small(op=op):
+            return list(getattr(raw, op)(true_classes=_c(_TRUE), num_true=2, num_sampled=8,
+                                         unique=True, range_max=5, seed=3)), {}
+        yield OpCase(f"{op}/range_too_small", [op], too_small,
+                     expect_error="Sampler's range is too small")
+
+        def out_of_range(op=op):
+            return list(getattr(raw, op)(true_classes=_c([[3, 30]]), num_true=2, num_sampled=2,
+                                         unique=False, range_max=20, seed=3)), {}
+        yield OpCase(f"{op}/true_out_of_range", [op], out_of_range,
+                     expect_error=r"`true_candidate` out of range \[0, 20\), received 30")
+
+    unigrams = [3.0, 1.0, 0.5, 8.0, 2.0, 2.0, 1.0, 0.25, 4.0, 6.0]
+    for unique, dist, reserved, shards, shard in ((False, 1.0, 0, 1, 0), (True, 0.75, 0, 1, 0),
+                                                  (False, 0.5, 2, 2, 1), (True, 1.0, 3, 1, 0)):
+        size = len([i for i in range(reserved + len(unigrams)) if i % shards == shard])
+
+        def fixed(unique=unique, dist=dist, reserved=reserved, shards=shards, shard=shard,
+                  size=size):
+            outs = raw.FixedUnigramCandidateSampler(
+                true_classes=_c([[0, 1], [2, 3]]), num_true=2, num_sampled=4, unique=unique,
+                range_max=size, unigrams=unigrams, distortion=dist, num_reserved_ids=reserved,
+                num_shards=shards, shard=shard, seed=7, seed2=1)
+            return list(outs), {}
+        yield OpCase(f"FixedUnigramCandidateSampler/{unique}/{dist}/{reserved}/{shards}",
+                     ["FixedUnigramCandidateSampler"], fixed)
+
+    def fixed_file():
+        path = "/tmp/dfg_oracle_random_ext_vocab.csv"
+        with open(path, "w") as f:
+            f.write("".join(f"w{i},x,{w}\n" for i, w in enumerate(unigrams)))
+        outs = raw.FixedUnigramCandidateSampler(
+            true_classes=_c([[0], [9]]), num_true=1, num_sampled=5, unique=True,
+            range_max=len(unigrams), vocab_file=path, distortion=0.8, seed=7, seed2=1)
+        return list(outs), {}
+    yield OpCase("FixedUnigramCandidateSampler/vocab_file", ["FixedUnigramCandidateSampler"],
+                 fixed_file)
+
+    def fixed_bad():
+        return list(raw.FixedUnigramCandidateSampler(
+            true_classes=_c([[0]]), num_true=1, num_sampled=2, unique=False, range_max=4,
+            unigrams=[1.0, 2.0], seed=7)), {}
+    yield OpCase("FixedUnigramCandidateSampler/bad_range", ["FixedUnigramCandidateSampler"],
+                 fixed_bad, expect_error="range is 4 must be equal to weights size")
+
+    def all_sampler():
+        return list(raw.AllCandidateSampler(true_classes=_c(_TRUE), num_true=2, num_sampled=10,
+                                            unique=True, seed=1)), {}
+    yield OpCase("AllCandidateSampler/int64", ["AllCandidateSampler"], all_sampler)
+
+    def hits():
+        out = raw.ComputeAccidentalHits(true_classes=_c(_TRUE), sampled_candidates=_c(
+            [5, 3, 9, 5, 0]), num_true=2)
+        empty = raw.ComputeAccidentalHits(true_classes=_c(_TRUE), sampled_candidates=_c(
+            [4, 6]), num_true=2)
+        return list(out) + list(empty), {}
+    yield OpCase("ComputeAccidentalHits/int64", ["ComputeAccidentalHits"], hits)
+
+
 def cases():
+    yield from _sampler_cases()
     yield from _gamma_cases()
     yield from _poisson_cases()
     yield from _binomial_cases()
