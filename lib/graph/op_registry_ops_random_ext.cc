@@ -188,6 +188,51 @@ void RegisterCandidateSampling(OpTable& t) {
             .Kernels("CPU"));
 }
 
+// The random image crops (core/ops/image_ops.cc); SampleDistortedBoundingBoxV2
+// is in the nn table.
+void RegisterRandomCrops(OpTable& t) {
+  constexpr const char* kBoxTypes = "T: {uint8, int8, int16, int32, int64}";
+  constexpr const char* kAttrs[] = {
+      "aspect_ratio_range: list(float) = [0.75, 1.33]",
+      "area_range: list(float) = [0.05, 1.0]", "max_attempts: int = 100",
+      "use_image_if_no_bounding_boxes: bool = false"};
+  OpBuilder v1 = Op("SampleDistortedBoundingBox");
+  v1.Input("image_size: T")
+      .Input("bounding_boxes: float")
+      .Output("begin: T")
+      .Output("size: T")
+      .Output("bboxes: float")
+      .Attr(kBoxTypes)
+      .Attr("seed: int = 0")
+      .Attr("seed2: int = 0")
+      .Attr("min_object_covered: float = 0.1");
+  OpBuilder stateless = Op("StatelessSampleDistortedBoundingBox");
+  stateless.Input("image_size: T")
+      .Input("bounding_boxes: float")
+      .Input("min_object_covered: float")
+      .Input("seed: Tseed")
+      .Output("begin: T")
+      .Output("size: T")
+      .Output("bboxes: float")
+      .Attr(kBoxTypes)
+      .Attr("Tseed: {int32, int64}");
+  for (const char* attr : kAttrs) {
+    v1.Attr(attr);
+    stateless.Attr(attr);
+  }
+  t.Add(v1.Stateful().Kernels("CPU"));
+  t.Add(stateless.Kernels("CPU"));
+  t.Add(Op("RandomCrop")
+            .Input("image: T")
+            .Input("size: int64")
+            .Output("output: T")
+            .Attr("T: {uint8, int8, int16, int32, int64, float, double}")
+            .Attr("seed: int = 0")
+            .Attr("seed2: int = 0")
+            .Stateful()
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterRandomExtOps(OpRegistry* registry) {
@@ -196,6 +241,7 @@ void RegisterRandomExtOps(OpRegistry* registry) {
   RegisterStateless(t);
   RegisterGeneratorOps(t);
   RegisterCandidateSampling(t);
+  RegisterRandomCrops(t);
 }
 
 }  // namespace dfg

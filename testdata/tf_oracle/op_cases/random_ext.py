@@ -316,7 +316,76 @@ def _sampler_cases():
     yield OpCase("ComputeAccidentalHits/int64", ["ComputeAccidentalHits"], hits)
 
 
+def _crop_edit(producer):
+    """RandomCrop from a Reshape(image, size) node: renamed, its attrs made
+    RandomCrop's (T, seed, seed2)."""
+    def edit(graph_def):
+        for node in graph_def.node:
+            if node.op == "Reshape":
+                node.op = "RandomCrop"
+                del node.attr["Tshape"]
+                node.attr["seed"].i = 6
+                node.attr["seed2"].i = 13
+        graph_def.versions.producer = producer
+    return edit
+
+
+def _box_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    boxes = [[[0.1, 0.2, 0.5, 0.6], [0.3, 0.05, 0.9, 0.7]]]
+    for dt in ("uint8", "int8", "int16", "int32", "int64"):
+        def box(dt=dt):
+            size = _c([120, 90, 3], dt)
+            a = raw.SampleDistortedBoundingBox(image_size=size, bounding_boxes=_c(boxes, np.float32),
+                                               seed=3, seed2=4, min_object_covered=0.3)
+            b = raw.SampleDistortedBoundingBoxV2(
+                image_size=size, bounding_boxes=_c(boxes, np.float32),
+                min_object_covered=_c(0.5, np.float32), seed=8, seed2=1,
+                aspect_ratio_range=[0.5, 2.0], area_range=[0.1, 0.9], max_attempts=50)
+            c = raw.StatelessSampleDistortedBoundingBox(
+                image_size=size, bounding_boxes=_c(np.zeros([1, 0, 4]), np.float32),
+                min_object_covered=_c(0.1, np.float32), seed=_c([5, 9]),
+                use_image_if_no_bounding_boxes=True)
+            return list(a) + list(b) + list(c), {}
+        yield OpCase(f"SampleDistortedBoundingBox/{dt}",
+                     ["SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2",
+                      "StatelessSampleDistortedBoundingBox"], box)
+
+    def never():
+        return list(raw.StatelessSampleDistortedBoundingBox(
+            image_size=_c([10, 10, 1], np.int32), bounding_boxes=_c([[[0, 0, 0.1, 0.1]]], np.float32),
+            min_object_covered=_c(1.0, np.float32), seed=_c([1, 1]), area_range=[0.9, 1.0],
+            max_attempts=3)), {}
+    yield OpCase("StatelessSampleDistortedBoundingBox/int32/fallback",
+                 ["StatelessSampleDistortedBoundingBox"], never)
+
+    def no_boxes():
+        return list(raw.SampleDistortedBoundingBoxV2(
+            image_size=_c([10, 10, 1], np.int32), bounding_boxes=_c(np.zeros([1, 0, 4]), np.float32),
+            min_object_covered=_c(0.1, np.float32), seed=1)), {}
+    yield OpCase("SampleDistortedBoundingBoxV2/int32/no_boxes", ["SampleDistortedBoundingBoxV2"],
+                 no_boxes, expect_error="No bounding boxes provided as input")
+
+    for dt, shape, size in (("float32", (7, 9, 3), (4, 5)), ("uint8", (5, 5, 2), (5, 5)),
+                            ("int64", (6, 4, 1), (6, 1)), ("float64", (3, 8, 2), (2, 8))):
+        def crop(dt=dt, shape=shape, size=size):
+            image = _c(np.arange(np.prod(shape)).reshape(shape), dt)
+            sz = tf.compat.v1.placeholder(tf.int64, [2], name="size")
+            return [raw.Reshape(tensor=image, shape=sz)], {sz: np.array(size, np.int64)}
+        yield OpCase(f"RandomCrop/{dt}{list(shape)}".replace(" ", ""), ["RandomCrop"], crop,
+                     edit=_crop_edit(7))
+
+    def crop_removed():
+        image = _c(np.zeros([4, 4, 1]), np.float32)
+        sz = tf.compat.v1.placeholder(tf.int64, [2], name="size")
+        return [raw.Reshape(tensor=image, shape=sz)], {sz: np.array([2, 2], np.int64)}
+    yield OpCase("RandomCrop/float32/removed", ["RandomCrop"], crop_removed, edit=_crop_edit(8),
+                 expect_error="Op RandomCrop is not available in GraphDef version 8")
+
+
 def cases():
+    yield from _box_cases()
     yield from _sampler_cases()
     yield from _gamma_cases()
     yield from _poisson_cases()
