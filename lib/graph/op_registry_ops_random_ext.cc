@@ -233,6 +233,27 @@ void RegisterRandomCrops(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterRandomMisc(OpTable& t) {
+  t.Add(Op("RandomIndexShuffle")
+            .Input("index: dtype")
+            .Input("seed: Tseed")
+            .Input("max_index: dtype")
+            .Output("output: dtype")
+            .Attr("rounds: int = 4")
+            .Attr("dtype: {int32, uint32, int64, uint64}")
+            .Attr("Tseed: {int32, uint32, int64, uint64}")
+            .Kernels("CPU"));
+  t.Add(Op("StochasticCastToInt")
+            .Input("input: Tin")
+            .Input("key: uint64")
+            .Input("counter: uint64")
+            .Input("alg: int32")
+            .Output("output: Tout")
+            .Attr("Tin: {half, bfloat16, float, double}")
+            .Attr("Tout: {int8, int16, int32}")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterRandomExtOps(OpRegistry* registry) {
@@ -242,6 +263,7 @@ void RegisterRandomExtOps(OpRegistry* registry) {
   RegisterGeneratorOps(t);
   RegisterCandidateSampling(t);
   RegisterRandomCrops(t);
+  RegisterRandomMisc(t);
 }
 
 }  // namespace dfg

@@ -395,11 +395,13 @@ class StatelessGammaPoissonOp : public OpKernel {
 void RegisterRandomExtBinomialKernels(KernelRegistry* r);
 void RegisterCandidateSamplerKernels(KernelRegistry* r);
 void RegisterRandomExtImageKernels(KernelRegistry* r);
+void RegisterRandomExtMiscKernels(KernelRegistry* r);
 
 void RegisterRandomExtKernels(KernelRegistry* r) {
   RegisterRandomExtBinomialKernels(r);
   RegisterCandidateSamplerKernels(r);
   RegisterRandomExtImageKernels(r);
+  RegisterRandomExtMiscKernels(r);
   r->Register<SeededGammaPoissonOp>("RandomGamma",
                                     {TypeConstraint("T", GammaTypes())});
   r->Register<SeededGammaPoissonOp>(

@@ -384,7 +384,44 @@ def _box_cases():
                  expect_error="Op RandomCrop is not available in GraphDef version 8")
 
 
+def _misc_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt, sdt in (("int32", "int64"), ("uint32", "uint32"), ("int64", "int32"),
+                    ("uint64", "uint64")):
+        def shuffle(dt=dt, sdt=sdt):
+            idx = _c(np.arange(12), dt)
+            a = raw.RandomIndexShuffle(index=idx, seed=_c([1, 2, 3], sdt), max_index=_c(11, dt))
+            b = raw.RandomIndexShuffle(index=_c(5, dt), seed=_c([7, 8, 9], sdt),
+                                       max_index=_c(2**20 + 7, dt), rounds=6)
+            c = raw.RandomIndexShuffle(index=_c([0, 3, 9], dt), seed=_c([[1, 2, 3], [4, 5, 6],
+                                                                          [7, 8, 9]], sdt),
+                                       max_index=_c([0, 100000, 2**31 - 1], dt))
+            return [a, b, c], {}
+        yield OpCase(f"RandomIndexShuffle/{dt}/{sdt}", ["RandomIndexShuffle"], shuffle)
+
+    for tin in ("float16", "bfloat16", "float32", "float64"):
+        for tout in ("int8", "int16", "int32"):
+            def cast(tin=tin, tout=tout):
+                x = np.array([0.5, -0.5, 1.25, -7.75, 3.0, 300.0, -300.0, 70000.0, np.nan,
+                              2.5, 0.1, -0.9, 12.3, -100.6, 5.5, 0.75, 1e9, -1e9, 6.25],
+                             np.float32)
+                v = tf.cast(_c(x, np.float32), tf.as_dtype(tin))
+                key, counter, alg = raw.StatelessRandomGetKeyCounterAlg(seed=_c([3, 4]))
+                # No Python wrapper: the node is made directly.
+                from tensorflow.core.framework import attr_value_pb2  # pylint: disable=import-outside-toplevel
+                graph = tf.compat.v1.get_default_graph()
+                op = graph.create_op(
+                    "StochasticCastToInt", [v, key, counter, alg], [tf.as_dtype(tout)],
+                    attrs={"Tin": attr_value_pb2.AttrValue(type=v.dtype.as_datatype_enum),
+                           "Tout": attr_value_pb2.AttrValue(
+                               type=tf.as_dtype(tout).as_datatype_enum)})
+                return [op.outputs[0]], {}
+            yield OpCase(f"StochasticCastToInt/{tin}/{tout}", ["StochasticCastToInt"], cast)
+
+
 def cases():
+    yield from _misc_cases()
     yield from _box_cases()
     yield from _sampler_cases()
     yield from _gamma_cases()
