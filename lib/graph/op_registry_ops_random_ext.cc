@@ -254,6 +254,35 @@ void RegisterRandomMisc(OpTable& t) {
             .Kernels("CPU"));
 }
 
+// The deprecated word2vec ops (core/ops/word2vec_ops.cc).
+void RegisterWord2Vec(OpTable& t) {
+  t.Add(Op("Skipgram")
+            .Output("vocab_word: string")
+            .Output("vocab_freq: int32")
+            .Output("words_per_epoch: int64")
+            .Output("current_epoch: int32")
+            .Output("total_words_processed: int64")
+            .Output("examples: int32")
+            .Output("labels: int32")
+            .Attr("filename: string")
+            .Attr("batch_size: int")
+            .Attr("window_size: int = 5")
+            .Attr("min_count: int = 5")
+            .Attr("subsample: float = 1e-3")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("NegTrain")
+            .Input("w_in: Ref(float)")
+            .Input("w_out: Ref(float)")
+            .Input("examples: int32")
+            .Input("labels: int32")
+            .Input("lr: float")
+            .Attr("vocab_count: list(int)")
+            .Attr("num_negative_samples: int")
+            .Stateful()
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterRandomExtOps(OpRegistry* registry) {
@@ -264,6 +293,7 @@ void RegisterRandomExtOps(OpRegistry* registry) {
   RegisterCandidateSampling(t);
   RegisterRandomCrops(t);
   RegisterRandomMisc(t);
+  RegisterWord2Vec(t);
 }
 
 }  // namespace dfg

@@ -396,12 +396,14 @@ void RegisterRandomExtBinomialKernels(KernelRegistry* r);
 void RegisterCandidateSamplerKernels(KernelRegistry* r);
 void RegisterRandomExtImageKernels(KernelRegistry* r);
 void RegisterRandomExtMiscKernels(KernelRegistry* r);
+void RegisterWord2VecKernels(KernelRegistry* r);
 
 void RegisterRandomExtKernels(KernelRegistry* r) {
   RegisterRandomExtBinomialKernels(r);
   RegisterCandidateSamplerKernels(r);
   RegisterRandomExtImageKernels(r);
   RegisterRandomExtMiscKernels(r);
+  RegisterWord2VecKernels(r);
   r->Register<SeededGammaPoissonOp>("RandomGamma",
                                     {TypeConstraint("T", GammaTypes())});
   r->Register<SeededGammaPoissonOp>(

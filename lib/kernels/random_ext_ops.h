@@ -69,6 +69,10 @@ class SeededPhilox {
     int64_t seed = 0, seed2 = 0;
     DFG_RETURN_IF_ERROR(ctx->GetAttr("seed", &seed));
     DFG_RETURN_IF_ERROR(ctx->GetAttr("seed2", &seed2));
+    Init(seed, seed2);
+    return Status::Ok();
+  }
+  void Init(int64_t seed, int64_t seed2) {
     if (seed == 0 && seed2 == 0) {
       std::random_device rd;
       seed = (int64_t{rd()} << 32) | rd();
@@ -76,7 +80,6 @@ class SeededPhilox {
     }
     gen_ =
         Philox4x32(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
-    return Status::Ok();
   }
   // This step's generator; the kernel's own moves on by `blocks`.
   Philox4x32 Reserve(uint64_t blocks) {

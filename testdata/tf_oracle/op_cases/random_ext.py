@@ -4,7 +4,7 @@ state (tf.random.gamma/poisson/stateless_*, tf.random.Generator.binomial,
 TF-Probability samplers). Seeded samples must be TensorFlow's own samples."""
 import numpy as np
 
-from op_case import OpCase
+from op_case import OpCase, data
 
 _FLOATS = ("float16", "float32", "float64")
 _POISSON = ("float16", "float32", "float64", "int32", "int64")
@@ -420,7 +420,100 @@ def _misc_cases():
             yield OpCase(f"StochasticCastToInt/{tin}/{tout}", ["StochasticCastToInt"], cast)
 
 
+def _skipgram_edit(attrs, producer=18):
+    """Skipgram from an Unpack node of 7 outputs: renamed, no inputs, its
+    attrs Skipgram's."""
+    def edit(graph_def):
+        for node in graph_def.node:
+            if node.op != "Unpack":
+                continue
+            node.op = "Skipgram"
+            del node.input[:]
+            for a in ("T", "num", "axis"):
+                del node.attr[a]
+            for k, v in attrs.items():
+                if isinstance(v, str):
+                    node.attr[k].s = v.encode()
+                elif isinstance(v, float):
+                    node.attr[k].f = v
+                else:
+                    node.attr[k].i = v
+        graph_def.versions.producer = producer
+    return edit
+
+
+def _corpus(path, ties):
+    rng = np.random.default_rng(7 if ties else 8)
+    vocab = [f"w{i}" for i in range(40)]
+    weights = np.arange(40, 0, -1, dtype=np.float64) if ties else 1.5 ** -np.arange(40)
+    words = rng.choice(vocab, size=2500, p=weights / weights.sum())
+    with open(path, "w") as f:
+        for i in range(0, len(words), 17):
+            f.write(" ".join(words[i:i + 17]) + ("\n" if i % 2 else "\t\n"))
+
+
+def _word2vec_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for ties, subsample in ((False, 1e-3), (True, 0.0), (True, 1e-2)):
+        path = f"/tmp/dfg_oracle_random_ext_corpus_{int(ties)}.txt"
+        attrs = dict(filename=path, batch_size=40, window_size=3, min_count=2,
+                     subsample=subsample)
+
+        def skipgram(path=path, ties=ties):
+            _corpus(path, ties)
+            return list(raw.Unpack(value=_c(np.zeros(7), np.float32), num=7)), {}
+        yield OpCase(f"Skipgram/ties{int(ties)}/sub{subsample}", ["Skipgram"], skipgram,
+                     edit=_skipgram_edit(attrs))
+
+    def too_little():
+        path = "/tmp/dfg_oracle_random_ext_small.txt"
+        with open(path, "w") as f:
+            f.write("a b c a b\n")
+        return list(raw.Unpack(value=_c(np.zeros(7), np.float32), num=7)), {}
+    yield OpCase("Skipgram/too_little", ["Skipgram"], too_little,
+                 edit=_skipgram_edit(dict(filename="/tmp/dfg_oracle_random_ext_small.txt",
+                                          batch_size=4)),
+                 expect_error="contains too little data: 5 words")
+
+    def removed():
+        _corpus("/tmp/dfg_oracle_random_ext_corpus_0.txt", False)
+        return list(raw.Unpack(value=_c(np.zeros(7), np.float32), num=7)), {}
+    yield OpCase("Skipgram/removed", ["Skipgram"], removed,
+                 edit=_skipgram_edit(dict(filename="/tmp/dfg_oracle_random_ext_corpus_0.txt",
+                                          batch_size=4), producer=19),
+                 expect_error="Op Skipgram is not available in GraphDef version 19")
+
+    def negtrain():
+        w_in = tf.compat.v1.Variable(data("w_in", np.float32, (3, 4), "unit"), use_resource=False,
+                                     name="w_in")
+        w_out = tf.compat.v1.Variable(data("w_out", np.float32, (3, 4), "unit"),
+                                      use_resource=False, name="w_out")
+        with tf.control_dependencies([w_in.initializer, w_out.initializer]):
+            tf.identity(_c([1, 0, 2, 2], np.int32), name="examples")
+            tf.identity(_c([2, 1, 0, 2], np.int32), name="labels")
+            tf.identity(_c(0.3, np.float32), name="lr")
+            step = tf.no_op(name="negtrain")
+        with tf.control_dependencies([step]):
+            a = raw.Identity(input=w_in._ref())  # pylint: disable=protected-access
+            b = raw.Identity(input=w_out._ref())  # pylint: disable=protected-access
+        return [a, b], {}
+
+    def negtrain_edit(graph_def):
+        for node in graph_def.node:
+            if node.name == "negtrain":
+                node.op = "NegTrain"
+                controls = list(node.input)
+                del node.input[:]
+                node.input.extend(["w_in", "w_out", "examples", "labels", "lr"] + controls)
+                node.attr["vocab_count"].list.i.extend([0, 0, 5])
+                node.attr["num_negative_samples"].i = 3
+        graph_def.versions.producer = 18
+    yield OpCase("NegTrain/float32", ["NegTrain"], negtrain, edit=negtrain_edit)
+
+
 def cases():
+    yield from _word2vec_cases()
     yield from _misc_cases()
     yield from _box_cases()
     yield from _sampler_cases()
