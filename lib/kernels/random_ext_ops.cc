@@ -266,7 +266,7 @@ class SeededGammaPoissonOp : public OpKernel {
       DFG_OP_REQUIRES(ctx, shape_t.dims() == 1,
                       InvalidArgument("shape must be a vector of "
                                       "{{int32,int64}}, got shape: {}",
-                                      shape_t.shape().DebugString()));
+                                      shape_t.DebugString()));
     }
     TensorShape shape;
     DFG_OP_REQUIRES_OK(ctx, ShapeVectorArg(shape_t, &shape));

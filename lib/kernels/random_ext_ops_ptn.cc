@@ -208,6 +208,7 @@ class PtnOp : public OpKernel {
                     InvalidArgument("Input shape should be a vector, got "
                                     "shape: {}",
                                     shape_t.shape().DebugString()));
+    // An empty tensor's DebugString has no values (dfg's prints "[]").
     DFG_OP_REQUIRES(ctx, shape_t.NumElements() > 0,
                     InvalidArgument("Shape tensor must not be empty, got "
                                     "Tensor<type: {} shape: [0] values: >",

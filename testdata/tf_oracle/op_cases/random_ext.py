@@ -67,6 +67,14 @@ def _gamma_cases():
         yield OpCase(f"StatelessRandomGammaV2/{dt}", ["StatelessRandomGammaV2",
                                                       "StatelessRandomGammaV3"], stateless_gamma)
 
+    def gamma_scalar_shape():
+        shape = tf.compat.v1.placeholder(tf.int32, None, name="shape")
+        return [raw.RandomGamma(shape=shape, alpha=_c([1.5], np.float32), seed=1)], {
+            shape: np.array(3, np.int32)}
+    yield OpCase("RandomGamma/float32/scalar_shape", ["RandomGamma"], gamma_scalar_shape,
+                 expect_error=r"shape must be a vector of \{int32,int64\}, got shape: "
+                              r"Tensor<type: int32 shape: \[\] values: 3>")
+
     def gamma_bad_shape():
         return [raw.StatelessRandomGammaV2(shape=_c([4, 2]), seed=_c([3, 4]),
                                            alpha=_c([1.0, 2.0, 3.0], np.float32))], {}
@@ -214,6 +222,17 @@ def _ptn_cases():
     yield OpCase("StatelessParameterizedTruncatedNormal/float32/bad_stddev",
                  ["StatelessParameterizedTruncatedNormal"], ptn_bad,
                  expect_error="Invalid parameters")
+
+    def ptn_empty_shape():
+        shape = tf.compat.v1.placeholder(tf.int32, None, name="shape")
+        return [raw.ParameterizedTruncatedNormal(
+            shape=shape, means=_c(0.0, np.float32), stdevs=_c(1.0, np.float32),
+            minvals=_c(-1.0, np.float32), maxvals=_c(1.0, np.float32), seed=4)], {
+                shape: np.zeros([0], np.int32)}
+    yield OpCase("ParameterizedTruncatedNormal/float32/empty_shape",
+                 ["ParameterizedTruncatedNormal"], ptn_empty_shape,
+                 expect_error=r"Shape tensor must not be empty, got Tensor<type: int32 "
+                              r"shape: \[0\] values: >")
 
     def ptn_empty():
         return [raw.ParameterizedTruncatedNormal(
