@@ -1,6 +1,7 @@
 // The candidate samplers, ComputeAccidentalHits, RandomIndexShuffle and
 // StatelessSampleDistortedBoundingBox against TensorFlow's numbers.
 #include <cfloat>
+#include <cmath>
 #include <vector>
 
 #include "lib/kernels/kernel_test_util.h"
@@ -97,6 +98,22 @@ TEST_CASE("StatelessSampleDistortedBoundingBox matches TensorFlow's crop",
   CHECK(Values<float>(run.out(2)) ==
         std::vector<float>{0.3083333373069763f, 0.13333334028720856f,
                            0.824999988079071f, 0.9333333373069763f});
+}
+
+TEST_CASE("StochasticCastToInt keeps integers, saturates and zeroes NaN",
+          "[kernels]") {
+  auto run = RunKernel(
+      "name: 'c' op: 'StochasticCastToInt'"
+      " attr { key: 'Tin' value { type: DT_FLOAT } }"
+      " attr { key: 'Tout' value { type: DT_INT8 } }",
+      {MakeTensor<float>({6}, {3.0f, -4.0f, 300.0f, -300.0f, NAN, 2.5f}),
+       MakeTensor<uint64_t>({1}, {7}), MakeTensor<uint64_t>({2}, {1, 2}),
+       MakeTensor<int32_t>({}, {1})});
+  REQUIRE(run.status.ok());
+  const std::vector<int8_t> v = Values<int8_t>(run.out(0));
+  CHECK(std::vector<int8_t>(v.begin(), v.end() - 1) ==
+        std::vector<int8_t>{3, -4, 127, -128, 0});
+  CHECK((v.back() == 2 || v.back() == 3));
 }
 
 }  // namespace
