@@ -43,6 +43,25 @@ TEST_CASE("UniformCandidateSampler matches TensorFlow's draws", "[kernels]") {
   CHECK(Values<float>(run.out(2)) == std::vector<float>(6, 0.3f));
 }
 
+TEST_CASE("LearnedUnigramCandidateSampler learns the true classes per step",
+          "[kernels]") {
+  auto k = testing::KernelTester::Create(
+      SamplerNode("LearnedUnigramCandidateSampler", 3, false, 6));
+  REQUIRE(k.ok());
+  const Tensor classes = MakeTensor<int64_t>({1, 2}, {1, 5});
+  auto first = (*k)->Run({classes});
+  REQUIRE(first.status.ok());
+  CHECK(Values<int64_t>(first.out(0)) == std::vector<int64_t>{3, 0, 4});
+  CHECK(Values<float>(first.out(1)) == std::vector<float>{0.5f, 0.5f});
+  // Classes 1 and 5 now weigh 2 of 8.
+  auto second = (*k)->Run({classes});
+  REQUIRE(second.status.ok());
+  CHECK(Values<int64_t>(second.out(0)) == std::vector<int64_t>{0, 1, 0});
+  CHECK(Values<float>(second.out(1)) == std::vector<float>{0.75f, 0.75f});
+  CHECK(Values<float>(second.out(2)) ==
+        std::vector<float>{0.375f, 0.75f, 0.375f});
+}
+
 TEST_CASE("LogUniformCandidateSampler draws unique values as TensorFlow",
           "[kernels]") {
   auto run = RunKernel(SamplerNode("LogUniformCandidateSampler", 4, true, 1000),

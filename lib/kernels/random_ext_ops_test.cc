@@ -40,6 +40,25 @@ TEST_CASE("RandomGamma matches TensorFlow's samples", "[kernels]") {
                             1.596640917806905, 2.580516795233463});
 }
 
+TEST_CASE("RandomGamma's next step draws TensorFlow's next samples",
+          "[kernels]") {
+  auto k = testing::KernelTester::Create(
+      "name: 'g' op: 'RandomGamma'" + Attr("S", "DT_INT32") +
+      Attr("T", "DT_DOUBLE") +
+      " attr { key: 'seed' value { i: 5 } }"
+      " attr { key: 'seed2' value { i: 7 } }");
+  REQUIRE(k.ok());
+  const Tensor shape = MakeTensor<int32_t>({1}, {2});
+  const Tensor alpha = MakeTensor<double>({3}, {0.3, 1.0, 2.5});
+  REQUIRE((*k)->Run({shape, alpha}).status.ok());
+  auto second = (*k)->Run({shape, alpha});
+  REQUIRE(second.status.ok());
+  CHECK(Values<double>(second.out(0)) ==
+        std::vector<double>{0.12988421803540381, 0.9632883461676619,
+                            3.717945171048974, 0.1775519895821026,
+                            2.9319570662625405, 1.9356687439165374});
+}
+
 TEST_CASE("StatelessRandomPoisson matches TensorFlow's samples", "[kernels]") {
   auto run = RunKernel(
       "name: 'p' op: 'StatelessRandomPoisson'" + Attr("T", "DT_INT32") +
