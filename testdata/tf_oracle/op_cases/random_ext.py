@@ -387,7 +387,9 @@ def _box_cases():
                  no_boxes, expect_error="No bounding boxes provided as input")
 
     for dt, shape, size in (("float32", (7, 9, 3), (4, 5)), ("uint8", (5, 5, 2), (5, 5)),
-                            ("int64", (6, 4, 1), (6, 1)), ("float64", (3, 8, 2), (2, 8))):
+                            ("int64", (6, 4, 1), (6, 1)), ("float64", (3, 8, 2), (2, 8)),
+                            ("int8", (4, 6, 2), (3, 2)), ("int16", (9, 2, 1), (4, 2)),
+                            ("int32", (5, 7, 3), (1, 1))):
         def crop(dt=dt, shape=shape, size=size):
             image = _c(np.arange(np.prod(shape)).reshape(shape), dt)
             sz = tf.compat.v1.placeholder(tf.int64, [2], name="size")
