@@ -245,7 +245,7 @@ def _ptn_cases():
 def _standard_normal_v1_cases():
     tf = _tf()
     raw = tf.raw_ops
-    for dt in ("float32", "float64", "float16"):
+    for dt in ("float32", "float64", "float16", "bfloat16"):
         def normal(dt=dt):
             h = raw.VarHandleOp(dtype=tf.int64, shape=[4], shared_name=f"rng_v1_{dt}")
             init = raw.AssignVariableOp(resource=h, value=_c([1, 77, -2, 2**50 + 9]))
@@ -254,10 +254,19 @@ def _standard_normal_v1_cases():
                                                  dtype=tf.as_dtype(dt))
             with tf.control_dependencies([a]):
                 after = raw.ReadVariableOp(resource=h, dtype=tf.int64)
-            return [a, after], {}
+            # .npy has no bfloat16: compared as float32 (exact).
+            return [tf.cast(a, tf.float32) if dt == "bfloat16" else a, after], {}
         yield OpCase(f"StatefulStandardNormal/{dt}", ["StatefulStandardNormal"], normal,
                      edit=_deprecated("StatefulStandardNormalV2", "StatefulStandardNormal", 28,
                                       drop_inputs=(1,)))
+
+    def removed():
+        h = raw.VarHandleOp(dtype=tf.int64, shape=[4], shared_name="rng_v1_removed")
+        return [raw.StatefulStandardNormalV2(resource=h, algorithm=_c(1), shape=_c([2]))], {}
+    yield OpCase("StatefulStandardNormal/float32/removed", ["StatefulStandardNormal"], removed,
+                 edit=_deprecated("StatefulStandardNormalV2", "StatefulStandardNormal", 29,
+                                  drop_inputs=(1,)),
+                 expect_error="Op StatefulStandardNormal is not available in GraphDef version 29")
 
 
 _TRUE = [[1, 5], [7, 2], [0, 9], [9, 9]]
