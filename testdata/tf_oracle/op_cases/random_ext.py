@@ -83,7 +83,8 @@ def _gamma_cases():
 
     def gamma_bad_alg():
         key = tf.compat.v1.placeholder(tf.uint64, [None], name="key")
-        out = raw.StatelessRandomGammaV3(shape=_c([2], np.int32), key=key, counter=_c([0, 0], np.uint64),
+        out = raw.StatelessRandomGammaV3(shape=_c([2], np.int32), key=key,
+                                         counter=_c([0, 0], np.uint64),
                                          alg=_c(2, np.int32), alpha=_c(1.5, np.float32))
         return [out], {key: np.array([7], np.uint64)}
     yield OpCase("StatelessRandomGammaV3/float32/threefry", ["StatelessRandomGammaV3"],
@@ -365,7 +366,8 @@ def _box_cases():
     for dt in ("uint8", "int8", "int16", "int32", "int64"):
         def box(dt=dt):
             size = _c([120, 90, 3], dt)
-            a = raw.SampleDistortedBoundingBox(image_size=size, bounding_boxes=_c(boxes, np.float32),
+            a = raw.SampleDistortedBoundingBox(image_size=size,
+                                               bounding_boxes=_c(boxes, np.float32),
                                                seed=3, seed2=4, min_object_covered=0.3)
             b = raw.SampleDistortedBoundingBoxV2(
                 image_size=size, bounding_boxes=_c(boxes, np.float32),
@@ -382,7 +384,8 @@ def _box_cases():
 
     def never():
         return list(raw.StatelessSampleDistortedBoundingBox(
-            image_size=_c([10, 10, 1], np.int32), bounding_boxes=_c([[[0, 0, 0.1, 0.1]]], np.float32),
+            image_size=_c([10, 10, 1], np.int32),
+            bounding_boxes=_c([[[0, 0, 0.1, 0.1]]], np.float32),
             min_object_covered=_c(1.0, np.float32), seed=_c([1, 1]), area_range=[0.9, 1.0],
             max_attempts=3)), {}
     yield OpCase("StatelessSampleDistortedBoundingBox/int32/fallback",
@@ -390,7 +393,8 @@ def _box_cases():
 
     def no_boxes():
         return list(raw.SampleDistortedBoundingBoxV2(
-            image_size=_c([10, 10, 1], np.int32), bounding_boxes=_c(np.zeros([1, 0, 4]), np.float32),
+            image_size=_c([10, 10, 1], np.int32),
+            bounding_boxes=_c(np.zeros([1, 0, 4]), np.float32),
             min_object_covered=_c(0.1, np.float32), seed=1)), {}
     yield OpCase("SampleDistortedBoundingBoxV2/int32/no_boxes", ["SampleDistortedBoundingBoxV2"],
                  no_boxes, expect_error="No bounding boxes provided as input")
@@ -439,7 +443,8 @@ def _misc_cases():
                 v = tf.cast(_c(x, np.float32), tf.as_dtype(tin))
                 key, counter, alg = raw.StatelessRandomGetKeyCounterAlg(seed=_c([3, 4]))
                 # No Python wrapper: the node is made directly.
-                from tensorflow.core.framework import attr_value_pb2  # pylint: disable=import-outside-toplevel
+                # pylint: disable-next=import-outside-toplevel
+                from tensorflow.core.framework import attr_value_pb2
                 graph = tf.compat.v1.get_default_graph()
                 op = graph.create_op(
                     "StochasticCastToInt", [v, key, counter, alg], [tf.as_dtype(tout)],
