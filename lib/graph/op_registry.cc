@@ -75,6 +75,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterImageNnOps(r);
     RegisterSparseOps(r);
     RegisterOptimizerOps(r);
+    RegisterRandomExtOps(r);
     return r;
   }();
   return *registry;

@@ -83,6 +83,7 @@ void RegisterImageTransformKernels(KernelRegistry* r);
 void RegisterNnGradExtKernels(KernelRegistry* r);
 void RegisterTensorListExtKernels(KernelRegistry* r);
 void RegisterStatelessRandomKernels(KernelRegistry* r);
+void RegisterRandomExtKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
 void RegisterTrainingExtKernels(KernelRegistry* r);
 
@@ -157,6 +158,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterNnGradExtKernels(r);
   RegisterTensorListExtKernels(r);
   RegisterStatelessRandomKernels(r);
+  RegisterRandomExtKernels(r);
   RegisterSparseKernels(r);
   RegisterTrainingExtKernels(r);
 }
