@@ -84,6 +84,7 @@ void RegisterNnGradExtKernels(KernelRegistry* r);
 void RegisterTensorListExtKernels(KernelRegistry* r);
 void RegisterStatelessRandomKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
+void RegisterSparseExtKernels(KernelRegistry* r);
 void RegisterTrainingExtKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
@@ -158,6 +159,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterTensorListExtKernels(r);
   RegisterStatelessRandomKernels(r);
   RegisterSparseKernels(r);
+  RegisterSparseExtKernels(r);
   RegisterTrainingExtKernels(r);
 }
 
