@@ -369,6 +369,7 @@ class SparseCrossHashedOp : public SparseCrossBase {
 
 void RegisterRaggedCrossKernels(KernelRegistry* r);
 void RegisterSparseCountKernels(KernelRegistry* r);
+void RegisterTensorMapKernels(KernelRegistry* r);
 
 void RegisterSparseExtKernels(KernelRegistry* r) {
   r->Register<SparseCrossOp>("SparseCross");
@@ -376,6 +377,7 @@ void RegisterSparseExtKernels(KernelRegistry* r) {
   r->Register<SparseCrossHashedOp>("SparseCrossHashed");
   RegisterRaggedCrossKernels(r);
   RegisterSparseCountKernels(r);
+  RegisterTensorMapKernels(r);
 }
 
 }  // namespace dfg
