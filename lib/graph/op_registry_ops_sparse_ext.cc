@@ -2,7 +2,8 @@
 // feature crosses (tf.sparse.cross, tf.ragged.cross, Keras HashedCrossing),
 // counts with sparse output (tf.sparse.bincount), the gradients of sparse
 // add/slice/segment/fill ops, and TensorMap (a DT_VARIANT map keyed by
-// tensor value). Signatures as TensorFlow's OpDefs.
+// tensor value) and CSR sparse matrices (DT_VARIANT). Signatures as
+// TensorFlow's OpDefs.
 #include <string>
 
 #include "lib/graph/op_registry_builder.h"
@@ -192,6 +193,65 @@ void RegisterTensorMaps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterCsrMatrices(OpTable& t) {
+  const char* kType = "type: {float, double, complex64, complex128}";
+  t.Add(Op("SparseTensorToCSRSparseMatrix")
+            .Input("indices: int64")
+            .Input("values: T")
+            .Input("dense_shape: int64")
+            .Output("sparse_matrix: variant")
+            .Attr("T: {float, double, complex64, complex128}")
+            .Kernels("CPU"));
+  t.Add(Op("DenseToCSRSparseMatrix")
+            .Input("dense_input: T")
+            .Input("indices: int64")
+            .Output("sparse_output: variant")
+            .Attr("T: {float, double, complex64, complex128}")
+            .Kernels("CPU"));
+  t.Add(Op("CSRSparseMatrixToDense")
+            .Input("sparse_input: variant")
+            .Output("dense_output: type")
+            .Attr(kType)
+            .Kernels("CPU"));
+  t.Add(Op("CSRSparseMatrixToSparseTensor")
+            .Input("sparse_matrix: variant")
+            .Output("indices: int64")
+            .Output("values: type")
+            .Output("dense_shape: int64")
+            .Attr(kType)
+            .Kernels("CPU"));
+  t.Add(Op("CSRSparseMatrixComponents")
+            .Input("csr_sparse_matrix: variant")
+            .Input("index: int32")
+            .Output("row_ptrs: int32")
+            .Output("col_inds: int32")
+            .Output("values: type")
+            .Attr(kType)
+            .Kernels("CPU"));
+  t.Add(Op("SparseMatrixNNZ")
+            .Input("sparse_matrix: variant")
+            .Output("nnz: int32")
+            .Kernels("CPU"));
+  t.Add(Op("SparseMatrixTranspose")
+            .Input("input: variant")
+            .Output("output: variant")
+            .Attr("conjugate: bool = false")
+            .Attr(kType)
+            .Kernels("CPU"));
+  t.Add(Op("SparseMatrixMatMul")
+            .Input("a: variant")
+            .Input("b: T")
+            .Output("output: T")
+            .Attr("T: type")
+            .Attr("transpose_a: bool = false")
+            .Attr("transpose_b: bool = false")
+            .Attr("adjoint_a: bool = false")
+            .Attr("adjoint_b: bool = false")
+            .Attr("transpose_output: bool = false")
+            .Attr("conjugate_output: bool = false")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterSparseExtOps(OpRegistry* registry) {
@@ -200,6 +260,7 @@ void RegisterSparseExtOps(OpRegistry* registry) {
   RegisterCounts(t);
   RegisterGrads(t);
   RegisterTensorMaps(t);
+  RegisterCsrMatrices(t);
 }
 
 }  // namespace dfg

@@ -370,6 +370,7 @@ class SparseCrossHashedOp : public SparseCrossBase {
 void RegisterRaggedCrossKernels(KernelRegistry* r);
 void RegisterSparseCountKernels(KernelRegistry* r);
 void RegisterTensorMapKernels(KernelRegistry* r);
+void RegisterCsrKernels(KernelRegistry* r);
 
 void RegisterSparseExtKernels(KernelRegistry* r) {
   r->Register<SparseCrossOp>("SparseCross");
@@ -378,6 +379,7 @@ void RegisterSparseExtKernels(KernelRegistry* r) {
   RegisterRaggedCrossKernels(r);
   RegisterSparseCountKernels(r);
   RegisterTensorMapKernels(r);
+  RegisterCsrKernels(r);
 }
 
 }  // namespace dfg
