@@ -250,6 +250,26 @@ void RegisterCsrMatrices(OpTable& t) {
             .Attr("transpose_output: bool = false")
             .Attr("conjugate_output: bool = false")
             .Kernels("CPU"));
+  t.Add(Op("SparseMatrixSparseMatMul")
+            .Input("a: variant")
+            .Input("b: variant")
+            .Output("c: variant")
+            .Attr(kType)
+            .Attr("transpose_a: bool = false")
+            .Attr("transpose_b: bool = false")
+            .Attr("adjoint_a: bool = false")
+            .Attr("adjoint_b: bool = false")
+            .Kernels("CPU"));
+  t.Add(Op("SparseMatrixOrderingAMD")
+            .Input("input: variant")
+            .Output("output: int32")
+            .Kernels("CPU"));
+  t.Add(Op("SparseMatrixSparseCholesky")
+            .Input("input: variant")
+            .Input("permutation: int32")
+            .Output("output: variant")
+            .Attr(kType)
+            .Kernels("CPU"));
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 // dense and SparseTensor form, its components, nnz, transpose and the
 // product with a dense matrix. Entries keep the order they were given in
 // (TensorFlow assumes row-major input and does not sort).
+#include "lib/kernels/csr_ops.h"
+
 #include <complex>
 #include <cstring>
 #include <memory>
@@ -13,55 +15,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "lib/kernels/kernel_util.h"
-#include "lib/kernels/variant.h"
-
 namespace dfg {
 namespace {
-
-class CsrMatrix : public VariantValue {
- public:
-  std::string TypeName() const override {
-    return "tensorflow::CSRSparseMatrix";
-  }
-  std::string DebugString() const override { return "CSRSparseMatrix"; }
-
-  DataType dtype = tensorflow::DT_INVALID;
-  std::vector<int64_t> shape;  // [rows, cols] or [batch, rows, cols]
-  std::vector<int32_t> batch_ptr, row_ptr, col_ind;
-  Tensor values;
-
-  int64_t batch() const { return shape.size() == 3 ? shape[0] : 1; }
-  int64_t rows() const { return shape[shape.size() - 2]; }
-  int64_t cols() const { return shape[shape.size() - 1]; }
-  // The row pointers of matrix b (rows + 1 of them, relative to its start).
-  const int32_t* RowPtr(int64_t b) const {
-    return row_ptr.data() + b * (rows() + 1);
-  }
-};
-
-void SetCsrOutput(OpKernelContext* ctx, int i, std::shared_ptr<CsrMatrix> m) {
-  Tensor t(tensorflow::DT_VARIANT, TensorShape());
-  t.scalar<Variant>().value = std::move(m);
-  ctx->set_output(i, std::move(t));
-}
-
-// Input i as a CSR matrix whose dtype must be `want` (unless INVALID).
-Status GetCsrInput(OpKernelContext* ctx, int i, DataType want,
-                   const CsrMatrix** m) {
-  const Tensor& t = ctx->input(i);
-  if (t.dims() != 0) {
-    return InvalidArgument("sparse matrix must be a scalar, saw shape: {}",
-                           t.shape().DebugString());
-  }
-  *m = t.flat<Variant>()[0].get<CsrMatrix>();
-  if (*m == nullptr) {
-    return InvalidArgument(
-        "Could not retrieve CSRSparseMatrix from input {}: {}", i,
-        t.flat<Variant>()[0].DebugString());
-  }
-  return Status::Ok();
-}
 
 // A CSR matrix from COO entries (row-major order assumed): TensorFlow's
 // SparseTensorToCSRSparseMatrixCPUFunctor.
@@ -293,19 +248,6 @@ class CsrNnzOp : public OpKernel {
   }
 };
 
-template <typename T>
-T Conj(const T& v) {
-  if constexpr (std::is_same_v<T, std::complex<float>> ||
-                std::is_same_v<T, std::complex<double>>) {
-    return std::conj(v);
-  } else {
-    return v;
-  }
-}
-
-using CsrTypes =
-    TypeList<float, double, std::complex<float>, std::complex<double>>;
-
 class CsrTransposeOp : public CsrKernel {
  public:
   explicit CsrTransposeOp(OpKernelConstruction* ctx) : CsrKernel(ctx) {
@@ -454,6 +396,9 @@ class CsrMatMulOp : public OpKernel {
 
 }  // namespace
 
+// csr_ops_eigen.cc.
+void RegisterCsrEigenKernels(KernelRegistry* r);
+
 void RegisterCsrKernels(KernelRegistry* r) {
   r->Register<SparseTensorToCsrOp>("SparseTensorToCSRSparseMatrix",
                                    {TypeConstraint("T", CsrTypes())});
@@ -470,6 +415,7 @@ void RegisterCsrKernels(KernelRegistry* r) {
                               {TypeConstraint("type", CsrTypes())});
   r->Register<CsrMatMulOp>("SparseMatrixMatMul",
                            {TypeConstraint("T", CsrTypes())});
+  RegisterCsrEigenKernels(r);
 }
 
 }  // namespace dfg

@@ -26,7 +26,7 @@ def _csr(tf, x):
         x, tf.zeros_like(x))))
 
 
-def cases():
+def _basic_cases():
     tf = _tf()
     raw = tf.raw_ops
     for dt in _TYPES:
@@ -115,3 +115,89 @@ def cases():
     yield OpCase("SparseTensorToCSRSparseMatrix/float32/out_of_bounds",
                  ["SparseTensorToCSRSparseMatrix"], st_bad,
                  expect_error=r"Sparse index tuple indices\[0, :\] = \[0, 5\] is out of bounds")
+
+
+def _spd(name, dt, n, batch=None):
+    """A sparse symmetric (Hermitian) diagonally dominant matrix: positive
+    definite."""
+    shape = (batch, n, n) if batch else (n, n)
+    a = _dense(name, dt, shape)
+    mask = data(name + "/keep", np.float64, shape) > 0.6
+    a = a * mask
+    a = a + np.conj(np.swapaxes(a, -1, -2))
+    eye = np.eye(n)
+    a = a + eye * (np.abs(a).sum(axis=-1, keepdims=True) + 1.0)
+    return a.astype(dt)
+
+
+def _eigen_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt in _TYPES:
+        tfd = tf.as_dtype(dt)
+        for shape in ((3, 4, 5, 2), (2, 3, 3, 4)):
+            for ta, tb, aa, ab in ((0, 0, 0, 0), (1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 1)):
+                name = f"SparseMatrixSparseMatMul/{np.dtype(dt).name}{list(shape)}/t{ta}{tb}a{aa}{ab}"
+
+                def spmm(dt=dt, tfd=tfd, shape=shape, ta=ta, tb=tb, aa=aa, ab=ab, name=name):
+                    batch, m, k, n = shape
+                    ash = (batch, k, m) if (ta or aa) else (batch, m, k)
+                    bsh = (batch, n, k) if (tb or ab) else (batch, k, n)
+                    a = _csr(tf, tf.constant(_dense(name + "/a", dt, ash)))
+                    b = _csr(tf, tf.constant(_dense(name + "/b", dt, bsh)))
+                    c = raw.SparseMatrixSparseMatMul(a=a, b=b, type=tfd, transpose_a=bool(ta),
+                                                     transpose_b=bool(tb), adjoint_a=bool(aa),
+                                                     adjoint_b=bool(ab))
+                    out = [raw.CSRSparseMatrixToDense(sparse_input=c, type=tfd)]
+                    for i in range(batch):
+                        comp = raw.CSRSparseMatrixComponents(csr_sparse_matrix=c, index=i,
+                                                             type=tfd)
+                        out.extend(comp[:2])
+                    return out, {}
+                yield OpCase(name, ["SparseMatrixSparseMatMul"], spmm,
+                             rtol=1e-4 if dt in (np.float32, np.complex64) else None,
+                             atol=1e-5 if dt in (np.float32, np.complex64) else None)
+
+        for n, batch in ((9, None), (14, 3), (1, None)):
+            name = f"SparseMatrixSparseCholesky/{np.dtype(dt).name}/n{n}b{batch}"
+
+            def chol(dt=dt, tfd=tfd, n=n, batch=batch, name=name):
+                m = _csr(tf, tf.constant(_spd(name, dt, n, batch)))
+                perm = raw.SparseMatrixOrderingAMD(input=m)
+                l = raw.SparseMatrixSparseCholesky(input=m, permutation=perm, type=tfd)
+                out = [perm, raw.CSRSparseMatrixToDense(sparse_input=l, type=tfd)]
+                for i in range(batch or 1):
+                    out.extend(raw.CSRSparseMatrixComponents(csr_sparse_matrix=l, index=i,
+                                                             type=tfd)[:2])
+                return out, {}
+            yield OpCase(name, ["SparseMatrixOrderingAMD", "SparseMatrixSparseCholesky"], chol,
+                         rtol=1e-4 if dt in (np.float32, np.complex64) else None,
+                         atol=1e-5 if dt in (np.float32, np.complex64) else None)
+
+    for n, density in ((12, 0.8), (30, 1.2), (25, 0.3), (5, 2.0)):
+        name = f"SparseMatrixOrderingAMD/pattern_n{n}_d{density}"
+
+        def amd(n=n, density=density, name=name):
+            a = (data(name, np.float64, (n, n)) > density).astype(np.float32)
+            a = a + np.eye(n, dtype=np.float32)
+            return [raw.SparseMatrixOrderingAMD(input=_csr(tf, tf.constant(a)))], {}
+        yield OpCase(name, ["SparseMatrixOrderingAMD"], amd)
+
+    def chol_not_pd():
+        m = _csr(tf, tf.constant(np.array([[1.0, 2.0], [2.0, 1.0]], np.float64)))
+        l = raw.SparseMatrixSparseCholesky(input=m, permutation=[0, 1], type=tf.float64)
+        return [raw.CSRSparseMatrixToDense(sparse_input=l, type=tf.float64)], {}
+    yield OpCase("SparseMatrixSparseCholesky/float64/not_positive_definite",
+                 ["SparseMatrixSparseCholesky"], chol_not_pd,
+                 expect_error="Sparse Cholesky factorization failed for batch index 0")
+
+    def amd_not_square():
+        x = tf.compat.v1.placeholder(tf.float32, [None, None])
+        return [raw.SparseMatrixOrderingAMD(input=_csr(tf, x))], {x: np.ones([2, 3], np.float32)}
+    yield OpCase("SparseMatrixOrderingAMD/not_square", ["SparseMatrixOrderingAMD"],
+                 amd_not_square, expect_error="sparse matrix must be square; got: 2 != 3")
+
+
+def cases():
+    yield from _basic_cases()
+    yield from _eigen_cases()
