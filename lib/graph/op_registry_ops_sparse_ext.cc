@@ -193,6 +193,33 @@ void RegisterTensorMaps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterSparseTensorsMaps(OpTable& t) {
+  for (const char* name :
+       {"AddSparseToTensorsMap", "AddManySparseToTensorsMap"}) {
+    const bool many = std::string(name).starts_with("AddMany");
+    t.Add(Op(name)
+              .Input("sparse_indices: int64")
+              .Input("sparse_values: T")
+              .Input("sparse_shape: int64")
+              .Output(many ? "sparse_handles: int64" : "sparse_handle: int64")
+              .Attr("T: type")
+              .Attr("container: string = ''")
+              .Attr("shared_name: string = ''")
+              .Stateful()
+              .Kernels("CPU"));
+  }
+  t.Add(Op("TakeManySparseFromTensorsMap")
+            .Input("sparse_handles: int64")
+            .Output("sparse_indices: int64")
+            .Output("sparse_values: dtype")
+            .Output("sparse_shape: int64")
+            .Attr("dtype: type")
+            .Attr("container: string = ''")
+            .Attr("shared_name: string = ''")
+            .Stateful()
+            .Kernels("CPU"));
+}
+
 void RegisterCsrMatrices(OpTable& t) {
   const char* kType = "type: {float, double, complex64, complex128}";
   t.Add(Op("SparseTensorToCSRSparseMatrix")
@@ -281,6 +308,7 @@ void RegisterSparseExtOps(OpRegistry* registry) {
   RegisterGrads(t);
   RegisterTensorMaps(t);
   RegisterCsrMatrices(t);
+  RegisterSparseTensorsMaps(t);
 }
 
 }  // namespace dfg

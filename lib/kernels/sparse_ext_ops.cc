@@ -371,6 +371,7 @@ void RegisterRaggedCrossKernels(KernelRegistry* r);
 void RegisterSparseCountKernels(KernelRegistry* r);
 void RegisterTensorMapKernels(KernelRegistry* r);
 void RegisterCsrKernels(KernelRegistry* r);
+void RegisterSparseTensorsMapKernels(KernelRegistry* r);
 
 void RegisterSparseExtKernels(KernelRegistry* r) {
   r->Register<SparseCrossOp>("SparseCross");
@@ -380,6 +381,7 @@ void RegisterSparseExtKernels(KernelRegistry* r) {
   RegisterSparseCountKernels(r);
   RegisterTensorMapKernels(r);
   RegisterCsrKernels(r);
+  RegisterSparseTensorsMapKernels(r);
 }
 
 }  // namespace dfg

@@ -337,8 +337,67 @@ def _grad_cases():
         yield OpCase(name, ["RaggedFillEmptyRowsGrad"], fill_grad)
 
 
+def _tensors_map_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt in (np.float32, np.int64, np.object_, np.bool_):
+        dname = "string" if dt is np.object_ else np.dtype(dt).name
+        name = f"TakeManySparseFromTensorsMap/{dname}"
+
+        def take(dt=dt, name=name):
+            ind = _i64([[0, 1, 0], [0, 2, 1], [2, 0, 3], [2, 2, 2], [3, 1, 1]])
+            vals = data(name, dt, (5,))
+            if dt is np.object_:
+                vals = vals.astype(np.bytes_).astype(object)
+            many = raw.AddManySparseToTensorsMap(sparse_indices=ind, sparse_values=vals,
+                                                 sparse_shape=_i64([4, 3, 4]),
+                                                 shared_name="stm")
+            one = raw.AddSparseToTensorsMap(sparse_indices=_i64([[1, 1], [4, 0]]),
+                                            sparse_values=vals[:2],
+                                            sparse_shape=_i64([5, 2]), shared_name="stm")
+            handles = tf.concat([tf.reverse(many, [0]), [one]], 0)
+            r = raw.TakeManySparseFromTensorsMap(sparse_handles=handles,
+                                                 dtype=tf.as_dtype(dt) if dt is not np.object_
+                                                 else tf.string, shared_name="stm")
+            # the two writers run in either order: the handles differ, the
+            # taken SparseTensor does not
+            return list(r), {}
+        yield OpCase(name, ["AddManySparseToTensorsMap", "AddSparseToTensorsMap",
+                            "TakeManySparseFromTensorsMap"], take)
+
+    def node_named():
+        many = raw.AddManySparseToTensorsMap(sparse_indices=_i64([[1, 0]]),
+                                             sparse_values=[2.5], sparse_shape=_i64([2, 3]),
+                                             name="writer")
+        r = raw.TakeManySparseFromTensorsMap(sparse_handles=many, dtype=tf.float32,
+                                             shared_name="writer")
+        return [many] + list(r), {}
+    yield OpCase("TakeManySparseFromTensorsMap/float32/node_name", [
+        "AddManySparseToTensorsMap", "TakeManySparseFromTensorsMap"], node_named)
+
+    def missing():
+        many = raw.AddManySparseToTensorsMap(sparse_indices=_i64([[1, 0]]),
+                                             sparse_values=[2.5], sparse_shape=_i64([2, 3]),
+                                             shared_name="m1")
+        r = raw.TakeManySparseFromTensorsMap(sparse_handles=many + 5, dtype=tf.float32,
+                                             shared_name="m1")
+        return list(r), {}
+    yield OpCase("TakeManySparseFromTensorsMap/float32/missing", [
+        "AddManySparseToTensorsMap", "TakeManySparseFromTensorsMap"], missing,
+        expect_error="Unable to find SparseTensor: 6 in map: m1")
+
+    def unsorted():
+        ind = tf.compat.v1.placeholder(tf.int64, [None, 2])
+        many = raw.AddManySparseToTensorsMap(sparse_indices=ind, sparse_values=[1.0, 2.0],
+                                             sparse_shape=_i64([2, 3]), shared_name="m2")
+        return [many], {ind: _i64([[1, 0], [0, 1]])}
+    yield OpCase("AddManySparseToTensorsMap/float32/unsorted", ["AddManySparseToTensorsMap"],
+                 unsorted, expect_error=r"indices\[1\] = \[0,1\] is out of order")
+
+
 def cases():
     yield from _cross_cases()
     yield from _ragged_cross_cases()
     yield from _count_cases()
     yield from _grad_cases()
+    yield from _tensors_map_cases()
