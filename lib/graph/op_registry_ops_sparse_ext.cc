@@ -220,6 +220,21 @@ void RegisterSparseTensorsMaps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterCompositeVariants(OpTable& t) {
+  t.Add(Op("CompositeTensorVariantFromComponents")
+            .Input("components: Tcomponents")
+            .Output("encoded: variant")
+            .Attr("metadata: string")
+            .Attr("Tcomponents: list(type) >= 0")
+            .Kernels("CPU"));
+  t.Add(Op("CompositeTensorVariantToComponents")
+            .Input("encoded: variant")
+            .Output("components: Tcomponents")
+            .Attr("metadata: string")
+            .Attr("Tcomponents: list(type) >= 0")
+            .Kernels("CPU"));
+}
+
 void RegisterCsrMatrices(OpTable& t) {
   const char* kType = "type: {float, double, complex64, complex128}";
   t.Add(Op("SparseTensorToCSRSparseMatrix")
@@ -309,6 +324,7 @@ void RegisterSparseExtOps(OpRegistry* registry) {
   RegisterTensorMaps(t);
   RegisterCsrMatrices(t);
   RegisterSparseTensorsMaps(t);
+  RegisterCompositeVariants(t);
 }
 
 }  // namespace dfg

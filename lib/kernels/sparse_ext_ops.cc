@@ -372,6 +372,7 @@ void RegisterSparseCountKernels(KernelRegistry* r);
 void RegisterTensorMapKernels(KernelRegistry* r);
 void RegisterCsrKernels(KernelRegistry* r);
 void RegisterSparseTensorsMapKernels(KernelRegistry* r);
+void RegisterCompositeVariantKernels(KernelRegistry* r);
 
 void RegisterSparseExtKernels(KernelRegistry* r) {
   r->Register<SparseCrossOp>("SparseCross");
@@ -382,6 +383,7 @@ void RegisterSparseExtKernels(KernelRegistry* r) {
   RegisterTensorMapKernels(r);
   RegisterCsrKernels(r);
   RegisterSparseTensorsMapKernels(r);
+  RegisterCompositeVariantKernels(r);
 }
 
 }  // namespace dfg

@@ -395,9 +395,57 @@ def _tensors_map_cases():
                  unsorted, expect_error=r"indices\[1\] = \[0,1\] is out of order")
 
 
+def _metadata(spec_class):
+    from tensorflow.core.protobuf import composite_tensor_variant_pb2  # pylint: disable=import-outside-toplevel
+    m = composite_tensor_variant_pb2.CompositeTensorVariantMetadata()
+    m.type_spec_proto.type_spec_class = spec_class
+    m.type_spec_proto.type_spec_class_name = "MaskedTensor.Spec"
+    m.type_spec_proto.num_flat_components = 2
+    return m.SerializeToString()
+
+
+def _composite_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+
+    def roundtrip():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 2])
+        e = raw.CompositeTensorVariantFromComponents(
+            components=[x, tf.constant(["a", "b"])], metadata=_metadata(13))
+        out = raw.CompositeTensorVariantToComponents(encoded=e, metadata=_metadata(13),
+                                                     Tcomponents=[tf.float32, tf.string])
+        return list(out), {x: data("ctv", np.float32, (3, 2))}
+    yield OpCase("CompositeTensorVariantToComponents/roundtrip", [
+        "CompositeTensorVariantFromComponents", "CompositeTensorVariantToComponents"], roundtrip)
+
+    bad = (("class", 3, [tf.float32, tf.string],
+            "Expected a RAGGED_TENSOR_SPEC \\(based on `type_spec`\\), but `encoded` contains "
+            "a EXTENSION_TYPE_SPEC"),
+           ("count", 13, [tf.float32],
+            "Encoded value has 2 tensor components; expected 1 components based on type_spec"),
+           ("dtype", 13, [tf.float32, tf.int32],
+            "Tensor component 1 had dtype DT_STRING; expected dtype DT_INT32"))
+    for what, cls, types, msg in bad:
+        def mismatch(cls=cls, types=types):
+            e = raw.CompositeTensorVariantFromComponents(
+                components=[tf.constant([1.0]), tf.constant("s")], metadata=_metadata(13))
+            return list(raw.CompositeTensorVariantToComponents(
+                encoded=e, metadata=_metadata(cls), Tcomponents=types)), {}
+        yield OpCase(f"CompositeTensorVariantToComponents/bad_{what}",
+                     ["CompositeTensorVariantToComponents"], mismatch, expect_error=msg)
+
+    def not_composite():
+        return list(raw.CompositeTensorVariantToComponents(
+            encoded=raw.EmptyTensorMap(), metadata=_metadata(13), Tcomponents=[tf.int32])), {}
+    yield OpCase("CompositeTensorVariantToComponents/not_composite",
+                 ["CompositeTensorVariantToComponents"], not_composite,
+                 expect_error="The input `encoded` is not a valid CompositeTensorVariant tensor")
+
+
 def cases():
     yield from _cross_cases()
     yield from _ragged_cross_cases()
     yield from _count_cases()
     yield from _grad_cases()
     yield from _tensors_map_cases()
+    yield from _composite_cases()
