@@ -221,6 +221,14 @@ void RegisterSparseTensorsMaps(OpTable& t) {
 }
 
 void RegisterCompositeVariants(OpTable& t) {
+  t.Add(Op("RaggedTensorToVariantGradient")
+            .Input("encoded_ragged_grad: variant")
+            .Input("row_splits: Tsplits")
+            .Input("dense_values_shape: int32")
+            .Output("dense_values_grad: Tvalues")
+            .Attr("Tvalues: type")
+            .Attr("Tsplits: {int32, int64} = DT_INT64")
+            .Kernels("CPU"));
   t.Add(Op("CompositeTensorVariantFromComponents")
             .Input("components: Tcomponents")
             .Output("encoded: variant")

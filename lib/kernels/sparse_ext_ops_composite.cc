@@ -5,12 +5,16 @@
 // checks the TypeSpec class, the number of components and their dtypes, as
 // TensorFlow does. The metadata is read from its wire form (field 1:
 // type_spec_proto, whose field 1 is the type_spec_class enum).
+#include <algorithm>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lib/graph/wire_reader.h"
 #include "lib/kernels/kernel_util.h"
+#include "lib/kernels/sparse_util.h"
 #include "lib/kernels/variant.h"
 
 namespace dfg {
@@ -138,9 +142,80 @@ class ToComponentsOp : public OpKernel {
   std::vector<DataType> dtypes_;
 };
 
+// The values of a ragged tensor in a variant (ragged_ops.cc's
+// RaggedTensorVariant), read through its TensorFlow encoding: the splits
+// tensors, then the values. Null when the variant holds something else.
+StatusOr<std::optional<Tensor>> RaggedValues(const Variant& v) {
+  if (!v.value || v.value->TypeName() != "tensorflow::RaggedTensorVariant") {
+    return std::optional<Tensor>();
+  }
+  tensorflow::VariantTensorDataProto proto;
+  v.value->Encode(&proto);
+  if (proto.tensors_size() == 0) return Internal("empty ragged variant");
+  DFG_ASSIGN_OR_RETURN(
+      Tensor t, Tensor::FromProto(proto.tensors(proto.tensors_size() - 1)));
+  return std::optional<Tensor>(std::move(t));
+}
+
+// RaggedTensorToVariantGradient: the gradients of a batch of ragged
+// variants concatenated into the flat values' gradient; a missing (empty)
+// variant stands for zeros of its row's size.
+class RaggedToVariantGradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& grads = ctx->input(0);
+    const std::vector<int64_t> splits = IntValues(ctx->input(1));
+    TensorShape shape;
+    DFG_OP_REQUIRES_OK(ctx, MakeShape(ctx->input(2), &shape));
+    const DataType dtype = output_type(0);
+    std::vector<Tensor> values;
+    for (int64_t i = 0; i < grads.NumElements(); ++i) {
+      auto v = RaggedValues(grads.flat<Variant>()[i]);
+      DFG_OP_REQUIRES_OK(ctx, v.status());
+      if (v->has_value()) {
+        values.push_back(**v);
+        continue;
+      }
+      DFG_OP_REQUIRES(ctx, i + 1 < static_cast<int64_t>(splits.size()),
+                      InvalidArgument("row_splits too short"));
+      TensorShape zeros = shape;
+      zeros.set_dim(0, splits[i + 1] - splits[i]);
+      auto z = ZerosOf(dtype, zeros);
+      DFG_OP_REQUIRES_OK(ctx, z.status());
+      values.push_back(*std::move(z));
+    }
+    if (values.size() == 1) {  // returned as is, whatever `shape` says
+      ctx->set_output(0, values[0]);
+      return;
+    }
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    int64_t offset = 0;
+    for (const Tensor& t : values) {
+      const int64_t n = std::min(t.NumElements(), out->NumElements() - offset);
+      CopyElements(t, 0, out, offset, n);
+      offset += n;
+    }
+  }
+
+ private:
+  static Status MakeShape(const Tensor& dims, TensorShape* shape) {
+    std::vector<int64_t> d = IntValues(dims);
+    return MakeDenseShape(d, shape);
+  }
+  static StatusOr<Tensor> ZerosOf(DataType dtype, const TensorShape& shape) {
+    Tensor t(dtype, shape);
+    if (dtype == tensorflow::DT_STRING) return t;
+    if (t.TotalBytes() > 0) std::memset(t.data(), 0, t.TotalBytes());
+    return t;
+  }
+};
+
 }  // namespace
 
 void RegisterCompositeVariantKernels(KernelRegistry* r) {
+  r->Register<RaggedToVariantGradOp>("RaggedTensorToVariantGradient");
   r->Register<FromComponentsOp>("CompositeTensorVariantFromComponents");
   r->Register<ToComponentsOp>("CompositeTensorVariantToComponents");
 }

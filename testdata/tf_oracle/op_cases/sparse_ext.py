@@ -442,6 +442,29 @@ def _composite_cases():
                  expect_error="The input `encoded` is not a valid CompositeTensorVariant tensor")
 
 
+def _ragged_variant_grad_cases():
+    tf = _tf()
+    raw = tf.raw_ops
+    for dt in (np.float32, np.float64, np.int32, np.object_):
+        dname = "string" if dt is np.object_ else np.dtype(dt).name
+        for batched in (True, False):
+            name = f"RaggedTensorToVariantGradient/{dname}/batched{int(batched)}"
+
+            def grad(dt=dt, batched=batched, name=name):
+                vals = data(name, dt, (10,)).reshape(5, 2)
+                if dt is np.object_:
+                    vals = vals.astype(np.bytes_).astype(object)
+                splits = _i64([0, 2, 2, 5])
+                enc = raw.RaggedTensorToVariant(rt_nested_splits=[splits], rt_dense_values=vals,
+                                                batched_input=batched)
+                g = raw.RaggedTensorToVariantGradient(
+                    encoded_ragged_grad=enc, row_splits=splits,
+                    dense_values_shape=np.array([5, 2], np.int32),
+                    Tvalues=tf.string if dt is np.object_ else tf.as_dtype(dt))
+                return [g], {}
+            yield OpCase(name, ["RaggedTensorToVariantGradient"], grad)
+
+
 def cases():
     yield from _cross_cases()
     yield from _ragged_cross_cases()
@@ -449,3 +472,4 @@ def cases():
     yield from _grad_cases()
     yield from _tensors_map_cases()
     yield from _composite_cases()
+    yield from _ragged_variant_grad_cases()
