@@ -166,5 +166,82 @@ TEST_CASE("TensorMap insert, lookup, erase and size", "[sparse_ext]") {
         "Trying to lookup non-existent key. Could not find key \"a\".");
 }
 
+TEST_CASE("CSR matrices: AMD ordering, Cholesky and products as Eigen",
+          "[sparse_ext]") {
+  const std::string f64 = Attr("type", "type: DT_DOUBLE");
+  KernelRun m =
+      Run("DenseToCSRSparseMatrix", Attr("T", "type: DT_DOUBLE"),
+          {MakeTensor<double>({3, 3}, {4, 1, 0, 1, 3, 0, 0, 0, 2}),
+           MakeTensor<int64_t>({5, 2}, {0, 0, 0, 1, 1, 0, 1, 1, 2, 2})});
+  REQUIRE(m.status.ok());
+  KernelRun perm = Run("SparseMatrixOrderingAMD", "", {m.out(0)});
+  REQUIRE(perm.status.ok());
+  CHECK(Flat<int32_t>(perm.out(0)) == "[3] 2 0 1");
+  KernelRun l = Run("SparseMatrixSparseCholesky", f64, {m.out(0), perm.out(0)});
+  REQUIRE(l.status.ok());
+  KernelRun lc = Run("CSRSparseMatrixComponents", f64,
+                     {l.out(0), Tensor::Scalar<int32_t>(0)});
+  REQUIRE(lc.status.ok());
+  CHECK(Flat<int32_t>(lc.out(0)) == "[4] 0 1 2 4");
+  CHECK(Flat<int32_t>(lc.out(1)) == "[4] 0 1 1 2");
+  CHECK(Flat<double>(lc.out(2)) ==
+        "[4] 1.4142135623730951 2 0.5 1.6583123951777");
+  KernelRun c = Run("SparseMatrixSparseMatMul", f64, {m.out(0), m.out(0)});
+  REQUIRE(c.status.ok());
+  KernelRun cc = Run("CSRSparseMatrixComponents", f64,
+                     {c.out(0), Tensor::Scalar<int32_t>(0)});
+  CHECK(Flat<int32_t>(cc.out(0)) == "[4] 0 2 4 5");
+  CHECK(Flat<double>(cc.out(2)) == "[5] 17 7 7 10 4");
+  KernelRun d =
+      Run("SparseMatrixMatMul",
+          Attr("T", "type: DT_DOUBLE") + Attr("transpose_output", "b: true"),
+          {m.out(0), MakeTensor<double>({3, 1}, {1, 1, 1})});
+  REQUIRE(d.status.ok());
+  CHECK(Flat<double>(d.out(0)) == "[1,3] 5 4 2");
+}
+
+TEST_CASE("AddManySparseToTensorsMap numbers the rows with entries first",
+          "[sparse_ext]") {
+  const std::string attrs =
+      Attr("T", "type: DT_FLOAT") + Attr("shared_name", "s: 'm'");
+  KernelRun add =
+      Run("AddManySparseToTensorsMap", attrs,
+          {MakeTensor<int64_t>({2, 2}, {1, 0, 1, 2}),
+           MakeTensor<float>({2}, {1, 2}), MakeTensor<int64_t>({2}, {3, 4})});
+  REQUIRE(add.status.ok());
+  // Rows with entries are numbered first, then the empty ones.
+  CHECK(Flat<int64_t>(add.out(0)) == "[3] 1 0 2");
+}
+
+TEST_CASE("CompositeTensorVariant round-trips its components", "[sparse_ext]") {
+  const std::string meta = Attr("metadata", "s: '\\n\\002\\010\\r'");
+  KernelRun enc = Run("CompositeTensorVariantFromComponents",
+                      meta + Attr("Tcomponents", "list { type: DT_INT32 }"),
+                      {MakeTensor<int32_t>({2}, {7, 8})});
+  REQUIRE(enc.status.ok());
+  KernelRun dec =
+      Run("CompositeTensorVariantToComponents",
+          meta + Attr("Tcomponents", "list { type: DT_INT32 }"), {enc.out(0)});
+  REQUIRE(dec.status.ok());
+  CHECK(Flat<int32_t>(dec.out(0)) == "[2] 7 8");
+  KernelRun bad =
+      Run("CompositeTensorVariantToComponents",
+          meta + Attr("Tcomponents", "list { type: DT_FLOAT }"), {enc.out(0)});
+  CHECK(bad.status.message() ==
+        "Tensor component 0 had dtype DT_INT32; expected dtype DT_FLOAT");
+}
+
+TEST_CASE("RaggedTensorToVariantGradient zero-fills missing variants",
+          "[sparse_ext]") {
+  Tensor grads(tensorflow::DT_VARIANT, TensorShape({2}));
+  KernelRun r =
+      Run("RaggedTensorToVariantGradient",
+          Attr("Tvalues", "type: DT_FLOAT") + Attr("Tsplits", "type: DT_INT64"),
+          {grads, MakeTensor<int64_t>({3}, {0, 1, 3}),
+           MakeTensor<int32_t>({2}, {3, 2})});
+  REQUIRE(r.status.ok());
+  CHECK(Flat<float>(r.out(0)) == "[3,2] 0 0 0 0 0 0");
+}
+
 }  // namespace
 }  // namespace dfg
