@@ -74,6 +74,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterStringOps(r);
     RegisterImageNnOps(r);
     RegisterSparseOps(r);
+    RegisterSparseExtOps(r);
     RegisterOptimizerOps(r);
     RegisterRandomExtOps(r);
     return r;

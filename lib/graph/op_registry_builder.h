@@ -133,6 +133,7 @@ void RegisterArrayExtOps(OpRegistry* registry);
 void RegisterStringOps(OpRegistry* registry);
 void RegisterImageNnOps(OpRegistry* registry);
 void RegisterSparseOps(OpRegistry* registry);
+void RegisterSparseExtOps(OpRegistry* registry);
 void RegisterOptimizerOps(OpRegistry* registry);
 void RegisterRandomExtOps(OpRegistry* registry);
 

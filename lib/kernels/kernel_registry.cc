@@ -85,6 +85,7 @@ void RegisterTensorListExtKernels(KernelRegistry* r);
 void RegisterStatelessRandomKernels(KernelRegistry* r);
 void RegisterRandomExtKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
+void RegisterSparseExtKernels(KernelRegistry* r);
 void RegisterTrainingExtKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
@@ -160,6 +161,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterStatelessRandomKernels(r);
   RegisterRandomExtKernels(r);
   RegisterSparseKernels(r);
+  RegisterSparseExtKernels(r);
   RegisterTrainingExtKernels(r);
 }
 
