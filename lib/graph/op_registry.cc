@@ -69,6 +69,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterLookupOps(r);
     RegisterMathExtOps(r);
     RegisterLinalgOps(r);
+    RegisterLinalgExtOps(r);
     RegisterScatterOps(r);
     RegisterArrayExtOps(r);
     RegisterStringOps(r);

@@ -128,6 +128,7 @@ void RegisterMiscOps(OpRegistry* registry);
 void RegisterLookupOps(OpRegistry* registry);
 void RegisterMathExtOps(OpRegistry* registry);
 void RegisterLinalgOps(OpRegistry* registry);
+void RegisterLinalgExtOps(OpRegistry* registry);
 void RegisterScatterOps(OpRegistry* registry);
 void RegisterArrayExtOps(OpRegistry* registry);
 void RegisterStringOps(OpRegistry* registry);

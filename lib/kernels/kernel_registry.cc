@@ -73,6 +73,7 @@ void RegisterMatrixDiagKernels(KernelRegistry* r);
 void RegisterLinalgDecompKernels(KernelRegistry* r);
 void RegisterSpecialKernels(KernelRegistry* r);
 void RegisterLinalgKernels(KernelRegistry* r);
+void RegisterLinalgExtKernels(KernelRegistry* r);
 void RegisterScatterKernels(KernelRegistry* r);
 void RegisterArrayMiscKernels(KernelRegistry* r);
 void RegisterImageExtKernels(KernelRegistry* r);
@@ -149,6 +150,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterLinalgDecompKernels(r);
   RegisterSpecialKernels(r);
   RegisterLinalgKernels(r);
+  RegisterLinalgExtKernels(r);
   RegisterScatterKernels(r);
   RegisterArrayMiscKernels(r);
   RegisterImageExtKernels(r);
