@@ -60,7 +60,10 @@ class AdjustContrastV1Op : public OpKernel {
 
 }  // namespace
 
+void RegisterLinalgBandKernels(KernelRegistry* r);
+
 void RegisterLinalgExtMiscKernels(KernelRegistry* r) {
+  RegisterLinalgBandKernels(r);
   r->Register<AdjustContrastV1Op>(
       "AdjustContrast",
       {TypeConstraint(

@@ -79,8 +79,112 @@ def _lu_cases(R, tf):
                 [np.ones((3,), F32)], dynamic=True, expect_error="must have rank >= 2, got 1")
 
 
+def _tridiagonal_cases(R, tf):
+    for dtype in (F32, F64, C64, C128):
+        tol = _tol(dtype)
+        for batch, m, k in (((), 5, 2), ((2,), 4, 3), ((), 1, 2), ((), 0, 2), ((2,), 3, 0)):
+            n = _n("TridiagonalMatMul", dtype, batch + (m, k))
+            ins = [data(n + s, dtype, batch + (1, m)) for s in ("u", "d", "l")]
+            yield _case(n, ["TridiagonalMatMul"],
+                        lambda u, d, l, x: _parts(tf, [R.TridiagonalMatMul(
+                            superdiag=u, maindiag=d, subdiag=l, rhs=x)]),
+                        ins + [data(n + "x", dtype, batch + (m, k))], **tol)
+            for piv, perturb in ((True, False), (False, False), (True, True)):
+                if perturb and k == 0 and m > 0:
+                    continue  # TensorFlow 2.21 crashes (max of an empty rhs row)
+                v = f"piv{int(piv)}pert{int(perturb)}"
+                n = _n("TridiagonalSolve", dtype, batch + (3, m), v + f"k{k}")
+                diags = data(n, dtype, batch + (3, m))
+                if not piv:  # the Thomas algorithm needs diagonal dominance
+                    diags[..., 1, :] += 4
+                yield _case(n, ["TridiagonalSolve"],
+                            lambda d, x, piv=piv, perturb=perturb: _parts(tf, [R.TridiagonalSolve(
+                                diagonals=d, rhs=x, partial_pivoting=piv,
+                                perturb_singular=perturb)]),
+                            [diags, data(n + "x", dtype, batch + (m, k))], **tol)
+    # Pivoting: a zero leading diagonal; singular systems (NaN, or perturbed).
+    d = np.array([[1, 2, 3, 0], [0, 1, 2, 1], [0, 4, 1, 2]], F64)
+    x = np.array([[1, 2], [3, 4], [5, 6], [7, 8]], F64)
+    for piv, perturb in ((True, False), (False, False), (True, True)):
+        v = f"piv{int(piv)}pert{int(perturb)}"
+        yield _case(_n("TridiagonalSolve", F64, (3, 4), "zerodiag/" + v), ["TridiagonalSolve"],
+                    lambda d, x, piv=piv, perturb=perturb: R.TridiagonalSolve(
+                        diagonals=d, rhs=x, partial_pivoting=piv, perturb_singular=perturb),
+                    [d, x])
+        sing = np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]], F64)
+        yield _case(_n("TridiagonalSolve", F64, (3, 3), "singular/" + v), ["TridiagonalSolve"],
+                    lambda d, x, piv=piv, perturb=perturb: R.TridiagonalSolve(
+                        diagonals=d, rhs=x, partial_pivoting=piv, perturb_singular=perturb),
+                    [sing, x[:3]])
+        one = np.zeros((3, 1), F32)
+        yield _case(_n("TridiagonalSolve", F32, (3, 1), "zero/" + v), ["TridiagonalSolve"],
+                    lambda d, x, piv=piv, perturb=perturb: R.TridiagonalSolve(
+                        diagonals=d, rhs=x, partial_pivoting=piv, perturb_singular=perturb),
+                    [one, np.ones((1, 2), F32)])
+    for dshape, xshape, msg, kw in (
+            ((2, 3), (3, 2), "matrix with 3 rows, got 2 rows", {}),
+            ((3, 3), (2, 2), "got 3 and 2", {}),
+            ((3, 3), (3, 2), "requires also setting partial_pivoting",
+             {"partial_pivoting": False, "perturb_singular": True}),
+            ((2, 3, 3), (3, 3, 2), "same outer dimensions", {}),
+            ((2, 3, 3), (3, 2), "same rank", {})):
+        n = _n("TridiagonalSolve", F32, dshape, f"bad{list(xshape)}".replace(" ", ""))
+        yield _case(n, ["TridiagonalSolve"],
+                    lambda d, x, kw=kw: R.TridiagonalSolve(diagonals=d, rhs=x, **kw),
+                    [np.ones(dshape, F32), np.ones(xshape, F32)], dynamic=True,
+                    expect_error=msg)
+    for i, msg in ((0, "Invalid superdiagonal shape"), (1, "Invalid main diagonal shape"),
+                   (2, "Invalid subdiagonal shape")):
+        ins = [np.ones((1, 3), F32) for _ in range(3)] + [np.ones((3, 2), F32)]
+        ins[i] = np.ones((1, 2), F32)
+        yield _case(f"TridiagonalMatMul/float32[3,2]/bad{i}", ["TridiagonalMatMul"],
+                    lambda u, d, l, x: R.TridiagonalMatMul(superdiag=u, maindiag=d, subdiag=l,
+                                                           rhs=x),
+                    ins, dynamic=True, expect_error=msg)
+
+
+def _banded_cases(R, tf):
+    for dtype in (F32, F64, C64, C128):
+        tol = _tol(dtype)
+        for ashape, xshape in (((3, 5), (5, 2)), ((2, 2, 4), (2, 4, 3)), ((1, 4), (4, 1)),
+                               ((6, 4), (4, 2)), ((2, 1, 2, 3), (3, 3, 2)), ((2, 3), (4, 3, 0))):
+            for lower in (True, False):
+                for adj in (False, True):
+                    n = _n("BandedTriangularSolve", dtype, ashape,
+                           f"{list(xshape)}l{int(lower)}a{int(adj)}".replace(" ", ""))
+                    a = data(n, dtype, ashape)
+                    a[..., 0 if lower else -1, :] += 3  # a well-conditioned diagonal
+                    # More bands than rows: TensorFlow's shape function
+                    # refuses, its kernel runs (placeholders of unknown shape).
+                    # An empty rhs: its kernel refuses.
+                    yield _case(n, ["BandedTriangularSolve"],
+                                lambda a, x, lower=lower, adj=adj: _parts(tf, [
+                                    R.BandedTriangularSolve(matrix=a, rhs=x, lower=lower,
+                                                            adjoint=adj)]),
+                                [a, data(n + "x", dtype, xshape)],
+                                dynamic=ashape[-2] > ashape[-1],
+                                expect_error="must not be an empty tensor" if 0 in xshape else None,
+                                **tol)
+    for ashape, xshape, msg in (((2, 3), (2, 2), "In\\[0\\] mismatch In\\[1\\] shape: 3 vs. 2"),
+                                ((2, 2, 3), (3, 3, 2), "compatible batch dimensions"),
+                                ((3,), (3, 2), "In\\[0\\] ndims must be >= 2: 1"),
+                                ((0, 3), (3, 2), "must not be an empty tensor: Tensor<type: float "
+                                                 "shape: \\[0,3\\] values: >")):
+        n = _n("BandedTriangularSolve", F32, ashape, "bad")
+        yield _case(n, ["BandedTriangularSolve"],
+                    lambda a, x: R.BandedTriangularSolve(matrix=a, rhs=x),
+                    [np.ones(ashape, F32), np.ones(xshape, F32)], dynamic=True, expect_error=msg)
+    a = np.ones((2, 3), F32)
+    a[0, 1] = 0
+    yield _case("BandedTriangularSolve/float32[2,3]/singular", ["BandedTriangularSolve"],
+                lambda a, x: R.BandedTriangularSolve(matrix=a, rhs=x),
+                [a, np.ones((3, 1), F32)], expect_error="Input matrix is not invertible")
+
+
 def cases():
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     R = tf.raw_ops
     yield from _cholesky_grad_cases(R, tf)
     yield from _lu_cases(R, tf)
+    yield from _tridiagonal_cases(R, tf)
+    yield from _banded_cases(R, tf)
