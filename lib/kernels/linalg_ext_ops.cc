@@ -20,11 +20,13 @@ namespace dfg {
 namespace {
 
 // What TensorFlow's LinearAlgebraOp checks before any op-specific test: rank
-// >= 2 for every input, then equal batch dims.
+// >= 2 for the first input, the same rank and batch dims for the second.
 Status CheckBatchInputs(const Tensor& a, const Tensor& b) {
   DFG_RETURN_IF_ERROR(CheckMatrix(a, 0, false));
-  DFG_RETURN_IF_ERROR(CheckMatrix(b, 1, false));
-  bool same = a.dims() == b.dims();
+  if (a.dims() != b.dims()) {
+    return InvalidArgument("All input tensors must have the same rank.");
+  }
+  bool same = true;
   for (int d = 0; same && d < a.dims() - 2; ++d)
     same = a.dim_size(d) == b.dim_size(d);
   if (!same) {
