@@ -61,9 +61,11 @@ class AdjustContrastV1Op : public OpKernel {
 }  // namespace
 
 void RegisterLinalgBandKernels(KernelRegistry* r);
+void RegisterLinalgMatFuncKernels(KernelRegistry* r);
 
 void RegisterLinalgExtMiscKernels(KernelRegistry* r) {
   RegisterLinalgBandKernels(r);
+  RegisterLinalgMatFuncKernels(r);
   r->Register<AdjustContrastV1Op>(
       "AdjustContrast",
       {TypeConstraint(

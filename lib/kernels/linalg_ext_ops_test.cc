@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <complex>
 #include <string>
 
 #include "lib/kernels/kernel_test_util.h"
@@ -150,6 +151,63 @@ TEST_CASE("BandedTriangularSolve reads LEFT_RIGHT band storage", "[kernels]") {
          "DT_DOUBLE", BoolAttr("lower", false) + BoolAttr("adjoint", false));
   REQUIRE(upper.status.ok());
   CHECK(Flat<double>(upper.out(0)) == "[3,1] 0.5 1.5 1");
+}
+
+}  // namespace
+}  // namespace dfg
+
+namespace dfg {
+namespace {
+
+TEST_CASE("MatrixExponential, MatrixSquareRoot and MatrixLogarithm",
+          "[kernels]") {
+  // exp([[0, 1], [0, 0]]) = [[1, 1], [0, 1]]; exp(diag(1, 2)).
+  KernelRun e = Op("MatrixExponential",
+                   {MakeTensor<double>({2, 2, 2}, {0, 1, 0, 0, 1, 0, 0, 2})});
+  REQUIRE(e.status.ok());
+  const auto ev = e.out(0).flat<double>();
+  CHECK(ev[0] == Approx(1.0));
+  CHECK(ev[1] == Approx(1.0));
+  CHECK(ev[2] == Approx(0.0).margin(1e-15));
+  CHECK(ev[4] == Approx(std::exp(1.0)));
+  CHECK(ev[7] == Approx(std::exp(2.0)));
+  // [[4, 1], [0, 9]] has the root [[2, 0.2], [0, 3]].
+  KernelRun s =
+      Op("MatrixSquareRoot", {MakeTensor<double>({2, 2}, {4, 1, 0, 9})});
+  REQUIRE(s.status.ok());
+  const auto sv = s.out(0).flat<double>();
+  CHECK(sv[0] == Approx(2.0));
+  CHECK(sv[1] == Approx(0.2));
+  CHECK(sv[3] == Approx(3.0));
+  KernelRun neg =
+      Op("MatrixSquareRoot", {MakeTensor<double>({2, 2}, {-1, 0, 0, 4})});
+  REQUIRE(neg.status.ok());
+  for (double v : neg.out(0).flat<double>()) CHECK(std::isnan(v));
+  // log([[2, 1], [0, 2]]) = [[log 2, 1/2], [0, log 2]].
+  using C = std::complex<double>;
+  KernelRun l =
+      Op("MatrixLogarithm", {MakeTensor<C>({2, 2}, {C(2), C(1), C(0), C(2)})},
+         "DT_COMPLEX128");
+  REQUIRE(l.status.ok());
+  const auto lv = l.out(0).flat<C>();
+  CHECK(lv[0].real() == Approx(std::log(2.0)));
+  CHECK(lv[1].real() == Approx(0.5));
+  CHECK(std::abs(lv[2]) == Approx(0.0).margin(1e-15));
+}
+
+TEST_CASE("Eig of a rotation has eigenvalues +-i", "[kernels]") {
+  KernelRun r = RunKernel(
+      "name: 'n' op: 'Eig' attr { key: 'T' value { type: DT_DOUBLE } } "
+      "attr { key: 'Tout' value { type: DT_COMPLEX128 } } "
+      "attr { key: 'compute_v' value { b: true } }",
+      {MakeTensor<double>({2, 2}, {0, -1, 1, 0})});
+  REQUIRE(r.status.ok());
+  const auto e = r.out(0).flat<std::complex<double>>();
+  CHECK(std::abs(e[0].real()) == Approx(0.0).margin(1e-15));
+  CHECK(std::abs(e[0].imag()) == Approx(1.0));
+  CHECK(std::abs(e[1] - std::conj(e[0])) == Approx(0.0).margin(1e-14));
+  for (const auto& v : r.out(1).flat<std::complex<double>>())
+    CHECK(std::abs(v) == Approx(std::sqrt(0.5)));
 }
 
 }  // namespace

@@ -181,6 +181,100 @@ def _banded_cases(R, tf):
                 [a, np.ones((3, 1), F32)], expect_error="Input matrix is not invertible")
 
 
+def _producer(old, new, producer):
+    def edit(graph_def):
+        for node in graph_def.node:
+            if node.op == old:
+                node.op = new
+        graph_def.versions.producer = producer
+    return edit
+
+
+def _matfunc_cases(R, tf):
+    """MatrixExponential is deprecated at GraphDef version 27: a
+    MatrixSquareRoot node (the same signature) is built and renamed in a
+    GraphDef of producer 26."""
+    for dtype in (F32, F64, C64, C128):
+        tol = _tol(dtype)
+        for shape, scale in (((3, 3), 1.0), ((2, 4, 4), 0.5), ((0, 2, 2), 1.0), ((1, 1), 1.0),
+                             ((3, 3), 6.0), ((2, 0, 0), 1.0)):
+            n = _n("MatrixExponential", dtype, shape, f"x{scale}")
+            yield OpCase(n, ["MatrixExponential"], _builder(
+                tf, lambda x: _parts(tf, [R.MatrixSquareRoot(input=x)]),
+                [(data(n, dtype, shape) * scale).astype(dtype)]),
+                edit=_producer("MatrixSquareRoot", "MatrixExponential", 26), **tol)
+            if scale != 1.0:
+                continue
+            n = _n("MatrixSquareRoot", dtype, shape)
+            yield _case(n, ["MatrixSquareRoot"],
+                        lambda x: _parts(tf, [R.MatrixSquareRoot(input=x)]),
+                        [_spd(n, dtype, shape) if dtype in (F32, F64)
+                         else (data(n, dtype, shape) + 2 * np.eye(shape[-1])).astype(dtype)],
+                        **tol)
+            n = _n("Eig", dtype, shape)
+            real = dtype in (F32, F64)
+            tout = tf.complex64 if dtype in (F32, C64) else tf.complex128
+
+            def eig(x, tout=tout, compute_v=True):
+                # The order of the eigenvalues is the Schur form's, which
+                # LAPACK and Eigen need not share: both are put in one order
+                # (by real part, a conjugate pair by imaginary part), the
+                # eigenvectors compared up to their unit factor (moduli).
+                e, v = R.Eig(input=x, Tout=tout, compute_v=compute_v)
+                order = tf.argsort(tf.math.real(e) + 1e-3 * tf.math.imag(e), axis=-1)
+                out = _parts(tf, [tf.gather(e, order, batch_dims=len(x.shape) - 2)])
+                if compute_v:
+                    out.append(tf.abs(tf.gather(v, order, axis=-1, batch_dims=len(x.shape) - 2)))
+                return out
+            yield _case(n, ["Eig"], eig, [data(n, dtype, shape)], **tol)
+            yield _case(n + "/nov", ["Eig"], lambda x, eig=eig: eig(x, compute_v=False),
+                        [data(n, dtype, shape)], **tol)
+    for dtype in (C64, C128):
+        for shape in ((3, 3), (2, 4, 4), (0, 2, 2), (1, 1)):
+            n = _n("MatrixLogarithm", dtype, shape)
+            yield _case(n, ["MatrixLogarithm"],
+                        lambda x: _parts(tf, [R.MatrixLogarithm(input=x)]),
+                        [(data(n, dtype, shape) + 2 * np.eye(shape[-1])).astype(dtype)],
+                        **_tol(dtype))
+        for name, x in (("eye", np.eye(3)), ("jordan", np.array([[2, 1], [0, 2]])),
+                        ("negative", np.array([[-1, 0], [0, 2]]))):
+            yield _case(_n("MatrixLogarithm", dtype, x.shape, name), ["MatrixLogarithm"],
+                        lambda x: _parts(tf, [R.MatrixLogarithm(input=x)]),
+                        [x.astype(dtype)], **_tol(dtype))
+    for dtype in (F32, F64):
+        yield _case(_n("MatrixSquareRoot", dtype, (2, 2), "negative"), ["MatrixSquareRoot"],
+                    lambda x: R.MatrixSquareRoot(input=x),
+                    [np.array([[-1, 0], [0, 4]], dtype)])
+        yield _case(_n("MatrixSquareRoot", dtype, (2, 2), "complexpair"), ["MatrixSquareRoot"],
+                    lambda x: R.MatrixSquareRoot(input=x),
+                    [np.array([[1, -2], [2, 1]], dtype)], **_tol(dtype))
+    for op in ("MatrixSquareRoot", "Eig", "MatrixLogarithm"):
+        kw = {"Tout": tf.complex128} if op == "Eig" else {}
+        dt = C128 if op == "MatrixLogarithm" else F64
+        for shape, msg in (((2, 3), "Input matrix must be square"),
+                           ((3,), "must have rank >= 2, got 1")):
+            yield _case(_n(op, dt, shape, "bad"), [op],
+                        lambda x, op=op, kw=kw: getattr(R, op)(input=x, **kw)[0]
+                        if op == "Eig" else getattr(R, op)(input=x),
+                        [np.ones(shape, dt)], dynamic=True, expect_error=msg)
+    yield _case("Eig/float32[2,2]/tout", ["Eig"],
+                lambda x: R.Eig(input=x, Tout=tf.complex128)[0], [np.eye(2, dtype=F32)],
+                expect_error="Invalid output dtype 18 vs 8")
+    yield OpCase("MatrixExponential/float32[2,2]/producer27", ["MatrixExponential"], _builder(
+        tf, lambda x: R.MatrixSquareRoot(input=x), [np.eye(2, dtype=F32)]),
+        edit=_producer("MatrixSquareRoot", "MatrixExponential", 27),
+        expect_error="Op MatrixExponential is not available in GraphDef version 27")
+
+
+def _builder(tf, fn, inputs):
+    def build():
+        phs = [tf.compat.v1.placeholder(v.dtype, v.shape, name=f"in{i}")
+               for i, v in enumerate(inputs)]
+        out = fn(*phs)
+        return (out if isinstance(out, list) else [out]), dict(zip(phs, inputs))
+    return build
+
+
 def cases():
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     R = tf.raw_ops
@@ -188,3 +282,4 @@ def cases():
     yield from _lu_cases(R, tf)
     yield from _tridiagonal_cases(R, tf)
     yield from _banded_cases(R, tf)
+    yield from _matfunc_cases(R, tf)
