@@ -172,6 +172,23 @@ void RegisterLinalgExt(OpTable& t) {
             .Kernels("CPU", "GPU"));
 }
 
+// Ops of core/ops/math_ops.cc, nn_ops.cc, sdca_ops.cc and no_op.cc the
+// linalg_ext kernels cover.
+void RegisterMiscExt(OpTable& t) {
+  t.Add(Op("Fact").Output("fact: string").Kernels("CPU", "GPU"));
+  t.Add(Op("IsotonicRegression")
+            .Input("input: T")
+            .Output("output: output_dtype")
+            .Output("segments: int32")
+            .Attr("T: realnumbertype")
+            .Attr("output_dtype: {half, bfloat16, float, double} = DT_FLOAT")
+            .Kernels("CPU"));
+  t.Add(Op("SdcaFprint")
+            .Input("input: string")
+            .Output("output: int64")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterLinalgExtOps(OpRegistry* registry) {
@@ -179,6 +196,7 @@ void RegisterLinalgExtOps(OpRegistry* registry) {
   RegisterBatchLinalg(t);
   RegisterOtherDeprecated(t);
   RegisterLinalgExt(t);
+  RegisterMiscExt(t);
 }
 
 }  // namespace dfg

@@ -1,6 +1,12 @@
 // Kernels of the linalg_ext family that are not decompositions: the
-// deprecated AdjustContrast (v1: float output clamped to [min, max]).
+// deprecated AdjustContrast (v1: float output clamped to [min, max]),
+// IsotonicRegression (decreasing, by pooling adjacent violators), SdcaFprint
+// (farmhash Fingerprint128 of each string) and Fact.
+#include <farmhash.h>
+
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "lib/kernels/kernel_util.h"
 
@@ -58,6 +64,118 @@ class AdjustContrastV1Op : public OpKernel {
   }
 };
 
+// Per row of the last dim: the non-increasing sequence nearest in l2, a
+// block-wise constant run of segment means; segments numbers the blocks.
+// Sums and means are kept in the output type, as TensorFlow's are.
+class IsotonicRegressionOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    Tensor* out = nullptr;
+    Tensor* seg = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, in.shape(), &seg));
+    const int64_t n = in.dims() == 0 ? 1 : in.dim_size(in.dims() - 1);
+    if (in.NumElements() == 0) return;
+    using In = TypeList<float, double, Half, BFloat16, int8_t, int16_t, int32_t,
+                        int64_t>;
+    Dispatch(In(), in.dtype(), [&](auto vi) {
+      using TIn = decltype(vi);
+      Dispatch(TypeList<float, double, Half, BFloat16>(), out->dtype(),
+               [&](auto vo) {
+                 using TOut = decltype(vo);
+                 Solve<TIn, TOut>(static_cast<const TIn*>(in.data()),
+                                  static_cast<TOut*>(out->data()),
+                                  static_cast<int32_t*>(seg->data()),
+                                  in.NumElements() / n, n);
+               });
+    });
+  }
+
+ private:
+  template <typename TIn, typename TOut>
+  static void Solve(const TIn* x, TOut* y, int32_t* seg, int64_t rows,
+                    int64_t n) {
+    struct Pool {
+      int64_t start, limit;
+      TOut sum, mean;
+    };
+    std::vector<Pool> pools;
+    for (int64_t r = 0; r < rows; ++r) {
+      pools.clear();
+      for (int64_t c = 0; c < n; ++c) {
+        const TOut v = Store<TOut>(Load(x[r * n + c]));
+        pools.push_back({c, c + 1, v, v});
+        while (pools.size() > 1 &&
+               Load(pools.back().mean) > Load(pools[pools.size() - 2].mean)) {
+          Pool& prev = pools[pools.size() - 2];
+          prev.limit = pools.back().limit;
+          prev.sum = Store<TOut>(Load(prev.sum) + Load(pools.back().sum));
+          prev.mean = Store<TOut>(
+              Load(prev.sum) /
+              Load(Store<TOut>(static_cast<float>(prev.limit - prev.start))));
+          pools.pop_back();
+        }
+      }
+      for (size_t p = 0; p < pools.size(); ++p) {
+        for (int64_t c = pools[p].start; c < pools[p].limit; ++c) {
+          y[r * n + c] = pools[p].mean;
+          seg[r * n + c] = static_cast<int32_t>(p);
+        }
+      }
+    }
+  }
+};
+
+// SdcaFprint: [n, 2] int64 per string, the low then the high 64 bits of its
+// farmhash Fingerprint128; a low half of 0 or 1 wraps to the top of the
+// range (TensorFlow keeps 0 and 1 free as sentinels).
+class SdcaFprintOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    DFG_OP_REQUIRES(ctx, in.dims() == 1,
+                    InvalidArgument("Input must be a vector, got shape {}",
+                                    in.shape().DebugString()));
+    const int64_t n = in.NumElements();
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({n, 2}), &out));
+    const auto* s = static_cast<const std::string*>(in.data());
+    auto* o = static_cast<int64_t*>(out->data());
+    for (int64_t i = 0; i < n; ++i) {
+      const util::uint128_t fp = util::Fingerprint128(s[i].data(), s[i].size());
+      const uint64_t low = util::Uint128Low64(fp);
+      o[2 * i] = static_cast<int64_t>(low >= 2 ? low : low - 2);
+      o[2 * i + 1] = static_cast<int64_t>(util::Uint128High64(fp));
+    }
+  }
+};
+
+// TensorFlow's unlabeled CPU kernel gives one fixed text; the kernel labeled
+// "sergey" (the node's _kernel attr) another.
+class FactOp : public OpKernel {
+ public:
+  explicit FactOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    const auto& attrs = ctx->def().attr();
+    auto it = attrs.find("_kernel");
+    labeled_ = it != attrs.end() &&
+               (it->second.s() == "sergey" || it->second.s() == "Sergey");
+  }
+  void Compute(OpKernelContext* ctx) override {
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
+    *static_cast<std::string*>(out->data()) =
+        labeled_ ? "Sergey Brin and Batman have never been seen at the same "
+                   "place at the same time."
+                 : "0! == 1";
+  }
+
+ private:
+  bool labeled_ = false;
+};
+
 }  // namespace
 
 void RegisterLinalgBandKernels(KernelRegistry* r);
@@ -66,6 +184,22 @@ void RegisterLinalgMatFuncKernels(KernelRegistry* r);
 void RegisterLinalgExtMiscKernels(KernelRegistry* r) {
   RegisterLinalgBandKernels(r);
   RegisterLinalgMatFuncKernels(r);
+  r->Register<FactOp>("Fact", {});
+  r->Register<SdcaFprintOp>("SdcaFprint", {});
+  r->Register<IsotonicRegressionOp>(
+      "IsotonicRegression",
+      {TypeConstraint("T", TypeList<int8_t, int16_t>()),
+       TypeConstraint("output_dtype", TypeList<float>())});
+  r->Register<IsotonicRegressionOp>(
+      "IsotonicRegression",
+      {TypeConstraint("T", TypeList<int32_t, int64_t>()),
+       TypeConstraint("output_dtype", TypeList<double>())});
+  for (DataType t : {tensorflow::DT_FLOAT, tensorflow::DT_DOUBLE,
+                     tensorflow::DT_HALF, tensorflow::DT_BFLOAT16}) {
+    r->Register<IsotonicRegressionOp>(
+        "IsotonicRegression", {KernelTypeConstraint{"T", {t}},
+                               KernelTypeConstraint{"output_dtype", {t}}});
+  }
   r->Register<AdjustContrastV1Op>(
       "AdjustContrast",
       {TypeConstraint(

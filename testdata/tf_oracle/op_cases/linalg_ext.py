@@ -1,7 +1,8 @@
 """The rest of the linear algebra: CholeskyGrad, Lu (packed L\\U and the
 row permutation, int32 / int64), TridiagonalMatMul, TridiagonalSolve,
 BandedTriangularSolve, MatrixExponential (deprecated: at producer 26),
-MatrixSquareRoot, Eig. Complex outputs are compared through their real and
+MatrixSquareRoot, Eig, MatrixLogarithm; Fact, SdcaFprint,
+IsotonicRegression. Complex outputs are compared through their real and
 imaginary parts (the oracle compares complex values exactly)."""
 import numpy as np
 
@@ -275,6 +276,37 @@ def _builder(tf, fn, inputs):
     return build
 
 
+def _misc_cases(R, tf):
+    def fact(label):
+        def build():
+            if label is None:
+                return [R.Fact()], {}
+            with tf.compat.v1.get_default_graph()._kernel_label_map(  # pylint: disable=protected-access
+                    {"Fact": label}):
+                return [R.Fact()], {}
+        return build
+    yield OpCase("Fact/string[]", ["Fact"], fact(None))
+    yield OpCase("Fact/string[]/sergey", ["Fact"], fact("sergey"))
+    words = np.array([b"", b"a", b"example-17", b"\x00\xff", "\u00e9t\u00e9".encode(),
+                      b"x" * 100], dtype=object)
+    for shape in ((6,), (0,)):
+        yield _case(_n("SdcaFprint", object, shape), ["SdcaFprint"],
+                    lambda x: R.SdcaFprint(input=x), [words[:shape[0]]])
+    yield _case("SdcaFprint/object[2,1]", ["SdcaFprint"], lambda x: R.SdcaFprint(input=x),
+                [words[:2].reshape(2, 1)], dynamic=True, expect_error="Input must be a vector")
+    for dtype, out in ((F32, tf.float32), (F64, tf.float64), (np.float16, tf.float16),
+                       (np.int8, tf.float32), (np.int16, tf.float32), (np.int32, tf.float64),
+                       (np.int64, tf.float64)):
+        for shape in ((7,), (3, 9), (2, 0), (2, 2, 5), ()):
+            n = _n("IsotonicRegression", dtype, shape)
+            yield _case(n, ["IsotonicRegression"],
+                        lambda x, out=out: list(R.IsotonicRegression(input=x, output_dtype=out)),
+                        [data(n, dtype, shape)], rtol=1e-3 if dtype == np.float16 else None)
+    yield _case("IsotonicRegression/float32[6]/ties", ["IsotonicRegression"],
+                lambda x: list(R.IsotonicRegression(input=x)),
+                [np.array([1, 1, 2, 2, 0, 3], F32)])
+
+
 def cases():
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     R = tf.raw_ops
@@ -283,3 +315,4 @@ def cases():
     yield from _tridiagonal_cases(R, tf)
     yield from _banded_cases(R, tf)
     yield from _matfunc_cases(R, tf)
+    yield from _misc_cases(R, tf)
