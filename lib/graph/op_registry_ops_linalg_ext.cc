@@ -172,7 +172,7 @@ void RegisterLinalgExt(OpTable& t) {
             .Kernels("CPU", "GPU"));
 }
 
-// Ops of core/ops/math_ops.cc, nn_ops.cc, sdca_ops.cc and no_op.cc the
+// Ops of core/ops/math_ops.cc, nn_ops.cc, clustering_ops.cc, sdca_ops.cc the
 // linalg_ext kernels cover.
 void RegisterMiscExt(OpTable& t) {
   t.Add(Op("Fact").Output("fact: string").Kernels("CPU", "GPU"));
@@ -182,6 +182,25 @@ void RegisterMiscExt(OpTable& t) {
             .Output("segments: int32")
             .Attr("T: realnumbertype")
             .Attr("output_dtype: {half, bfloat16, float, double} = DT_FLOAT")
+            .Kernels("CPU"));
+  t.Add(Op("NearestNeighbors")
+            .Input("points: float")
+            .Input("centers: float")
+            .Input("k: int64")
+            .Output("nearest_center_indices: int64")
+            .Output("nearest_center_distances: float")
+            .Kernels("CPU"));
+  t.Add(Op("KMC2ChainInitialization")
+            .Input("distances: float")
+            .Input("seed: int64")
+            .Output("index: int64")
+            .Kernels("CPU"));
+  t.Add(Op("KmeansPlusPlusInitialization")
+            .Input("points: float")
+            .Input("num_to_sample: int64")
+            .Input("seed: int64")
+            .Input("num_retries_per_sample: int64")
+            .Output("samples: float")
             .Kernels("CPU"));
   t.Add(Op("SdcaFprint")
             .Input("input: string")

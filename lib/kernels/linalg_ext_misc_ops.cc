@@ -180,10 +180,12 @@ class FactOp : public OpKernel {
 
 void RegisterLinalgBandKernels(KernelRegistry* r);
 void RegisterLinalgMatFuncKernels(KernelRegistry* r);
+void RegisterLinalgClusterKernels(KernelRegistry* r);
 
 void RegisterLinalgExtMiscKernels(KernelRegistry* r) {
   RegisterLinalgBandKernels(r);
   RegisterLinalgMatFuncKernels(r);
+  RegisterLinalgClusterKernels(r);
   r->Register<FactOp>("Fact", {});
   r->Register<SdcaFprintOp>("SdcaFprint", {});
   r->Register<IsotonicRegressionOp>(

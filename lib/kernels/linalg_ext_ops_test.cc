@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <string>
+#include <vector>
 
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/testing/catch.h"
@@ -208,6 +209,52 @@ TEST_CASE("Eig of a rotation has eigenvalues +-i", "[kernels]") {
   CHECK(std::abs(e[1] - std::conj(e[0])) == Approx(0.0).margin(1e-14));
   for (const auto& v : r.out(1).flat<std::complex<double>>())
     CHECK(std::abs(v) == Approx(std::sqrt(0.5)));
+}
+
+TEST_CASE("Fact, SdcaFprint and IsotonicRegression", "[kernels]") {
+  KernelRun fact = RunKernel("name: 'n' op: 'Fact'", {});
+  REQUIRE(fact.status.ok());
+  CHECK(fact.out(0).flat<std::string>()[0] == "0! == 1");
+  // Values from TensorFlow 2.21.
+  KernelRun fp = RunKernel("name: 'n' op: 'SdcaFprint'",
+                           {MakeTensor<std::string>({2}, {"a", ""})});
+  REQUIRE(fp.status.ok());
+  CHECK(Flat<int64_t>(fp.out(0)) ==
+        "[2,2] 7969074168056553668 5955762262185338209 4463240938071824939 "
+        "4374473821787594281");
+  // Non-increasing fit: [1, 3, 2, 4] pools into one block of mean 2.5.
+  KernelRun iso = RunKernel(
+      "name: 'n' op: 'IsotonicRegression' attr { key: 'T' value { type: "
+      "DT_FLOAT } } attr { key: 'output_dtype' value { type: DT_FLOAT } }",
+      {MakeTensor<float>({4}, {1, 3, 2, 4})});
+  REQUIRE(iso.status.ok());
+  CHECK(Flat<float>(iso.out(0)) == "[4] 2.5 2.5 2.5 2.5");
+  CHECK(Flat<int32_t>(iso.out(1)) == "[4] 0 0 0 0");
+}
+
+TEST_CASE("the k-means helpers match TensorFlow's seeded samples",
+          "[kernels]") {
+  KernelRun nn = RunKernel("name: 'n' op: 'NearestNeighbors'",
+                           {MakeTensor<float>({2, 2}, {0, 0, 3, 3}),
+                            MakeTensor<float>({3, 2}, {1, 0, 3, 4, 0, 2}),
+                            MakeTensor<int64_t>({}, {2})});
+  REQUIRE(nn.status.ok());
+  CHECK(Flat<int64_t>(nn.out(0)) == "[2,2] 0 2 1 2");
+  CHECK(Flat<float>(nn.out(1)) == "[2,2] 1 4 1 10");
+  // Values from TensorFlow 2.21.
+  KernelRun kmc2 = RunKernel("name: 'n' op: 'KMC2ChainInitialization'",
+                             {MakeTensor<float>({8}, {1, 2, 3, 4, 5, 6, 7, 8}),
+                              MakeTensor<int64_t>({}, {5})});
+  REQUIRE(kmc2.status.ok());
+  CHECK(Flat<int64_t>(kmc2.out(0)) == "[] 7");
+  std::vector<float> points(12);
+  for (int i = 0; i < 12; ++i) points[i] = static_cast<float>(i);
+  KernelRun pp = RunKernel(
+      "name: 'n' op: 'KmeansPlusPlusInitialization'",
+      {MakeTensor<float>({6, 2}, points), MakeTensor<int64_t>({}, {3}),
+       MakeTensor<int64_t>({}, {9}), MakeTensor<int64_t>({}, {0})});
+  REQUIRE(pp.status.ok());
+  CHECK(Flat<float>(pp.out(0)) == "[3,2] 0 1 8 9 6 7");
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 row permutation, int32 / int64), TridiagonalMatMul, TridiagonalSolve,
 BandedTriangularSolve, MatrixExponential (deprecated: at producer 26),
 MatrixSquareRoot, Eig, MatrixLogarithm; Fact, SdcaFprint,
-IsotonicRegression. Complex outputs are compared through their real and
+IsotonicRegression; NearestNeighbors, KMC2ChainInitialization,
+KmeansPlusPlusInitialization (seeded: the same samples). Complex outputs are compared through their real and
 imaginary parts (the oracle compares complex values exactly)."""
 import numpy as np
 
@@ -307,6 +308,50 @@ def _misc_cases(R, tf):
                 [np.array([1, 1, 2, 2, 0, 3], F32)])
 
 
+def _cluster_cases(R, tf):
+    """NearestNeighbors with k < 0 has no case: TensorFlow 2.21 aborts
+    (a CHECK on the output shape's negative dim)."""
+    i64 = np.int64
+    for npts, ncen, dims, k in ((10, 4, 3, 1), (10, 4, 3, 2), (7, 5, 2, 9), (5, 3, 4, 0),
+                                (1, 1, 1, 1), (6, 0, 2, 2)):
+        n = f"NearestNeighbors/float32[{npts},{dims}]/c{ncen}k{k}"
+        yield _case(n, ["NearestNeighbors"],
+                    lambda p, c, k: list(R.NearestNeighbors(points=p, centers=c, k=k)),
+                    [data(n, F32, (npts, dims)), data(n + "c", F32, (ncen, dims)), i64(k)],
+                    rtol=1e-4, atol=1e-5)
+    for pshape, cshape, k, msg in (((0, 2), (3, 2), 1, "Expected points.rows\\(\\) > 0"),
+                                   ((3, 2), (3, 3), 1, "point_dimensions == center_dimensions: 2 vs 3"),
+                                   ((3,), (3, 2), 1, "Input points should be a matrix")):
+        n = f"NearestNeighbors/float32{list(pshape)}/bad{list(cshape)}k{k}".replace(" ", "")
+        yield _case(n, ["NearestNeighbors"],
+                    lambda p, c, k: list(R.NearestNeighbors(points=p, centers=c, k=k)),
+                    [np.ones(pshape, F32), np.ones(cshape, F32), i64(k)], dynamic=True,
+                    expect_error=msg)
+    for npts, seed in ((1, 0), (10, 3), (50, 12345), (200, -7)):
+        n = f"KMC2ChainInitialization/float32[{npts}]/seed{seed}"
+        yield _case(n, ["KMC2ChainInitialization"],
+                    lambda d, s: R.KMC2ChainInitialization(distances=d, seed=s),
+                    [data(n, F32, (npts,), "pos"), i64(seed)])
+    yield _case("KMC2ChainInitialization/float32[0]", ["KMC2ChainInitialization"],
+                lambda d, s: R.KMC2ChainInitialization(distances=d, seed=s),
+                [np.zeros((0,), F32), i64(1)], expect_error="Expected distances_tensor.size\\(\\) > 0")
+    for npts, dims, samples, seed, retries in ((10, 2, 3, 1, 0), (20, 3, 5, 42, -1),
+                                               (30, 4, 30, 7, 2), (5, 1, 1, 0, 0),
+                                               (40, 2, 6, -3, 1)):
+        n = f"KmeansPlusPlusInitialization/float32[{npts},{dims}]/s{samples}seed{seed}r{retries}"
+        yield _case(n, ["KmeansPlusPlusInitialization"],
+                    lambda p, k, s, r: R.KmeansPlusPlusInitialization(
+                        points=p, num_to_sample=k, seed=s, num_retries_per_sample=r),
+                    [data(n, F32, (npts, dims)), i64(samples), i64(seed), i64(retries)])
+    for samples, msg in ((0, "Expected num_to_sample > 0"),
+                         (4, "Expected num_to_sample <= points.rows\\(\\). 4 vs 3")):
+        yield _case(f"KmeansPlusPlusInitialization/float32[3,2]/s{samples}",
+                    ["KmeansPlusPlusInitialization"],
+                    lambda p, k, s, r: R.KmeansPlusPlusInitialization(
+                        points=p, num_to_sample=k, seed=s, num_retries_per_sample=r),
+                    [np.ones((3, 2), F32), i64(samples), i64(1), i64(0)], expect_error=msg)
+
+
 def cases():
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     R = tf.raw_ops
@@ -316,3 +361,4 @@ def cases():
     yield from _banded_cases(R, tf)
     yield from _matfunc_cases(R, tf)
     yield from _misc_cases(R, tf)
+    yield from _cluster_cases(R, tf)
