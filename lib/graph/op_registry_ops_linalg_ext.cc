@@ -202,6 +202,18 @@ void RegisterMiscExt(OpTable& t) {
             .Input("num_retries_per_sample: int64")
             .Output("samples: float")
             .Kernels("CPU"));
+  t.Add(Op("ApproxTopK")
+            .Input("input: T")
+            .Output("values: T")
+            .Output("indices: int32")
+            .Attr("k: int >= 0")
+            .Attr("reduction_dimension: int = -1")
+            .Attr("recall_target: float = 0.95")
+            .Attr("is_max_k: bool = true")
+            .Attr("reduction_input_size_override: int = -1")
+            .Attr("aggregate_to_topk: bool = true")
+            .Attr("T: {half, bfloat16, float}")
+            .Kernels("CPU", "GPU"));
   t.Add(Op("SdcaFprint")
             .Input("input: string")
             .Output("output: int64")

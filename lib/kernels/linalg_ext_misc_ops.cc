@@ -1,10 +1,13 @@
 // Kernels of the linalg_ext family that are not decompositions: the
 // deprecated AdjustContrast (v1: float output clamped to [min, max]),
 // IsotonicRegression (decreasing, by pooling adjacent violators), SdcaFprint
-// (farmhash Fingerprint128 of each string) and Fact.
+// (farmhash Fingerprint128 of each string), Fact and ApproxTopK (on CPU the
+// exact top k of the last dim).
 #include <farmhash.h>
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -176,6 +179,73 @@ class FactOp : public OpKernel {
   bool labeled_ = false;
 };
 
+// TensorFlow's CPU kernel exists for reduction_dimension -1 and is_max_k
+// only, and is its exact TopK there: the k largest of the last dim, largest
+// first, equal values by index. NaN is put first here; TensorFlow's order of
+// NaNs depends on its TopK's heap and is not matched.
+class ApproxTopKOp : public OpKernel {
+ public:
+  explicit ApproxTopKOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    int64_t dim = 0;
+    bool max_k = true;
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("k", &k_));
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("reduction_dimension", &dim));
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("is_max_k", &max_k));
+    DFG_OP_REQUIRES(
+        ctx, dim == -1 && max_k,
+        NotFound(
+            "No OpKernel was registered to support Op 'ApproxTopK' used "
+            "by {{{{node {}}}}} with these attrs: [reduction_dimension={}, "
+            "is_max_k={}] (TensorFlow's CPU kernel needs "
+            "reduction_dimension=-1 and is_max_k=true)",
+            ctx->def().name(), dim, max_k));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    DFG_OP_REQUIRES(ctx, in.dims() >= 1,
+                    InvalidArgument("input must be >= 1-D, got shape {}",
+                                    in.shape().DebugString()));
+    const int64_t n = in.dim_size(in.dims() - 1);
+    DFG_OP_REQUIRES(ctx, n >= k_,
+                    InvalidArgument("input must have at least k columns. Had "
+                                    "{}, needed {}",
+                                    n, k_));
+    TensorShape shape = in.shape();
+    shape.set_dim(in.dims() - 1, k_);
+    Tensor* values = nullptr;
+    Tensor* indices = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &values));
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, shape, &indices));
+    if (k_ == 0 || in.NumElements() == 0) return;
+    Dispatch(TypeList<float, Half, BFloat16>(), in.dtype(), [&](auto v) {
+      using T = decltype(v);
+      const T* x = static_cast<const T*>(in.data());
+      T* ov = static_cast<T*>(values->data());
+      auto* oi = static_cast<int32_t*>(indices->data());
+      std::vector<int32_t> order(n);
+      for (int64_t r = 0; r < in.NumElements() / n; ++r) {
+        const T* row = x + r * n;
+        std::iota(order.begin(), order.end(), 0);
+        std::partial_sort(order.begin(), order.begin() + k_, order.end(),
+                          [&](int32_t a, int32_t b) {
+                            const float fa = Load(row[a]), fb = Load(row[b]);
+                            if (std::isnan(fa) != std::isnan(fb))
+                              return std::isnan(fa);
+                            if (fa != fb && !std::isnan(fa)) return fa > fb;
+                            return a < b;
+                          });
+        for (int64_t j = 0; j < k_; ++j) {
+          ov[r * k_ + j] = row[order[j]];
+          oi[r * k_ + j] = order[j];
+        }
+      }
+    });
+  }
+
+ private:
+  int64_t k_ = 0;
+};
+
 }  // namespace
 
 void RegisterLinalgBandKernels(KernelRegistry* r);
@@ -187,6 +257,8 @@ void RegisterLinalgExtMiscKernels(KernelRegistry* r) {
   RegisterLinalgMatFuncKernels(r);
   RegisterLinalgClusterKernels(r);
   r->Register<FactOp>("Fact", {});
+  r->Register<ApproxTopKOp>(
+      "ApproxTopK", {TypeConstraint("T", TypeList<float, Half, BFloat16>())});
   r->Register<SdcaFprintOp>("SdcaFprint", {});
   r->Register<IsotonicRegressionOp>(
       "IsotonicRegression",

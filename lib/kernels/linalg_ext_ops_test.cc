@@ -232,6 +232,18 @@ TEST_CASE("Fact, SdcaFprint and IsotonicRegression", "[kernels]") {
   CHECK(Flat<int32_t>(iso.out(1)) == "[4] 0 0 0 0");
 }
 
+TEST_CASE("ApproxTopK is the exact top k on CPU", "[kernels]") {
+  const std::string attrs =
+      "attr { key: 'k' value { i: 2 } } "
+      "attr { key: 'reduction_dimension' value { i: -1 } } "
+      "attr { key: 'is_max_k' value { b: true } }";
+  KernelRun r = Op("ApproxTopK", {MakeTensor<float>({5}, {1, 4, 2, 4, 0})},
+                   "DT_FLOAT", attrs);
+  REQUIRE(r.status.ok());
+  CHECK(Flat<float>(r.out(0)) == "[2] 4 4");
+  CHECK(Flat<int32_t>(r.out(1)) == "[2] 1 3");
+}
+
 TEST_CASE("the k-means helpers match TensorFlow's seeded samples",
           "[kernels]") {
   KernelRun nn = RunKernel("name: 'n' op: 'NearestNeighbors'",

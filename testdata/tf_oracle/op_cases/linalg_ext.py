@@ -3,7 +3,7 @@ row permutation, int32 / int64), TridiagonalMatMul, TridiagonalSolve,
 BandedTriangularSolve, MatrixExponential (deprecated: at producer 26),
 MatrixSquareRoot, Eig, MatrixLogarithm; Fact, SdcaFprint,
 IsotonicRegression; NearestNeighbors, KMC2ChainInitialization,
-KmeansPlusPlusInitialization (seeded: the same samples). Complex outputs are compared through their real and
+KmeansPlusPlusInitialization (seeded: the same samples); ApproxTopK. Complex outputs are compared through their real and
 imaginary parts (the oracle compares complex values exactly)."""
 import numpy as np
 
@@ -352,6 +352,22 @@ def _cluster_cases(R, tf):
                     [np.ones((3, 2), F32), i64(samples), i64(1), i64(0)], expect_error=msg)
 
 
+def _approx_top_k_cases(R, tf):
+    """On CPU TensorFlow runs ApproxTopK as its exact TopK (last dim, max k).
+    Other attrs find no kernel in either (the section counts that as a
+    failure, so no case); NaN inputs order as TensorFlow's TopK heap leaves
+    them (not matched: no case). bfloat16 has no numpy type here."""
+    for dtype in (F32, np.float16):
+        for shape, k in (((2, 8), 3), ((8,), 8), ((2, 3, 5), 2), ((2, 0), 0), ((3, 4), 0)):
+            n = _n("ApproxTopK", dtype, shape, f"k{k}")
+            yield _case(n, ["ApproxTopK"], lambda x, k=k: list(R.ApproxTopK(input=x, k=k)),
+                        [data(n, dtype, shape)])
+    yield _case("ApproxTopK/float32[6]/ties", ["ApproxTopK"],
+                lambda x: list(R.ApproxTopK(input=x, k=4, recall_target=0.5,
+                                            aggregate_to_topk=False)),
+                [np.array([1, 4, -2, 4, 1, 0], F32)])
+
+
 def cases():
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     R = tf.raw_ops
@@ -362,3 +378,4 @@ def cases():
     yield from _matfunc_cases(R, tf)
     yield from _misc_cases(R, tf)
     yield from _cluster_cases(R, tf)
+    yield from _approx_top_k_cases(R, tf)
