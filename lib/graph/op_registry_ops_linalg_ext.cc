@@ -214,6 +214,12 @@ void RegisterMiscExt(OpTable& t) {
             .Attr("aggregate_to_topk: bool = true")
             .Attr("T: {half, bfloat16, float}")
             .Kernels("CPU", "GPU"));
+  t.Add(Op("SdcaShrinkL1")
+            .Input("weights: Ref(num_features * float)")
+            .Attr("num_features: int >= 0")
+            .Attr("l1: float")
+            .Attr("l2: float")
+            .Kernels("CPU"));
   t.Add(Op("SdcaFprint")
             .Input("input: string")
             .Output("output: int64")

@@ -2,11 +2,12 @@
 // deprecated AdjustContrast (v1: float output clamped to [min, max]),
 // IsotonicRegression (decreasing, by pooling adjacent violators), SdcaFprint
 // (farmhash Fingerprint128 of each string), Fact and ApproxTopK (on CPU the
-// exact top k of the last dim).
+// exact top k of the last dim), SdcaShrinkL1 (in place on ref variables).
 #include <farmhash.h>
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -246,6 +247,34 @@ class ApproxTopKOp : public OpKernel {
   int64_t k_ = 0;
 };
 
+// The proximal step of SDCA's L1 regularization on every weight variable:
+// w = sign(w) * max(|w| - l1 / l2, 0), in float.
+class SdcaShrinkL1Op : public OpKernel {
+ public:
+  explicit SdcaShrinkL1Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    float l1 = 0, l2 = 0;
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("l1", &l1));
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("l2", &l2));
+    // TensorFlow divides in float and keeps the quotient as a double, then
+    // uses it as a float constant.
+    shrinkage_ = static_cast<float>(static_cast<double>(l1 / l2));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    for (int i = 0; i < ctx->num_inputs(); ++i) {
+      std::lock_guard<std::mutex> lock(*ctx->input_ref_mutex(i));
+      Tensor* w = ctx->mutable_input(i);
+      auto* p = static_cast<float*>(w->data());
+      for (int64_t j = 0; j < w->NumElements(); ++j) {
+        const float sign = p[j] > 0 ? 1.0f : (p[j] < 0 ? -1.0f : 0.0f);
+        p[j] = sign * std::max(std::abs(p[j]) - shrinkage_, 0.0f);
+      }
+    }
+  }
+
+ private:
+  float shrinkage_ = 0;
+};
+
 }  // namespace
 
 void RegisterLinalgBandKernels(KernelRegistry* r);
@@ -257,6 +286,7 @@ void RegisterLinalgExtMiscKernels(KernelRegistry* r) {
   RegisterLinalgMatFuncKernels(r);
   RegisterLinalgClusterKernels(r);
   r->Register<FactOp>("Fact", {});
+  r->Register<SdcaShrinkL1Op>("SdcaShrinkL1", {});
   r->Register<ApproxTopKOp>(
       "ApproxTopK", {TypeConstraint("T", TypeList<float, Half, BFloat16>())});
   r->Register<SdcaFprintOp>("SdcaFprint", {});

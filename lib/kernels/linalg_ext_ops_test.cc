@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <complex>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -242,6 +243,20 @@ TEST_CASE("ApproxTopK is the exact top k on CPU", "[kernels]") {
   REQUIRE(r.status.ok());
   CHECK(Flat<float>(r.out(0)) == "[2] 4 4");
   CHECK(Flat<int32_t>(r.out(1)) == "[2] 1 3");
+}
+
+TEST_CASE("SdcaShrinkL1 shrinks ref variables in place", "[kernels]") {
+  auto tester = testing::KernelTester::Create(
+      "name: 'n' op: 'SdcaShrinkL1' attr { key: 'num_features' value { i: 1 "
+      "} } attr { key: 'l1' value { f: 1 } } attr { key: 'l2' value { f: 2 "
+      "} }");
+  REQUIRE(tester.ok());
+  Tensor w = MakeTensor<float>({4}, {2, -2, 0.25, -0.5});
+  std::mutex mu;
+  KernelRun r = (*tester)->RunValues({TensorValue{&w, &mu}});
+  REQUIRE(r.status.ok());
+  // Shrinkage l1 / l2 = 0.5.
+  CHECK(Flat<float>(w) == "[4] 1.5 -1.5 0 -0");
 }
 
 TEST_CASE("the k-means helpers match TensorFlow's seeded samples",

@@ -3,7 +3,7 @@ row permutation, int32 / int64), TridiagonalMatMul, TridiagonalSolve,
 BandedTriangularSolve, MatrixExponential (deprecated: at producer 26),
 MatrixSquareRoot, Eig, MatrixLogarithm; Fact, SdcaFprint,
 IsotonicRegression; NearestNeighbors, KMC2ChainInitialization,
-KmeansPlusPlusInitialization (seeded: the same samples); ApproxTopK. Complex outputs are compared through their real and
+KmeansPlusPlusInitialization (seeded: the same samples); ApproxTopK; SdcaShrinkL1. Complex outputs are compared through their real and
 imaginary parts (the oracle compares complex values exactly)."""
 import numpy as np
 
@@ -368,6 +368,29 @@ def _approx_top_k_cases(R, tf):
                 [np.array([1, 4, -2, 4, 1, 0], F32)])
 
 
+def _sdca_shrink_cases(R, tf):
+    """SdcaShrinkL1 updates ref variables in place: each variable is
+    assigned its fed value, shrunk, then read."""
+    def build(values, l1, l2):
+        def fn():
+            phs = [tf.compat.v1.placeholder(F32, v.shape, name=f"in{i}")
+                   for i, v in enumerate(values)]
+            refs = [R.VariableV2(shape=v.shape, dtype=tf.float32, name=f"w{i}")
+                    for i, v in enumerate(values)]
+            assigns = [R.Assign(ref=r, value=p) for r, p in zip(refs, phs)]
+            with tf.control_dependencies(assigns):
+                shrink = R.SdcaShrinkL1(weights=refs, l1=l1, l2=l2)
+            with tf.control_dependencies([shrink]):
+                reads = [tf.identity(r) for r in refs]
+            return reads, dict(zip(phs, values))
+        return fn
+    for l1, l2 in ((0.5, 1.0), (1.0, 3.0), (0.0, 1.0), (2.0, 0.5)):
+        values = [data(f"SdcaShrinkL1/{l1},{l2}/a", F32, (5,)),
+                  data(f"SdcaShrinkL1/{l1},{l2}/b", F32, (2, 3)), np.zeros((0,), F32)]
+        yield OpCase(f"SdcaShrinkL1/float32[5]+[2,3]+[0]/l1={l1},l2={l2}", ["SdcaShrinkL1"],
+                     build(values, l1, l2))
+
+
 def cases():
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     R = tf.raw_ops
@@ -379,3 +402,4 @@ def cases():
     yield from _misc_cases(R, tf)
     yield from _cluster_cases(R, tf)
     yield from _approx_top_k_cases(R, tf)
+    yield from _sdca_shrink_cases(R, tf)
