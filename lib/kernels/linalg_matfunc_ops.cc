@@ -8,13 +8,14 @@
 //                      all NaN as TensorFlow's real Schur method gives
 //   MatrixLogarithm    the principal logarithm on the Schur form by Parlett's
 //                      recurrence (equal eigenvalues by the derivative term)
-//   Eig                zgeev on the input as complex: eigenvalues in the
-//                      order its complex single-shift QR deflates them, as
-//                      TensorFlow's Eigen ComplexSchur does (the same order on
-//                      the oracle's cases; not guaranteed for every matrix),
-//                      eigenvectors of unit 2-norm. Their phase is LAPACK's
-//                      (the largest component real), not necessarily
-//                      Eigen's: compare them up to a unit factor.
+//   Eig                zgeevx (no balancing) on the input as complex,
+//                      eigenvalues in the order its Hessenberg QR deflates
+//                      them. TensorFlow's are in the order of Eigen's
+//                      ComplexSchur, a different shifted QR: the set is the
+//                      same, the order may differ (the oracle compares them
+//                      in one canonical order). Eigenvectors have unit
+//                      2-norm; their phase is LAPACK's (the largest
+//                      component real), not necessarily Eigen's.
 #include <cblas.h>
 
 #include <algorithm>
@@ -36,6 +37,12 @@ void zgeev_(const char* jobvl, const char* jobvr, const int* n, Complex* a,
             const int* lda, Complex* w, Complex* vl, const int* ldvl,
             Complex* vr, const int* ldvr, Complex* work, const int* lwork,
             double* rwork, int* info, size_t, size_t);
+void zgeevx_(const char* balanc, const char* jobvl, const char* jobvr,
+             const char* sense, const int* n, Complex* a, const int* lda,
+             Complex* w, Complex* vl, const int* ldvl, Complex* vr,
+             const int* ldvr, int* ilo, int* ihi, double* scale, double* abnrm,
+             double* rconde, double* rcondv, Complex* work, const int* lwork,
+             double* rwork, int* info, size_t, size_t, size_t, size_t);
 void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a,
             const int* lda, double* wr, double* wi, double* vl, const int* ldvl,
             double* vr, const int* ldvr, double* work, const int* lwork,
@@ -311,14 +318,18 @@ class EigOp : public OpKernel {
   }
 
  private:
+  // No balancing: its permutations would reorder the eigenvalues away from
+  // the plain Hessenberg-QR order Eigen's ComplexSchur gives.
   void Solve(CMat& a, std::vector<Complex>* w, CMat* vr) const {
     const int n = a.n, one = 1;
-    int info = 0, lwork = std::max(1, 4 * n);
+    int info = 0, ilo = 0, ihi = 0, lwork = std::max(1, 4 * n);
+    double abnrm = 0;
+    std::vector<double> scale(n), rconde(n), rcondv(n), rwork(2 * n);
     std::vector<Complex> work(lwork);
-    std::vector<double> rwork(2 * n);
-    zgeev_("N", compute_v_ ? "V" : "N", &n, a.data(), &n, w->data(), nullptr,
-           &one, vr->data(), &n, work.data(), &lwork, rwork.data(), &info, 1,
-           1);
+    zgeevx_("N", "N", compute_v_ ? "V" : "N", "N", &n, a.data(), &n, w->data(),
+            nullptr, &one, vr->data(), &n, &ilo, &ihi, scale.data(), &abnrm,
+            rconde.data(), rcondv.data(), work.data(), &lwork, rwork.data(),
+            &info, 1, 1, 1, 1);
   }
 
   bool compute_v_ = true;
