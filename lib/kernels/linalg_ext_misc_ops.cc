@@ -280,11 +280,13 @@ class SdcaShrinkL1Op : public OpKernel {
 void RegisterLinalgBandKernels(KernelRegistry* r);
 void RegisterLinalgMatFuncKernels(KernelRegistry* r);
 void RegisterLinalgClusterKernels(KernelRegistry* r);
+void RegisterLinalgEigKernel(KernelRegistry* r);
 
 void RegisterLinalgExtMiscKernels(KernelRegistry* r) {
   RegisterLinalgBandKernels(r);
   RegisterLinalgMatFuncKernels(r);
   RegisterLinalgClusterKernels(r);
+  RegisterLinalgEigKernel(r);
   r->Register<FactOp>("Fact", {});
   r->Register<SdcaShrinkL1Op>("SdcaShrinkL1", {});
   r->Register<ApproxTopKOp>(

@@ -1,4 +1,4 @@
-// Matrix functions and the general eigenproblem, in complex double through
+// Matrix functions, in complex double through
 // LAPACK / BLAS (OpenBLAS), for float, double, complex64 and complex128:
 //   MatrixExponential  scaling and squaring over the degree-13 Pade
 //                      approximant (Higham 2005, as Eigen's MatrixExponential)
@@ -8,14 +8,6 @@
 //                      all NaN as TensorFlow's real Schur method gives
 //   MatrixLogarithm    the principal logarithm on the Schur form by Parlett's
 //                      recurrence (equal eigenvalues by the derivative term)
-//   Eig                zgeevx (no balancing) on the input as complex,
-//                      eigenvalues in the order its Hessenberg QR deflates
-//                      them. TensorFlow's are in the order of Eigen's
-//                      ComplexSchur, a different shifted QR: the set is the
-//                      same, the order may differ (the oracle compares them
-//                      in one canonical order). Eigenvectors have unit
-//                      2-norm; their phase is LAPACK's (the largest
-//                      component real), not necessarily Eigen's.
 #include <cblas.h>
 
 #include <algorithm>
@@ -24,25 +16,15 @@
 #include <limits>
 #include <vector>
 
-#include "lib/kernels/linalg_lapack.h"
+#include "lib/kernels/linalg_complex.h"
 
-using Complex = std::complex<double>;
+using dfg::Complex;
 
 extern "C" {
 void zgees_(const char* jobvs, const char* sort, void* select, const int* n,
             Complex* a, const int* lda, int* sdim, Complex* w, Complex* vs,
             const int* ldvs, Complex* work, const int* lwork, double* rwork,
             int* bwork, int* info, size_t, size_t);
-void zgeev_(const char* jobvl, const char* jobvr, const int* n, Complex* a,
-            const int* lda, Complex* w, Complex* vl, const int* ldvl,
-            Complex* vr, const int* ldvr, Complex* work, const int* lwork,
-            double* rwork, int* info, size_t, size_t);
-void zgeevx_(const char* balanc, const char* jobvl, const char* jobvr,
-             const char* sense, const int* n, Complex* a, const int* lda,
-             Complex* w, Complex* vl, const int* ldvl, Complex* vr,
-             const int* ldvr, int* ilo, int* ihi, double* scale, double* abnrm,
-             double* rconde, double* rcondv, Complex* work, const int* lwork,
-             double* rwork, int* info, size_t, size_t, size_t, size_t);
 void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a,
             const int* lda, double* wr, double* wi, double* vl, const int* ldvl,
             double* vr, const int* ldvr, double* work, const int* lwork,
@@ -53,31 +35,6 @@ void zgesv_(const int* n, const int* nrhs, Complex* a, const int* lda,
 
 namespace dfg {
 namespace {
-
-using MatFuncTypes =
-    TypeList<float, double, std::complex<float>, std::complex<double>>;
-
-// A column-major complex n x n matrix.
-struct CMat {
-  int n = 0;
-  std::vector<Complex> a;
-  explicit CMat(int size) : n(size), a(static_cast<size_t>(size) * size) {}
-  Complex& at(int r, int c) { return a[static_cast<size_t>(c) * n + r]; }
-  Complex* data() { return a.data(); }
-  static CMat Identity(int n) {
-    CMat m(n);
-    for (int i = 0; i < n; ++i) m.at(i, i) = 1.0;
-    return m;
-  }
-};
-
-CMat Mul(CMat& x, CMat& y) {
-  CMat z(x.n);
-  const Complex one = 1.0, zero = 0.0;
-  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, x.n, x.n, x.n, &one,
-              x.data(), x.n, y.data(), y.n, &zero, z.data(), z.n);
-  return z;
-}
 
 // X A^H for the unitary Q: Q T Q^H.
 CMat MulAdjoint(CMat& x, CMat& q) {
@@ -195,17 +152,6 @@ void LogTriangular(CMat& t) {
   t = f;
 }
 
-CMat ReadComplex(const Tensor& in, int64_t b, int n) {
-  CMat m(n);
-  Dispatch(MatFuncTypes(), in.dtype(), [&](auto v) {
-    using T = decltype(v);
-    const T* p = static_cast<const T*>(in.data()) + b * n * n;
-    for (int r = 0; r < n; ++r)
-      for (int c = 0; c < n; ++c) m.at(r, c) = Complex(p[r * n + c]);
-  });
-  return m;
-}
-
 template <typename T>
 T FromComplex(const Complex& v) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -272,69 +218,6 @@ class MatrixFunctionOp : public OpKernel {
   }
 };
 
-class EigOp : public OpKernel {
- public:
-  explicit EigOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("compute_v", &compute_v_));
-  }
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& in = ctx->input(0);
-    const DataType want = in.dtype() == tensorflow::DT_FLOAT ||
-                                  in.dtype() == tensorflow::DT_COMPLEX64
-                              ? tensorflow::DT_COMPLEX64
-                              : tensorflow::DT_COMPLEX128;
-    DFG_OP_REQUIRES(ctx, output_type(0) == want,
-                    InvalidArgument("Invalid output dtype {} vs {}",
-                                    static_cast<int>(output_type(0)),
-                                    static_cast<int>(want)));
-    DFG_OP_REQUIRES_OK(ctx, CheckMatrix(in, 0, true));
-    const int n = static_cast<int>(in.dim_size(in.dims() - 1));
-    Tensor* e = nullptr;
-    Tensor* v = nullptr;
-    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, BatchShape(in, {n}), &e));
-    DFG_OP_REQUIRES_OK(
-        ctx,
-        ctx->allocate_output(1, compute_v_ ? in.shape() : TensorShape(), &v));
-    if (!compute_v_) {
-      Dispatch(ComplexTypes(), v->dtype(),
-               [&](auto z) { *static_cast<decltype(z)*>(v->data()) = {}; });
-    }
-    if (n == 0) return;
-    for (int64_t b = 0; b < NumMatrices(in); ++b) {
-      CMat a = ReadComplex(in, b, n);
-      CMat vr(n);
-      std::vector<Complex> w(n);
-      Solve(a, &w, &vr);
-      Dispatch(ComplexTypes(), e->dtype(), [&](auto z) {
-        using T = decltype(z);
-        T* pe = static_cast<T*>(e->data()) + b * n;
-        for (int i = 0; i < n; ++i) pe[i] = T(w[i]);
-        if (!compute_v_) return;
-        T* pv = static_cast<T*>(v->data()) + b * n * n;
-        for (int r = 0; r < n; ++r)
-          for (int c = 0; c < n; ++c) pv[r * n + c] = T(vr.at(r, c));
-      });
-    }
-  }
-
- private:
-  // No balancing: its permutations would reorder the eigenvalues away from
-  // the plain Hessenberg-QR order Eigen's ComplexSchur gives.
-  void Solve(CMat& a, std::vector<Complex>* w, CMat* vr) const {
-    const int n = a.n, one = 1;
-    int info = 0, ilo = 0, ihi = 0, lwork = std::max(1, 4 * n);
-    double abnrm = 0;
-    std::vector<double> scale(n), rconde(n), rcondv(n), rwork(2 * n);
-    std::vector<Complex> work(lwork);
-    zgeevx_("N", "N", compute_v_ ? "V" : "N", "N", &n, a.data(), &n, w->data(),
-            nullptr, &one, vr->data(), &n, &ilo, &ihi, scale.data(), &abnrm,
-            rconde.data(), rcondv.data(), work.data(), &lwork, rwork.data(),
-            &info, 1, 1, 1, 1);
-  }
-
-  bool compute_v_ = true;
-};
-
 }  // namespace
 
 void RegisterLinalgMatFuncKernels(KernelRegistry* r) {
@@ -343,7 +226,6 @@ void RegisterLinalgMatFuncKernels(KernelRegistry* r) {
   r->Register<MatrixFunctionOp<MatFunc::kSqrt>>("MatrixSquareRoot", {types});
   r->Register<MatrixFunctionOp<MatFunc::kLog>>(
       "MatrixLogarithm", {TypeConstraint("T", ComplexTypes())});
-  r->Register<EigOp>("Eig", {types});
 }
 
 }  // namespace dfg

@@ -217,13 +217,16 @@ def _matfunc_cases(R, tf):
             real = dtype in (F32, F64)
             tout = tf.complex64 if dtype in (F32, C64) else tf.complex128
 
-            def eig(x, tout=tout, compute_v=True):
-                # The order of the eigenvalues is the Schur form's, which
-                # LAPACK and Eigen need not share: both are put in one order
-                # (by real part, a conjugate pair by imaginary part), the
-                # eigenvectors compared up to their unit factor (moduli).
+            def eig(x, tout=tout, compute_v=True, real=real):
+                # Complex input: TensorFlow sorts by modulus, compared as is.
+                # Real input: the order is its real Schur form's, which
+                # LAPACK's need not match: both are put in one order (by real
+                # part, a conjugate pair by imaginary part). Eigenvectors are
+                # compared up to their unit factor (moduli).
                 e, v = R.Eig(input=x, Tout=tout, compute_v=compute_v)
-                order = tf.argsort(tf.math.real(e) + 1e-3 * tf.math.imag(e), axis=-1)
+                key = tf.math.real(e) + 1e-3 * tf.math.imag(e)
+                order = (tf.argsort(key, axis=-1) if real else
+                         tf.broadcast_to(tf.range(tf.shape(e)[-1]), tf.shape(e)))
                 out = _parts(tf, [tf.gather(e, order, batch_dims=len(x.shape) - 2)])
                 if compute_v:
                     out.append(tf.abs(tf.gather(v, order, axis=-1, batch_dims=len(x.shape) - 2)))
