@@ -87,6 +87,7 @@ void RegisterRandomExtKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
 void RegisterSparseExtKernels(KernelRegistry* r);
 void RegisterTrainingExtKernels(KernelRegistry* r);
+void RegisterRnnKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -163,6 +164,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterSparseKernels(r);
   RegisterSparseExtKernels(r);
   RegisterTrainingExtKernels(r);
+  RegisterRnnKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

@@ -1,0 +1,70 @@
+// Op table: TensorFlow's fused RNN ops (core/ops/rnn_ops.cc): BlockLSTM and
+// its V2 (IFCO gate order, no forget_bias), their gradients, and the GRU
+// block cell. LSTMBlockCell and its gradient are in op_registry_ops_nn.cc.
+#include <fmt/format.h>
+
+#include "lib/graph/op_registry_builder.h"
+
+namespace dfg {
+namespace {
+
+constexpr const char* kLstmWeights[] = {"x",   "cs_prev", "h_prev", "w",
+                                        "wci", "wcf",     "wco",    "b"};
+constexpr const char* kLstmActs[] = {"i", "cs", "f", "o", "ci", "co", "h"};
+
+void RegisterBlockLstm(OpTable& t) {
+  for (bool v2 : {false, true}) {
+    OpBuilder op = Op(v2 ? "BlockLSTMV2" : "BlockLSTM");
+    op.Input("seq_len_max: int64");
+    for (const char* in : kLstmWeights) op.Input(fmt::format("{}: T", in));
+    for (const char* out : kLstmActs) op.Output(fmt::format("{}: T", out));
+    if (!v2) op.Attr("forget_bias: float = 1.0");
+    op.Attr(v2 ? "cell_clip: float = 0.0" : "cell_clip: float = 3.0")
+        .Attr("use_peephole: bool = false")
+        .Attr("T: {half, float}")
+        .Kernels("CPU", "GPU")
+        .HostMemory("GPU", "seq_len_max");
+    t.Add(op);
+  }
+  for (bool v2 : {false, true}) {
+    OpBuilder op = Op(v2 ? "BlockLSTMGradV2" : "BlockLSTMGrad");
+    op.Input("seq_len_max: int64");
+    for (const char* in : kLstmWeights) op.Input(fmt::format("{}: T", in));
+    for (const char* in : kLstmActs) op.Input(fmt::format("{}: T", in));
+    op.Input("cs_grad: T").Input("h_grad: T");
+    for (const char* out : {"x_grad", "cs_prev_grad", "h_prev_grad", "w_grad",
+                            "wci_grad", "wcf_grad", "wco_grad", "b_grad"})
+      op.Output(fmt::format("{}: T", out));
+    op.Attr("use_peephole: bool")
+        .Attr("T: {half, float}")
+        .Kernels("CPU", "GPU")
+        .HostMemory("GPU", "seq_len_max");
+    t.Add(op);
+  }
+}
+
+void RegisterGru(OpTable& t) {
+  OpBuilder cell = Op("GRUBlockCell");
+  for (const char* in : {"x", "h_prev", "w_ru", "w_c", "b_ru", "b_c"})
+    cell.Input(fmt::format("{}: T", in));
+  for (const char* out : {"r", "u", "c", "h"})
+    cell.Output(fmt::format("{}: T", out));
+  t.Add(cell.Attr("T: {float}").Kernels("CPU", "GPU"));
+  OpBuilder grad = Op("GRUBlockCellGrad");
+  for (const char* in :
+       {"x", "h_prev", "w_ru", "w_c", "b_ru", "b_c", "r", "u", "c", "d_h"})
+    grad.Input(fmt::format("{}: T", in));
+  for (const char* out : {"d_x", "d_h_prev", "d_c_bar", "d_r_bar_u_bar"})
+    grad.Output(fmt::format("{}: T", out));
+  t.Add(grad.Attr("T: {float}").Kernels("CPU", "GPU"));
+}
+
+}  // namespace
+
+void RegisterRnnOps(OpRegistry* registry) {
+  OpTable t(registry);
+  RegisterBlockLstm(t);
+  RegisterGru(t);
+}
+
+}  // namespace dfg
