@@ -1,6 +1,8 @@
 // Op table: TensorFlow's fused RNN ops (core/ops/rnn_ops.cc): BlockLSTM and
 // its V2 (IFCO gate order, no forget_bias), their gradients, and the GRU
-// block cell. LSTMBlockCell and its gradient are in op_registry_ops_nn.cc.
+// block cell (LSTMBlockCell and its gradient are in op_registry_ops_nn.cc);
+// and the batch norm before FusedBatchNorm, BatchNormWithGlobalNormalization
+// and its gradient (deprecated at version 9; core/ops/nn_ops.cc).
 #include <fmt/format.h>
 
 #include "lib/graph/op_registry_builder.h"
@@ -59,12 +61,43 @@ void RegisterGru(OpTable& t) {
   t.Add(grad.Attr("T: {float}").Kernels("CPU", "GPU"));
 }
 
+void RegisterGlobalNorm(OpTable& t) {
+  const char* types = "T: numbertype";
+  t.Add(Op("BatchNormWithGlobalNormalization")
+            .Input("t: T")
+            .Input("m: T")
+            .Input("v: T")
+            .Input("beta: T")
+            .Input("gamma: T")
+            .Output("result: T")
+            .Attr(types)
+            .Attr("variance_epsilon: float")
+            .Attr("scale_after_normalization: bool")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("BatchNormWithGlobalNormalizationGrad")
+            .Input("t: T")
+            .Input("m: T")
+            .Input("v: T")
+            .Input("gamma: T")
+            .Input("backprop: T")
+            .Output("dx: T")
+            .Output("dm: T")
+            .Output("dv: T")
+            .Output("db: T")
+            .Output("dg: T")
+            .Attr(types)
+            .Attr("variance_epsilon: float")
+            .Attr("scale_after_normalization: bool")
+            .Kernels("CPU", "GPU"));
+}
+
 }  // namespace
 
 void RegisterRnnOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterBlockLstm(t);
   RegisterGru(t);
+  RegisterGlobalNorm(t);
 }
 
 }  // namespace dfg

@@ -88,6 +88,7 @@ void RegisterSparseKernels(KernelRegistry* r);
 void RegisterSparseExtKernels(KernelRegistry* r);
 void RegisterTrainingExtKernels(KernelRegistry* r);
 void RegisterRnnKernels(KernelRegistry* r);
+void RegisterFusedExtKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -165,6 +166,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterSparseExtKernels(r);
   RegisterTrainingExtKernels(r);
   RegisterRnnKernels(r);
+  RegisterFusedExtKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

@@ -1,7 +1,8 @@
 // Hand-checked values for the RNN kernels (rnn_lstm_ops.cc,
-// rnn_lstm_grad_ops.cc, rnn_gru_ops.cc); the gradients are checked against
-// finite differences of the forward kernels. The TF oracle's op_cases/rnn.py
-// checks them against TensorFlow itself.
+// rnn_lstm_grad_ops.cc, rnn_gru_ops.cc) and fused_ext_ops.cc; the RNN
+// gradients are checked against finite differences of the forward kernels.
+// The TF oracle's op_cases/rnn.py and fused_ext.py check them against
+// TensorFlow itself.
 #include <fmt/format.h>
 
 #include <string>
@@ -152,6 +153,34 @@ TEST_CASE("GRUBlockCell computes r, u, c, h and its grad matches",
                           At(run_fwd(GruInputs(0.99f)), 3, 0)) /
                          0.02;
   CHECK(At(grad, 0, 0) == Approx(numeric).margin(1e-4));
+}
+
+TEST_CASE("BatchNormWithGlobalNormalization normalizes by the given stats",
+          "[kernels]") {
+  const std::string attrs =
+      "attr { key: 'variance_epsilon' value { f: 1 } } "
+      "attr { key: 'scale_after_normalization' value { b: true } }";
+  const KernelRun run =
+      RunKernel(Node("BatchNormWithGlobalNormalization", attrs),
+                {F({1, 1, 1, 2}, {1, 2}), F({2}, {0, 1}), F({2}, {3, 0}),
+                 F({2}, {1, 0}), F({2}, {2, 1})});
+  REQUIRE(run.status.ok());
+  CHECK(At(run, 0, 0) == 2.0f);  // (1 - 0) * 2 / sqrt(3 + 1) + 1
+  CHECK(At(run, 0, 1) == 1.0f);  // (2 - 1) * 1 / sqrt(0 + 1) + 0
+  const KernelRun grad =
+      RunKernel(Node("BatchNormWithGlobalNormalizationGrad", attrs),
+                {F({1, 1, 1, 2}, {1, 2}), F({2}, {0, 1}), F({2}, {3, 0}),
+                 F({2}, {2, 1}), F({1, 1, 1, 2}, {1, 1})});
+  REQUIRE(grad.status.ok());
+  CHECK(At(grad, 0, 0) == 1.0f);   // dx = backprop * gamma / sqrt(v + eps)
+  CHECK(At(grad, 1, 0) == -1.0f);  // dm = -db * gamma / sqrt(v + eps)
+  CHECK(At(grad, 3, 1) == 1.0f);   // db = sum of backprop
+  CHECK(At(grad, 4, 0) == 0.5f);   // dg = sum(backprop (x - m)) / sqrt(v + eps)
+  CHECK(RunKernel(Node("BatchNormWithGlobalNormalization", attrs),
+                  {F({2}, {1, 2}), F({2}, {0, 1}), F({2}, {3, 0}),
+                   F({2}, {1, 0}), F({2}, {2, 1})})
+            .status.message()
+            .find("input must be 4-dimensional") != std::string::npos);
 }
 
 }  // namespace
