@@ -2,7 +2,8 @@
 // its V2 (IFCO gate order, no forget_bias), their gradients, and the GRU
 // block cell (LSTMBlockCell and its gradient are in op_registry_ops_nn.cc);
 // and the batch norm before FusedBatchNorm, BatchNormWithGlobalNormalization
-// and its gradient (deprecated at version 9; core/ops/nn_ops.cc).
+// and its gradient (deprecated at version 9; core/ops/nn_ops.cc); Grappler's
+// fused ops other than _FusedConv2D and _FusedMatMul (op_registry_ops_nn.cc).
 #include <fmt/format.h>
 
 #include "lib/graph/op_registry_builder.h"
@@ -91,6 +92,16 @@ void RegisterGlobalNorm(OpTable& t) {
             .Kernels("CPU", "GPU"));
 }
 
+// Grappler's fused ops beside _FusedConv2D / _FusedMatMul.
+void RegisterGrapplerFused(OpTable& t) {
+  t.Add(Op("_UnaryOpsComposition")
+            .Input("x: T")
+            .Output("y: T")
+            .Attr("T: {float, half, double}")
+            .Attr("op_names: list(string)")
+            .Kernels("CPU", "GPU"));
+}
+
 }  // namespace
 
 void RegisterRnnOps(OpRegistry* registry) {
@@ -98,6 +109,7 @@ void RegisterRnnOps(OpRegistry* registry) {
   RegisterBlockLstm(t);
   RegisterGru(t);
   RegisterGlobalNorm(t);
+  RegisterGrapplerFused(t);
 }
 
 }  // namespace dfg

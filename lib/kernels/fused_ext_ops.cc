@@ -160,7 +160,10 @@ class BatchNormWithGlobalNormalizationGradOp : public OpKernel {
 
 }  // namespace
 
+void RegisterFusedExtUnaryKernels(KernelRegistry* r);
+
 void RegisterFusedExtKernels(KernelRegistry* r) {
+  RegisterFusedExtUnaryKernels(r);
   const auto types = TypeConstraint("T", TypeList<float, double, Half>());
   r->Register<BatchNormWithGlobalNormalizationOp>(
       "BatchNormWithGlobalNormalization", {types});

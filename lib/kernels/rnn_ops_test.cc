@@ -183,5 +183,24 @@ TEST_CASE("BatchNormWithGlobalNormalization normalizes by the given stats",
             .find("input must be 4-dimensional") != std::string::npos);
 }
 
+TEST_CASE("_UnaryOpsComposition applies its ops in order", "[kernels]") {
+  const std::string names =
+      "attr { key: 'op_names' value { list { s: 'Relu' s: 'Sqrt' s: 'Neg' "
+      "} } }";
+  const KernelRun run =
+      RunKernel(Node("_UnaryOpsComposition", names), {F({3}, {-4, 4, 9})});
+  REQUIRE(run.status.ok());
+  CHECK(At(run, 0, 0) == 0.0f);  // -sqrt(relu(-4)) is -0
+  CHECK(At(run, 0, 1) == -2.0f);
+  CHECK(At(run, 0, 2) == -3.0f);
+  const KernelRun bad =
+      RunKernel(Node("_UnaryOpsComposition",
+                     "attr { key: 'op_names' value { list { s: 'Gelu' } } }"),
+                {F({1}, {1})});
+  CHECK(bad.status.message().find("Do not have a compute function "
+                                  "registered for op: Gelu") !=
+        std::string::npos);
+}
+
 }  // namespace
 }  // namespace dfg
