@@ -100,6 +100,26 @@ void RegisterGrapplerFused(OpTable& t) {
             .Attr("T: {float, half, double}")
             .Attr("op_names: list(string)")
             .Kernels("CPU", "GPU"));
+  // TensorFlow 2.21 registers a CPU kernel (float, bfloat16) that leaves its
+  // outputs unset in every mode ("Missing 0-th output"); only oneDNN's
+  // rewrite to _MklFusedBatchNormEx runs it on CPU. Known, without a kernel.
+  OpBuilder bn = Op("_FusedBatchNormEx");
+  bn.Input("x: T");
+  for (const char* in : {"scale", "offset", "mean", "variance"})
+    bn.Input(fmt::format("{}: U", in));
+  bn.Input("side_input: num_side_inputs * T").Output("y: T");
+  for (const char* out : {"batch_mean", "batch_variance", "reserve_space_1",
+                          "reserve_space_2", "reserve_space_3"})
+    bn.Output(fmt::format("{}: U", out));
+  t.Add(bn.Attr("T: {half, float, bfloat16}")
+            .Attr("U: {float}")
+            .Attr("epsilon: float = 0.0001")
+            .Attr("exponential_avg_factor: float = 1.0")
+            .Attr("num_side_inputs: int >= 0 = 0")
+            .Attr("activation_mode: string = 'Identity'")
+            .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+            .Attr("is_training: bool = true")
+            .Kernels("GPU"));
 }
 
 }  // namespace
