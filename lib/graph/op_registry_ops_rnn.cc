@@ -103,6 +103,33 @@ void RegisterGrapplerFused(OpTable& t) {
   // TensorFlow 2.21 registers a CPU kernel (float, bfloat16) that leaves its
   // outputs unset in every mode ("Missing 0-th output"); only oneDNN's
   // rewrite to _MklFusedBatchNormEx runs it on CPU. Known, without a kernel.
+  for (bool conv3d : {false, true}) {
+    // As _FusedBatchNormEx: TensorFlow 2.21's CPU kernels are oneDNN's only
+    // (without its rewrite: "Missing 0-th output" for the depthwise one,
+    // "Op does not support f inputs" for Conv3D). Known, without a kernel.
+    OpBuilder op = Op(conv3d ? "_FusedConv3D" : "_FusedDepthwiseConv2dNative");
+    op.Input("input: T")
+        .Input("filter: T")
+        .Input("args: num_args * T")
+        .Output("output: T")
+        .Attr(conv3d ? "T: {bfloat16, float, half}"
+                     : "T: {half, bfloat16, float, double}")
+        .Attr("num_args: int >= 0")
+        .Attr("strides: list(int)")
+        .Attr("padding: {'SAME', 'VALID'}");
+    if (conv3d) {
+      op.Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+          .Attr("dilations: list(int) = [1, 1, 1, 1, 1]")
+          .Attr("padding_list: list(int) = []");
+    } else {
+      op.Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+          .Attr("dilations: list(int) = [1, 1, 1, 1]");
+    }
+    t.Add(op.Attr("fused_ops: list(string) = []")
+              .Attr("epsilon: float = 0.0001")
+              .Attr("leakyrelu_alpha: float = 0.2")
+              .Kernels("GPU"));
+  }
   OpBuilder bn = Op("_FusedBatchNormEx");
   bn.Input("x: T");
   for (const char* in : {"scale", "offset", "mean", "variance"})
