@@ -92,8 +92,22 @@ void RegisterGlobalNorm(OpTable& t) {
             .Kernels("CPU", "GPU"));
 }
 
-// Grappler's fused ops beside _FusedConv2D / _FusedMatMul.
+// Grappler's fused ops beside _FusedConv2D / _FusedMatMul, and the TF1
+// graph transforms' mirror-pad (and resize) + Conv2D fusions.
 void RegisterGrapplerFused(OpTable& t) {
+  for (bool resize : {false, true}) {
+    OpBuilder op = Op(resize ? "FusedResizeAndPadConv2D" : "FusedPadConv2D");
+    op.Input("input: T");
+    if (resize) op.Input("size: int32");
+    op.Input("paddings: int32").Input("filter: T").Output("output: T");
+    if (resize) op.Attr("resize_align_corners: bool = false");
+    t.Add(op.Attr(resize ? "T: {half, float, double}"
+                         : "T: {half, bfloat16, float, double}")
+              .Attr("mode: {'REFLECT', 'SYMMETRIC'}")
+              .Attr("strides: list(int)")
+              .Attr("padding: {'SAME', 'VALID'}")
+              .Kernels("CPU"));
+  }
   t.Add(Op("_UnaryOpsComposition")
             .Input("x: T")
             .Output("y: T")

@@ -161,9 +161,11 @@ class BatchNormWithGlobalNormalizationGradOp : public OpKernel {
 }  // namespace
 
 void RegisterFusedExtUnaryKernels(KernelRegistry* r);
+void RegisterFusedExtConvKernels(KernelRegistry* r);
 
 void RegisterFusedExtKernels(KernelRegistry* r) {
   RegisterFusedExtUnaryKernels(r);
+  RegisterFusedExtConvKernels(r);
   const auto types = TypeConstraint("T", TypeList<float, double, Half>());
   r->Register<BatchNormWithGlobalNormalizationOp>(
       "BatchNormWithGlobalNormalization", {types});

@@ -1,5 +1,5 @@
 // Hand-checked values for the RNN kernels (rnn_lstm_ops.cc,
-// rnn_lstm_grad_ops.cc, rnn_gru_ops.cc) and fused_ext_ops.cc; the RNN
+// rnn_lstm_grad_ops.cc, rnn_gru_ops.cc) and fused_ext_*.cc; the RNN
 // gradients are checked against finite differences of the forward kernels.
 // The TF oracle's op_cases/rnn.py and fused_ext.py check them against
 // TensorFlow itself.
@@ -200,6 +200,19 @@ TEST_CASE("_UnaryOpsComposition applies its ops in order", "[kernels]") {
   CHECK(bad.status.message().find("Do not have a compute function "
                                   "registered for op: Gelu") !=
         std::string::npos);
+}
+
+TEST_CASE("FusedPadConv2D convolves the mirror-padded input", "[kernels]") {
+  const KernelRun run = RunKernel(
+      Node("FusedPadConv2D",
+           "attr { key: 'mode' value { s: 'REFLECT' } } "
+           "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
+           "attr { key: 'padding' value { s: 'VALID' } }"),
+      {F({1, 2, 2, 1}, {1, 2, 3, 4}),
+       MakeTensor<int32_t>({4, 2}, {0, 0, 1, 0, 0, 1, 0, 0}),
+       F({1, 1, 1, 1}, {2})});
+  REQUIRE(run.status.ok());
+  CHECK(testing::Flat<float>(run.out(0)) == "[1,3,3,1] 6 8 6 2 4 2 6 8 6");
 }
 
 }  // namespace

@@ -105,8 +105,78 @@ def _unary_cases():
         "Unary op composition must have at least one op"))
 
 
+def _pad_conv_case(dtype, xs, fs, pads, mode, strides=(1, 1, 1, 1), padding="VALID",
+                   size=None, align=False, variant="", **kw):
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    op = "FusedPadConv2D" if size is None else "FusedResizeAndPadConv2D"
+    bf16 = dtype == "bfloat16"
+    name = (f"{op}/{dtype if bf16 else np.dtype(dtype).name}{list(xs)}/"
+            f"{mode},{padding},s={strides[1]}{variant}").replace(" ", "")
+    ph_dtype = np.float32 if bf16 else dtype
+
+    def build():
+        x = tf.compat.v1.placeholder(ph_dtype, None, name="x")
+        f = tf.compat.v1.placeholder(ph_dtype, None, name="f")
+        xin, fin = (tf.cast(x, tf.bfloat16), tf.cast(f, tf.bfloat16)) if bf16 else (x, f)
+        p = tf.constant(pads, tf.int32)
+        if size is None:
+            y = tf.raw_ops.FusedPadConv2D(input=xin, paddings=p, filter=fin, mode=mode,
+                                          strides=list(strides), padding=padding)
+        else:
+            y = tf.raw_ops.FusedResizeAndPadConv2D(
+                input=xin, size=tf.constant(size, tf.int32), paddings=p, filter=fin,
+                mode=mode, strides=list(strides), padding=padding,
+                resize_align_corners=align)
+        y = tf.cast(y, tf.float32) if bf16 else y
+        return [y], {x: data(name + "x", ph_dtype, xs, "small"),
+                     f: data(name + "f", ph_dtype, fs, "small")}
+    return OpCase(name, [op], build, **kw)
+
+
+# Batch 1 only: TensorFlow 2.21's fused kernel gives every image of a batch
+# the first image's result (dfg convolves each image).
+PADS = [[0, 0], [1, 2], [2, 1], [0, 0]]
+
+
+def _pad_conv_cases():
+    for dtype in (np.float32, np.float64, np.float16, "bfloat16"):
+        # Half: a 1x1x1 filter (one product per output): TensorFlow's half
+        # GEMM sums in half in an order of its own.
+        half = dtype == np.float16
+        xs = (1, 5, 6, 1) if half else (1, 5, 6, 3)
+        f33, f32 = ((1, 1, 1, 2), (1, 1, 1, 2)) if half else ((3, 3, 3, 4), (3, 2, 3, 4))
+        for mode in ("REFLECT", "SYMMETRIC"):
+            yield _pad_conv_case(dtype, xs, f33, PADS, mode)
+        if dtype == "bfloat16":
+            continue
+        yield _pad_conv_case(dtype, xs, f32, PADS, "REFLECT", size=(7, 9), variant="/resize")
+        yield _pad_conv_case(dtype, xs, f32, PADS, "SYMMETRIC", size=(4, 8), align=True,
+                             variant="/resize_align")
+    for padding in ("SAME", "VALID"):
+        yield _pad_conv_case(np.float32, (1, 7, 7, 2), (2, 2, 2, 3),
+                             [[0, 0], [1, 1], [1, 1], [0, 0]], "SYMMETRIC",
+                             strides=(1, 4, 3, 1), padding=padding)
+        yield _pad_conv_case(np.float32, (1, 7, 7, 2), (2, 3, 2, 3),
+                             [[0, 0], [1, 1], [2, 0], [0, 0]], "REFLECT",
+                             strides=(1, 4, 3, 1), padding=padding, size=(5, 8),
+                             variant="/resize")
+    yield _pad_conv_case(np.float32, (1, 3, 3, 2), (2, 2, 2, 3),
+                         [[0, 0], [3, 0], [0, 0], [0, 0]], "REFLECT", variant="/too_far",
+                         expect_error="paddings must be less than the dimension size: 3, 0")
+    yield _pad_conv_case(np.float32, (1, 3, 3, 2), (2, 2, 2, 3),
+                         [[1, 0], [0, 0], [0, 0], [0, 0]], "SYMMETRIC", variant="/batch",
+                         expect_error="Fused mirror padding only support spatial padding, "
+                                      "not batches")
+    yield _pad_conv_case(np.float32, (0, 3, 3, 2), (2, 2, 2, 3), PADS, "SYMMETRIC",
+                         expect_error="Input tensor can't be empty")
+    yield _pad_conv_case(np.float32, (1, 3, 3, 2), (2, 2, 3, 3), PADS, "SYMMETRIC",
+                         variant="/depth",
+                         expect_error="input and filter must have the same depth: 2 vs 3")
+
+
 def cases():
     yield from _unary_cases()
+    yield from _pad_conv_cases()
     for op in OPS:
         for dtype in (np.float16, np.float32, np.float64):
             for scale in (True, False):
