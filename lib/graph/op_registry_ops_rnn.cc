@@ -108,6 +108,20 @@ void RegisterGrapplerFused(OpTable& t) {
               .Attr("padding: {'SAME', 'VALID'}")
               .Kernels("CPU"));
   }
+  t.Add(Op("Conv")
+            .Input("input: T")
+            .Input("filter: T")
+            .Output("output: T")
+            .Attr("T: {half, bfloat16, float, double, int32}")
+            .Attr("strides: list(int)")
+            .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+            .Attr("explicit_paddings: list(int) = []")
+            .Attr("data_format: {'CHANNELS_FIRST', 'CHANNELS_LAST'} = "
+                  "'CHANNELS_LAST'")
+            .Attr("dilations: list(int) = []")
+            .Attr("batch_dims: int = 1")
+            .Attr("groups: int = 1")
+            .Kernels("CPU", "GPU"));
   t.Add(Op("_UnaryOpsComposition")
             .Input("x: T")
             .Output("y: T")

@@ -4,7 +4,8 @@
 // row of the im2col matrix is sampled straight from the input through the
 // mirror padding (and the legacy, corner-aligned resize), then one GEMM with
 // the filter. The patch origins follow that kernel's own rounding of the
-// VALID offset, not Conv2D's.
+// VALID offset, not Conv2D's. Also Conv, the generic N-d convolution, which
+// TensorFlow's CPU kernel runs as Conv2D or Conv3D.
 #include <cmath>
 
 #include "lib/kernels/blas_threads.h"
@@ -286,9 +287,69 @@ class FusedResizeAndPadConv2DOp : public FusedPadConv2DOp {
       : FusedPadConv2DOp(ctx, true) {}
 };
 
+// Conv: by its strides' length, a Conv2D or Conv3D kernel built from the
+// same attrs (CHANNELS_LAST/FIRST as NHWC/NCHW or NDHWC/NCDHW) computes it.
+// Like TensorFlow's CPU kernel: 2 or 3 spatial dims, batch_dims 1, groups 1.
+class ConvOp : public OpKernel {
+ public:
+  explicit ConvOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::vector<int64_t> strides;
+    std::string format;
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("strides", &strides));
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("batch_dims", &batch_dims_));
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("groups", &groups_));
+    const bool conv3d = strides.size() == 5;
+    NodeDef inner = ctx->def();
+    inner.set_op(conv3d ? "Conv3D" : "Conv2D");
+    auto& attrs = *inner.mutable_attr();
+    for (const char* name : {"batch_dims", "groups"}) attrs.erase(name);
+    if (conv3d) attrs.erase("explicit_paddings");
+    const bool last = format == "CHANNELS_LAST";
+    attrs["data_format"].set_s(conv3d ? (last ? "NDHWC" : "NCDHW")
+                                      : (last ? "NHWC" : "NCHW"));
+    if (attrs.count("dilations") && attrs["dilations"].list().i_size() == 0) {
+      attrs.erase("dilations");  // Conv2D/Conv3D's default: all 1
+    }
+    auto kernel = KernelRegistry::Global().CreateKernel(
+        inner, ctx->device_type(), ctx->input_types(), ctx->output_types());
+    if (kernel.ok()) {
+      inner_ = std::move(*kernel);
+    } else {  // reported when computed, without the inner node's suffix
+      const std::string& m = kernel.status().message();
+      inner_status_ =
+          Status(kernel.status().code(), m.substr(0, m.find("\n\t [[")));
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const int64_t spatial = ctx->input(0).dims() - batch_dims_ - 1;
+    DFG_OP_REQUIRES(
+        ctx, spatial == 2 || spatial == 3,
+        InvalidArgument(
+            "The input must have 2 or 3 spatial dimensions but got {}",
+            spatial));
+    DFG_OP_REQUIRES(
+        ctx, groups_ == 1,
+        Unimplemented("Grouped/Depthwise Convolutions are not supported yet."));
+    DFG_OP_REQUIRES(ctx, batch_dims_ == 1,
+                    Unimplemented("Conv supports only batch_dims 1 on CPU"));
+    DFG_OP_REQUIRES_OK(ctx, inner_status_);
+    inner_->Compute(ctx);
+  }
+
+ private:
+  int64_t batch_dims_ = 1, groups_ = 1;
+  std::unique_ptr<OpKernel> inner_;
+  Status inner_status_;
+};
+
 }  // namespace
 
 void RegisterFusedExtConvKernels(KernelRegistry* r) {
+  r->Register<ConvOp>(
+      "Conv", {TypeConstraint(
+                  "T", TypeList<float, double, Half, BFloat16, int32_t>())});
   r->Register<FusedPadOnlyConv2DOp>(
       "FusedPadConv2D",
       {TypeConstraint("T", TypeList<float, double, Half, BFloat16>())});

@@ -215,5 +215,20 @@ TEST_CASE("FusedPadConv2D convolves the mirror-padded input", "[kernels]") {
   CHECK(testing::Flat<float>(run.out(0)) == "[1,3,3,1] 6 8 6 2 4 2 6 8 6");
 }
 
+TEST_CASE("Conv runs 2 spatial dims as Conv2D and refuses 1", "[kernels]") {
+  const std::string attrs =
+      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } "
+      "attr { key: 'padding' value { s: 'VALID' } }";
+  const KernelRun run =
+      RunKernel(Node("Conv", attrs),
+                {F({1, 2, 2, 1}, {1, 2, 3, 4}), F({2, 1, 1, 1}, {1, 10})});
+  REQUIRE(run.status.ok());
+  CHECK(testing::Flat<float>(run.out(0)) == "[1,1,2,1] 31 42");
+  const KernelRun bad =
+      RunKernel(Node("Conv", attrs), {F({1, 2, 1}, {1, 2}), F({1, 1, 1}, {1})});
+  CHECK(bad.status.message().find("must have 2 or 3 spatial dimensions") !=
+        std::string::npos);
+}
+
 }  // namespace
 }  // namespace dfg

@@ -174,8 +174,50 @@ def _pad_conv_cases():
                          expect_error="input and filter must have the same depth: 2 vs 3")
 
 
+def _conv_case(dtype, xs, fs, variant="", **attrs):
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    expect_error = attrs.pop("expect_error", None)
+    name = f"Conv/{np.dtype(dtype).name}{list(xs)}/{variant}".replace(" ", "")
+
+    def build():
+        x = tf.compat.v1.placeholder(dtype, None, name="x")
+        f = tf.compat.v1.placeholder(dtype, None, name="f")
+        y = tf.raw_ops.Conv(input=x, filter=f, **attrs)
+        return [y], {x: data(name + "x", dtype, xs, "small"),
+                     f: data(name + "f", dtype, fs, "small")}
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else {}
+    return OpCase(name, ["Conv"], build, expect_error=expect_error, **tol)
+
+
+def _conv_cases():
+    one4, one5 = [1, 1, 1, 1], [1, 1, 1, 1, 1]
+    for dtype in (np.float32, np.float64, np.int32):
+        yield _conv_case(dtype, (2, 7, 6, 3), (3, 3, 3, 4), "2d_same", strides=one4,
+                         padding="SAME")
+    yield _conv_case(np.float32, (2, 7, 6, 3), (3, 2, 3, 4), "2d_strided_dilated",
+                     strides=[1, 2, 1, 1], padding="VALID", dilations=[1, 1, 2, 1])
+    yield _conv_case(np.float32, (2, 7, 6, 3), (3, 3, 3, 4), "2d_explicit", strides=one4,
+                     padding="EXPLICIT", explicit_paddings=[0, 0, 1, 2, 0, 1, 0, 0])
+    for dtype in (np.float32, np.float64):
+        yield _conv_case(dtype, (2, 5, 4, 5, 3), (2, 3, 2, 3, 4), "3d", strides=[1, 1, 2, 1, 1],
+                         padding="SAME")
+    yield _conv_case(np.float32, (2, 7, 3), (3, 3, 4), "1d", strides=[1, 1, 1],
+                     padding="VALID",
+                     expect_error="The input must have 2 or 3 spatial dimensions but got 1")
+    yield _conv_case(np.float32, (2, 7, 6, 4), (3, 3, 2, 4), "groups", strides=one4,
+                     padding="SAME", groups=2,
+                     expect_error="Grouped/Depthwise Convolutions are not supported yet")
+    yield _conv_case(np.float32, (2, 3, 7, 6), (3, 3, 3, 4), "channels_first", strides=one4,
+                     padding="SAME", data_format="CHANNELS_FIRST",
+                     expect_error="only supports the NHWC tensor format on the CPU")
+    yield _conv_case(np.float32, (2, 5, 5, 5, 3), (2, 2, 2, 3, 4), "3d_dilated",
+                     strides=one5, padding="SAME", dilations=[1, 2, 1, 1, 1],
+                     expect_error="only supports dilated rates of 1")
+
+
 def cases():
     yield from _unary_cases()
+    yield from _conv_cases()
     yield from _pad_conv_cases()
     for op in OPS:
         for dtype in (np.float16, np.float32, np.float64):
