@@ -3,7 +3,8 @@
 // block cell (LSTMBlockCell and its gradient are in op_registry_ops_nn.cc);
 // and the batch norm before FusedBatchNorm, BatchNormWithGlobalNormalization
 // and its gradient (deprecated at version 9; core/ops/nn_ops.cc); Grappler's
-// fused ops other than _FusedConv2D and _FusedMatMul (op_registry_ops_nn.cc).
+// fused ops other than _FusedConv2D and _FusedMatMul (op_registry_ops_nn.cc);
+// the CTC loss and decoders (core/ops/ctc_ops.cc).
 #include <fmt/format.h>
 
 #include "lib/graph/op_registry_builder.h"
@@ -177,6 +178,20 @@ void RegisterGrapplerFused(OpTable& t) {
             .Kernels("GPU"));
 }
 
+void RegisterCtc(OpTable& t) {
+  t.Add(Op("CTCGreedyDecoder")
+            .Input("inputs: T")
+            .Input("sequence_length: int32")
+            .Output("decoded_indices: int64")
+            .Output("decoded_values: int64")
+            .Output("decoded_shape: int64")
+            .Output("log_probability: T")
+            .Attr("merge_repeated: bool = false")
+            .Attr("blank_index: int = -1")
+            .Attr("T: {float, double} = DT_FLOAT")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterRnnOps(OpRegistry* registry) {
@@ -185,6 +200,7 @@ void RegisterRnnOps(OpRegistry* registry) {
   RegisterGru(t);
   RegisterGlobalNorm(t);
   RegisterGrapplerFused(t);
+  RegisterCtc(t);
 }
 
 }  // namespace dfg

@@ -162,10 +162,12 @@ class BatchNormWithGlobalNormalizationGradOp : public OpKernel {
 
 void RegisterFusedExtUnaryKernels(KernelRegistry* r);
 void RegisterFusedExtConvKernels(KernelRegistry* r);
+void RegisterCtcKernels(KernelRegistry* r);
 
 void RegisterFusedExtKernels(KernelRegistry* r) {
   RegisterFusedExtUnaryKernels(r);
   RegisterFusedExtConvKernels(r);
+  RegisterCtcKernels(r);
   const auto types = TypeConstraint("T", TypeList<float, double, Half>());
   r->Register<BatchNormWithGlobalNormalizationOp>(
       "BatchNormWithGlobalNormalization", {types});
