@@ -179,6 +179,18 @@ void RegisterGrapplerFused(OpTable& t) {
 }
 
 void RegisterCtc(OpTable& t) {
+  t.Add(Op("CTCLoss")
+            .Input("inputs: T")
+            .Input("labels_indices: int64")
+            .Input("labels_values: int32")
+            .Input("sequence_length: int32")
+            .Output("loss: T")
+            .Output("gradient: T")
+            .Attr("preprocess_collapse_repeated: bool = false")
+            .Attr("ctc_merge_repeated: bool = true")
+            .Attr("ignore_longer_outputs_than_inputs: bool = false")
+            .Attr("T: {float, double} = DT_FLOAT")
+            .Kernels("CPU"));
   t.Add(Op("CTCGreedyDecoder")
             .Input("inputs: T")
             .Input("sequence_length: int32")

@@ -1,6 +1,6 @@
 // CTC: CTCGreedyDecoder (best path: the arg max class at each step, blanks
 // and — with merge_repeated — repeats dropped; log_probability is minus the
-// sum of the maxima) and CTCLoss (ctc_loss.cc). Decoded paths come out as
+// sum of the maxima) and CTCLoss (ctc_loss_op.cc). Decoded paths come out as
 // TensorFlow gives them: a sparse [batch, max_len] tensor (indices,
 // values, dense_shape) per path.
 #include <cmath>
@@ -129,7 +129,10 @@ class CTCGreedyDecoderOp : public OpKernel {
 
 }  // namespace
 
+void RegisterCtcLossKernels(KernelRegistry* r);
+
 void RegisterCtcKernels(KernelRegistry* r) {
+  RegisterCtcLossKernels(r);
   r->Register<CTCGreedyDecoderOp>(
       "CTCGreedyDecoder", {TypeConstraint("T", TypeList<float, double>())});
 }

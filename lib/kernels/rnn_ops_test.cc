@@ -5,6 +5,7 @@
 // TensorFlow itself.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -228,6 +229,28 @@ TEST_CASE("Conv runs 2 spatial dims as Conv2D and refuses 1", "[kernels]") {
       RunKernel(Node("Conv", attrs), {F({1, 2, 1}, {1, 2}), F({1, 1, 1}, {1})});
   CHECK(bad.status.message().find("must have 2 or 3 spatial dimensions") !=
         std::string::npos);
+}
+
+TEST_CASE("CTC: greedy decoding and the loss of a certain path", "[kernels]") {
+  // Two steps, classes {0, blank}: class 0 then blank, decoded as [0].
+  const std::string greedy =
+      "name: 'n' op: 'CTCGreedyDecoder' attr { key: 'T' value { type: "
+      "DT_FLOAT } }";
+  const KernelRun run = RunKernel(
+      greedy, {F({2, 1, 2}, {3, 1, 0, 2}), MakeTensor<int32_t>({1}, {2})});
+  REQUIRE(run.status.ok());
+  CHECK(testing::Flat<int64_t>(run.out(0)) == "[1,2] 0 0");
+  CHECK(testing::Flat<int64_t>(run.out(1)) == "[1] 0");
+  CHECK(testing::Flat<int64_t>(run.out(2)) == "[2] 1 1");
+  CHECK(At(run, 3, 0) == -5.0f);
+  // One step, label [0]: the loss is -log softmax(x)[0] = log(1 + e).
+  const KernelRun loss = RunKernel(
+      "name: 'n' op: 'CTCLoss' attr { key: 'T' value { type: DT_FLOAT } }",
+      {F({1, 1, 2}, {0, 1}), MakeTensor<int64_t>({1, 2}, {0, 0}),
+       MakeTensor<int32_t>({1}, {0}), MakeTensor<int32_t>({1}, {1})});
+  REQUIRE(loss.status.ok());
+  CHECK(At(loss, 0, 0) == Approx(std::log1p(std::exp(1.0f))));
+  CHECK(At(loss, 1, 0) == Approx(1 / (1 + std::exp(1.0f)) - 1));
 }
 
 }  // namespace

@@ -41,5 +41,51 @@ def _greedy_cases():
                   expect_error="inputs must not be empty")
 
 
+def _loss(dtype, time, classes, labels, lens, variant="", **attrs):
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    expect_error = attrs.pop("expect_error", None)
+    batch = len(lens)
+    name = (f"CTCLoss/{np.dtype(dtype).name}[{time},{batch},{classes}]/"
+            + ",".join(f"{k}={int(v)}" for k, v in attrs.items()) + variant).replace(" ", "")
+    indices = [[b, i] for b, row in enumerate(labels) for i in range(len(row))]
+    values = [v for row in labels for v in row]
+
+    def build():
+        x = tf.compat.v1.placeholder(dtype, None, name="x")
+        ix = tf.compat.v1.placeholder(np.int64, None, name="ix")
+        vals = tf.compat.v1.placeholder(np.int32, None, name="vals")
+        s = tf.compat.v1.placeholder(np.int32, None, name="s")
+        out = tf.raw_ops.CTCLoss(inputs=x, labels_indices=ix, labels_values=vals,
+                                 sequence_length=s, **attrs)
+        return list(out), {x: data(name, dtype, (time, batch, classes)),
+                           ix: np.array(indices, np.int64).reshape(-1, 2),
+                           vals: np.array(values, np.int32), s: np.array(lens, np.int32)}
+    return OpCase(name, ["CTCLoss"], build, expect_error=expect_error)
+
+
+def _loss_cases():
+    labels = [[1, 2, 2, 0], [3], [0, 0, 1]]
+    for dtype in (F32, F64):
+        for collapse in (False, True):
+            for merge in (False, True):
+                yield _loss(dtype, 9, 5, labels, [9, 6, 7], preprocess_collapse_repeated=collapse,
+                            ctc_merge_repeated=merge)
+    yield _loss(F32, 9, 5, [[1, 2, 4, 4], [3], [0]], [9, 6, 7], variant="/null_tail")
+    yield _loss(F32, 6, 4, [[1, 2, 1, 2, 1], [2]], [3, 0],
+                ignore_longer_outputs_than_inputs=True)
+    yield _loss(F32, 6, 4, [[1, 2, 1, 2, 1], [2]], [3, 6], variant="/too_short",
+                expect_error="Not enough time for target transition sequence "
+                             r"\(required: 5, available: 3\)0")
+    yield _loss(F32, 6, 4, [[1, 2], []], [6, 6], variant="/no_labels",
+                expect_error="Labels length is zero in batch 1")
+    yield _loss(F32, 6, 4, [[1, 3, 2], [2]], [6, 6], variant="/null_inside",
+                expect_error="Saw a non-null label")
+    yield _loss(F32, 6, 4, [[1, -1], [2]], [6, 6], variant="/negative",
+                expect_error="All labels must be nonnegative integers, batch: 0 labels: 1,-1")
+    yield _loss(F32, 6, 4, [[1], [2]], [7, 6], variant="/long_seq",
+                expect_error=r"sequence_length\(0\) <= 6")
+
+
 def cases():
     yield from _greedy_cases()
+    yield from _loss_cases()
