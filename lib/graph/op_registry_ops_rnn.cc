@@ -179,6 +179,18 @@ void RegisterGrapplerFused(OpTable& t) {
 }
 
 void RegisterCtc(OpTable& t) {
+  t.Add(Op("CTCBeamSearchDecoder")
+            .Input("inputs: T")
+            .Input("sequence_length: int32")
+            .Output("decoded_indices: top_paths * int64")
+            .Output("decoded_values: top_paths * int64")
+            .Output("decoded_shape: top_paths * int64")
+            .Output("log_probability: T")
+            .Attr("beam_width: int >= 1")
+            .Attr("top_paths: int >= 1")
+            .Attr("merge_repeated: bool = true")
+            .Attr("T: {float, double} = DT_FLOAT")
+            .Kernels("CPU"));
   t.Add(Op("CTCLoss")
             .Input("inputs: T")
             .Input("labels_indices: int64")

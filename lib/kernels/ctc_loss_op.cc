@@ -9,27 +9,14 @@
 #include <cmath>
 #include <limits>
 
+#include "lib/kernels/ctc_ops.h"
 #include "lib/kernels/cwise_ops.h"
 
 namespace dfg {
 namespace {
 
-template <typename T>
-T LogZero() {
-  return -std::numeric_limits<T>::infinity();
-}
-
-template <typename T>
-T LogSumExp(T a, T b) {
-  if (a <= LogZero<T>()) return b;
-  if (b <= LogZero<T>()) return a;
-  // In float, as TensorFlow's log1pf(expf(.)): double losses have a float's
-  // precision in this term.
-  auto term = [](T d) {
-    return static_cast<T>(std::log1p(std::exp(static_cast<float>(d))));
-  };
-  return a > b ? a + term(b - a) : b + term(a - b);
-}
+using ctc::LogSumExp;
+using ctc::LogZero;
 
 std::string Join(const std::vector<int>& v) {
   return fmt::format("{}", fmt::join(v, ","));

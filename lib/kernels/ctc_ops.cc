@@ -1,6 +1,7 @@
 // CTC: CTCGreedyDecoder (best path: the arg max class at each step, blanks
 // and — with merge_repeated — repeats dropped; log_probability is minus the
-// sum of the maxima) and CTCLoss (ctc_loss_op.cc). Decoded paths come out as
+// sum of the maxima); CTCLoss (ctc_loss_op.cc) and CTCBeamSearchDecoder
+// (ctc_beam_search_op.cc) register from here. Decoded paths come out as
 // TensorFlow gives them: a sparse [batch, max_len] tensor (indices,
 // values, dense_shape) per path.
 #include <cmath>
@@ -8,10 +9,10 @@
 #include "lib/kernels/cwise_ops.h"
 
 namespace dfg {
-namespace {
 
-// The checks of TensorFlow's CTCDecodeHelper, in its words.
-Status ValidateDecoderInputs(const Tensor& inputs, const Tensor& seq_len) {
+// The checks of TensorFlow's CTCDecodeHelper, in its words (shared with
+// ctc_beam_search_op.cc).
+Status ValidateCtcDecoderInputs(const Tensor& inputs, const Tensor& seq_len) {
   if (inputs.dims() != 3) {
     return InvalidArgument("inputs is not a 3-Tensor");
   }
@@ -39,9 +40,9 @@ Status ValidateDecoderInputs(const Tensor& inputs, const Tensor& seq_len) {
 
 // Writes path p of every batch entry (sequences[b][p]) as sparse outputs
 // p, top + p and 2 * top + p.
-Status StoreDecoded(OpKernelContext* ctx,
-                    const std::vector<std::vector<std::vector<int>>>& seqs,
-                    int top) {
+Status StoreCtcDecoded(OpKernelContext* ctx,
+                       const std::vector<std::vector<std::vector<int>>>& seqs,
+                       int top) {
   const int64_t batch = static_cast<int64_t>(seqs.size());
   for (int p = 0; p < top; ++p) {
     int64_t total = 0, longest = 0;
@@ -72,6 +73,8 @@ Status StoreDecoded(OpKernelContext* ctx,
   return Status::Ok();
 }
 
+namespace {
+
 class CTCGreedyDecoderOp : public OpKernel {
  public:
   explicit CTCGreedyDecoderOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -82,7 +85,7 @@ class CTCGreedyDecoderOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& inputs = ctx->input(0);
     const Tensor& seq_len = ctx->input(1);
-    DFG_OP_REQUIRES_OK(ctx, ValidateDecoderInputs(inputs, seq_len));
+    DFG_OP_REQUIRES_OK(ctx, ValidateCtcDecoderInputs(inputs, seq_len));
     const int64_t batch = inputs.dim_size(1), classes = inputs.dim_size(2);
     const int64_t blank =
         blank_index_ < 0 ? classes + blank_index_ : blank_index_;
@@ -119,7 +122,7 @@ class CTCGreedyDecoderOp : public OpKernel {
         lp[b] = sum;
       }
     });
-    DFG_OP_REQUIRES_OK(ctx, StoreDecoded(ctx, seqs, 1));
+    DFG_OP_REQUIRES_OK(ctx, StoreCtcDecoded(ctx, seqs, 1));
   }
 
  private:
@@ -130,9 +133,11 @@ class CTCGreedyDecoderOp : public OpKernel {
 }  // namespace
 
 void RegisterCtcLossKernels(KernelRegistry* r);
+void RegisterCtcBeamSearchKernels(KernelRegistry* r);
 
 void RegisterCtcKernels(KernelRegistry* r) {
   RegisterCtcLossKernels(r);
+  RegisterCtcBeamSearchKernels(r);
   r->Register<CTCGreedyDecoderOp>(
       "CTCGreedyDecoder", {TypeConstraint("T", TypeList<float, double>())});
 }

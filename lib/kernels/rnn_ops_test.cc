@@ -251,6 +251,16 @@ TEST_CASE("CTC: greedy decoding and the loss of a certain path", "[kernels]") {
   REQUIRE(loss.status.ok());
   CHECK(At(loss, 0, 0) == Approx(std::log1p(std::exp(1.0f))));
   CHECK(At(loss, 1, 0) == Approx(1 / (1 + std::exp(1.0f)) - 1));
+  // Beam search, one step, logits [2, 0] (class 0, blank): the best path
+  // is [0] with log softmax(2).
+  const KernelRun beam = RunKernel(
+      "name: 'n' op: 'CTCBeamSearchDecoder' attr { key: 'T' value { type: "
+      "DT_FLOAT } } attr { key: 'beam_width' value { i: 2 } } attr { key: "
+      "'top_paths' value { i: 1 } }",
+      {F({1, 1, 2}, {2, 0}), MakeTensor<int32_t>({1}, {1})});
+  REQUIRE(beam.status.ok());
+  CHECK(testing::Flat<int64_t>(beam.out(1)) == "[1] 0");
+  CHECK(At(beam, 3, 0) == Approx(-std::log1p(std::exp(-2.0f))));
 }
 
 }  // namespace

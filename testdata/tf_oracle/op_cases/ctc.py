@@ -86,6 +86,37 @@ def _loss_cases():
                 expect_error=r"sequence_length\(0\) <= 6")
 
 
+def _beam(dtype, shape, lens, width, top, merge=True, variant="", **kw):
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    name = (f"CTCBeamSearchDecoder/{np.dtype(dtype).name}{list(shape)}/"
+            f"width={width},top={top},merge={merge}{variant}").replace(" ", "")
+
+    def build():
+        x = tf.compat.v1.placeholder(dtype, None, name="x")
+        s = tf.compat.v1.placeholder(np.int32, None, name="s")
+        out = tf.raw_ops.CTCBeamSearchDecoder(inputs=x, sequence_length=s, beam_width=width,
+                                              top_paths=top, merge_repeated=merge)
+        fetches = list(out.decoded_indices) + list(out.decoded_values) + list(
+            out.decoded_shape) + [out.log_probability]
+        return fetches, {x: data(name, dtype, shape), s: np.array(lens, np.int32)}
+    return OpCase(name, ["CTCBeamSearchDecoder"], build, **kw)
+
+
+def _beam_cases():
+    for dtype in (F32, F64):
+        for merge in (True, False):
+            yield _beam(dtype, (10, 3, 4), [10, 6, 1], 4, 3, merge)
+            yield _beam(dtype, (8, 2, 6), [8, 8], 1, 1, merge)
+            yield _beam(dtype, (12, 2, 3), [12, 9], 10, 5, merge)
+    yield _beam(F32, (5, 2, 4), [5, 0], 3, 2, variant="/empty_seq",
+                expect_error="Less leaves in the beam search than requested")
+    yield _beam(F32, (5, 2, 4), [5, 5], 2, 3, variant="/top_over_width",
+                expect_error="requested more paths than the beam width")
+    yield _beam(F32, (5, 2, 4), [5, 6], 2, 1, variant="/too_long",
+                expect_error=r"sequence_length\(1\) <= 5")
+
+
 def cases():
     yield from _greedy_cases()
+    yield from _beam_cases()
     yield from _loss_cases()
