@@ -149,9 +149,9 @@ class LSTMBlockCellOp : public OpKernel {
                        a + 4 * n, a + 5 * n, a + 6 * n};
     const std::vector<float> cs_prev = Floats(ctx->input(1));
     if (ctx->input(0).dtype() == tensorflow::DT_HALF) {
-      LstmForward<Half>(p, gates.data(), cs_prev.data(), out);
+      LstmForward<Half>(p, gates.data(), cs_prev.data(), out, 0, p.batch);
     } else {
-      LstmForward<float>(p, gates.data(), cs_prev.data(), out);
+      LstmForward<float>(p, gates.data(), cs_prev.data(), out, 0, p.batch);
     }
     // Outputs i, cs, f, o, ci, co, h: the order of LstmActs.
     for (int k = 0; k < 7; ++k) {
@@ -265,9 +265,12 @@ class BlockLSTMOp : public OpKernel {
       const float* gxt = gx.data() + t * p.batch * c4;
       for (int64_t j = 0; j < p.batch * c4; ++j) gates[j] += gxt[j];
       float* a = acts + t * step;
-      LstmForward<T>(
-          p, gates.data(), cs_prev,
-          {a, a + n, a + 2 * n, a + 3 * n, a + 4 * n, a + 5 * n, a + 6 * n});
+      const LstmActs out{a,         a + n,     a + 2 * n, a + 3 * n,
+                         a + 4 * n, a + 5 * n, a + 6 * n};
+      ParallelFor(ctx->intra_op_pool(), p.batch, 4 * p.cell * 40,
+                  [&](int64_t r0, int64_t r1) {
+                    LstmForward<T>(p, gates.data(), cs_prev, out, r0, r1);
+                  });
     }
   }
 

@@ -31,6 +31,21 @@ inline float Round(float x) {
 
 inline float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
+// tanh to a few float ulps, through expf (glibc's tanhf goes through the
+// much slower expm1f and dominated BlockLSTM): 1 - 2 / (e^2x + 1), and near
+// 0, where that form cancels, its Taylor series (next term < 1e-8 x).
+inline float Tanh(float x) {
+  const float ax = std::fabs(x);
+  if (ax < 0.25f) {
+    const float x2 = x * x;
+    return x * (1.0f +
+                x2 * (-1.0f / 3 + x2 * (2.0f / 15 + x2 * (-17.0f / 315 +
+                                                          x2 * 62.0f / 2835))));
+  }
+  if (ax > 9.0f) return std::copysign(1.0f, x);
+  return std::copysign(1.0f - 2.0f / (std::exp(2.0f * ax) + 1.0f), x);
+}
+
 // The values of a float or half tensor as floats.
 std::vector<float> Floats(const Tensor& t);
 // Stores v[0, n) into t (float or half) at element `offset`.
@@ -62,13 +77,13 @@ struct ConstLstmActs {
   const float *i, *cs, *f, *o, *ci, *co;
 };
 
-// Forward step: `gates` ([batch, 4*cell]) holds [x, h_prev]·w; adds b and
-// computes the activations from cs_prev.
+// Forward step of batch rows [r0, r1): `gates` ([batch, 4*cell]) holds
+// [x, h_prev]·w; adds b and computes the activations from cs_prev.
 template <typename T>
 void LstmForward(const LstmCell& p, float* gates, const float* cs_prev,
-                 const LstmActs& a) {
+                 const LstmActs& a, int64_t r0, int64_t r1) {
   const int64_t c4 = 4 * p.cell;
-  for (int64_t r = 0; r < p.batch; ++r) {
+  for (int64_t r = r0; r < r1; ++r) {
     float* g = gates + r * c4;
     for (int64_t j = 0; j < c4; ++j) g[j] = Round<T>(Round<T>(g[j]) + p.b[j]);
     const float* gi = g;
@@ -84,14 +99,14 @@ void LstmForward(const LstmCell& p, float* gates, const float* cs_prev,
         xf = Round<T>(xf + Round<T>(csp * p.wcf[j]));
       }
       const float i = Round<T>(Sigmoid(xi));
-      const float ci = Round<T>(std::tanh(gc[j]));
+      const float ci = Round<T>(Tanh(gc[j]));
       const float f = Round<T>(Sigmoid(xf));
       float cs = Round<T>(Round<T>(i * ci) + Round<T>(f * csp));
       if (p.cell_clip > 0.0f) {
         const float clip = Round<T>(p.cell_clip);
         cs = std::min(std::max(cs, -clip), clip);
       }
-      const float co = Round<T>(std::tanh(cs));
+      const float co = Round<T>(Tanh(cs));
       float xo = go[j];
       if (p.peephole) xo = Round<T>(xo + Round<T>(cs * p.wco[j]));
       const float o = Round<T>(Sigmoid(xo));
