@@ -101,10 +101,10 @@ void RegisterGrapplerFused(OpTable& t) {
     op.Input("input: T");
     if (resize) op.Input("size: int32");
     op.Input("paddings: int32").Input("filter: T").Output("output: T");
+    op.Attr(resize ? "T: {half, float, double}"
+                   : "T: {half, bfloat16, float, double}");
     if (resize) op.Attr("resize_align_corners: bool = false");
-    t.Add(op.Attr(resize ? "T: {half, float, double}"
-                         : "T: {half, bfloat16, float, double}")
-              .Attr("mode: {'REFLECT', 'SYMMETRIC'}")
+    t.Add(op.Attr("mode: {'REFLECT', 'SYMMETRIC'}")
               .Attr("strides: list(int)")
               .Attr("padding: {'SAME', 'VALID'}")
               .Kernels("CPU"));
@@ -144,7 +144,7 @@ void RegisterGrapplerFused(OpTable& t) {
         .Attr(conv3d ? "T: {bfloat16, float, half}"
                      : "T: {half, bfloat16, float, double}")
         .Attr("num_args: int >= 0")
-        .Attr("strides: list(int)")
+        .Attr(conv3d ? "strides: list(int) >= 5" : "strides: list(int)")
         .Attr("padding: {'SAME', 'VALID'}");
     if (conv3d) {
       op.Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
