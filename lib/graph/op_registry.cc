@@ -78,6 +78,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterSparseExtOps(r);
     RegisterOptimizerOps(r);
     RegisterRandomExtOps(r);
+    RegisterRnnOps(r);
     return r;
   }();
   return *registry;

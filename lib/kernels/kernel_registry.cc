@@ -88,6 +88,8 @@ void RegisterRandomExtKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
 void RegisterSparseExtKernels(KernelRegistry* r);
 void RegisterTrainingExtKernels(KernelRegistry* r);
+void RegisterRnnKernels(KernelRegistry* r);
+void RegisterFusedExtKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -165,6 +167,8 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterSparseKernels(r);
   RegisterSparseExtKernels(r);
   RegisterTrainingExtKernels(r);
+  RegisterRnnKernels(r);
+  RegisterFusedExtKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {
