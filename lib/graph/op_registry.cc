@@ -77,6 +77,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterSparseExtOps(r);
     RegisterOptimizerOps(r);
     RegisterRandomExtOps(r);
+    RegisterNnGradExtOps(r);
     return r;
   }();
   return *registry;

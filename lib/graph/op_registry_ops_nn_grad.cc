@@ -1,0 +1,105 @@
+// Op table: the pooling and convolution gradients beyond MaxPoolGrad,
+// AvgPoolGrad and Conv2DBackprop* (max-pool gradients with argmax and of
+// second order, the 3-D pooling and convolution gradients), morphological
+// dilation, fractional pooling, volume patches and glimpses (TensorFlow's
+// core/ops/nn_ops.cc and image_ops.cc). Signatures as TensorFlow's OpDefs.
+#include <string>
+
+#include "lib/graph/op_registry_builder.h"
+
+namespace dfg {
+namespace {
+
+constexpr const char* kRealDefault = "T: realnumbertype = DT_FLOAT";
+constexpr const char* kPadding = "padding: {'SAME', 'VALID'}";
+constexpr const char* kFormat = "data_format: {'NHWC', 'NCHW'} = 'NHWC'";
+constexpr const char* kFormat3d = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'";
+
+void RegisterMaxPoolGrads(OpTable& t) {
+  for (const char* name :
+       {"MaxPoolGradV2", "MaxPoolGradGrad", "MaxPoolGradGradV2"}) {
+    const std::string_view n(name);
+    const bool v2 = n.ends_with("V2");
+    OpBuilder op = Op(name);
+    op.Input("orig_input: T").Input("orig_output: T").Input("grad: T");
+    if (v2) op.Input("ksize: int32").Input("strides: int32");
+    op.Output("output: T");
+    if (!v2) op.Attr("ksize: list(int) >= 4").Attr("strides: list(int) >= 4");
+    op.Attr(kPadding)
+        .Attr(kFormat)
+        .Attr(n == "MaxPoolGradV2" ? kRealDefault : "T: realnumbertype")
+        .Kernels("CPU", "GPU");
+    if (v2) op.HostMemory("GPU", "ksize", "strides");
+    t.Add(op);
+  }
+  t.Add(Op("MaxPoolWithArgmax")
+            .Input("input: T")
+            .Output("output: T")
+            .Output("argmax: Targmax")
+            .Attr("ksize: list(int) >= 4")
+            .Attr("strides: list(int) >= 4")
+            .Attr("Targmax: {int32, int64} = DT_INT64")
+            .Attr(kPadding)
+            .Attr("include_batch_in_index: bool = false")
+            .Attr("T: realnumbertype")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("MaxPoolGradWithArgmax")
+            .Input("input: T")
+            .Input("grad: T")
+            .Input("argmax: Targmax")
+            .Output("output: T")
+            .Attr("ksize: list(int) >= 4")
+            .Attr("strides: list(int) >= 4")
+            .Attr(kPadding)
+            .Attr("include_batch_in_index: bool = false")
+            .Attr("Targmax: {int32, int64}")
+            .Attr("T: realnumbertype")
+            .Kernels("CPU", "GPU"));
+}
+
+void RegisterPool3DGrads(OpTable& t) {
+  t.Add(Op("MaxPool3DGrad")
+            .Input("orig_input: TInput")
+            .Input("orig_output: TInput")
+            .Input("grad: T")
+            .Output("output: T")
+            .Attr("ksize: list(int) >= 5")
+            .Attr("strides: list(int) >= 5")
+            .Attr(kPadding)
+            .Attr(kFormat3d)
+            .Attr("T: {half, bfloat16, float} = DT_FLOAT")
+            .Attr("TInput: {half, bfloat16, float} = DT_FLOAT")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("MaxPool3DGradGrad")
+            .Input("orig_input: T")
+            .Input("orig_output: T")
+            .Input("grad: T")
+            .Output("output: T")
+            .Attr("ksize: list(int) >= 5")
+            .Attr("strides: list(int) >= 5")
+            .Attr(kPadding)
+            .Attr(kFormat3d)
+            .Attr("T: realnumbertype")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("AvgPool3DGrad")
+            .Input("orig_input_shape: int32")
+            .Input("grad: T")
+            .Output("output: T")
+            .Attr("ksize: list(int) >= 5")
+            .Attr("strides: list(int) >= 5")
+            .Attr(kPadding)
+            .Attr(kFormat3d)
+            .Attr("T: {half, bfloat16, float, double}")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "orig_input_shape"));
+}
+
+}  // namespace
+
+void RegisterNnGradExtOps(OpRegistry* registry) {
+  OpTable t(registry);
+  RegisterMaxPoolGrads(t);
+  RegisterPool3DGrads(t);
+}
+
+}  // namespace dfg

@@ -1,0 +1,205 @@
+"""Pooling and convolution gradients beyond MaxPoolGrad/AvgPoolGrad/
+Conv2DBackprop*: MaxPoolGradV2, MaxPoolGradGrad(V2), MaxPoolWithArgmax,
+MaxPoolGradWithArgmax, MaxPool3DGrad, MaxPool3DGradGrad, AvgPool3DGrad."""
+import numpy as np
+
+from op_case import OpCase, data
+
+F16, F32, F64 = np.float16, np.float32, np.float64
+BF16 = "bfloat16"
+REAL = (F32, F64, np.int32, np.int64, F16, BF16, np.uint8, np.int8,
+        np.int16, np.uint16, np.uint32, np.uint64)
+
+
+def _tf():
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    return tf
+
+
+def _dname(dtype):
+    return dtype if isinstance(dtype, str) else np.dtype(dtype).name
+
+
+def _name(op, dtype, shape, variant=""):
+    base = f"{op}/{_dname(dtype)}{list(shape)}".replace(" ", "")
+    return base + (f"/{variant}" if variant else "")
+
+
+def _tol(dtype):
+    if dtype in (F16, BF16):
+        return 2e-2
+    return 1e-12 if dtype == F64 else None
+
+
+def _values(name, dtype, shape, domain):
+    """Seeded values; floats rounded to tenths so windows have ties."""
+    if isinstance(domain, np.ndarray):
+        return domain
+    if dtype == BF16 or np.dtype(dtype).kind == "f":
+        v = np.round(data(name, F32, shape, domain), 1)
+        return v if dtype == BF16 else v.astype(dtype)
+    return data(name, dtype, shape, domain)
+
+
+def _case(op, name, specs, make, dtype=F32, error=None, rtol=None, atol=None,
+          edit=None):
+    """specs: (arg, dtype, shape, domain or values) per fed input; bfloat16 is
+    fed as float32 and cast in the graph. make(tf, *inputs) -> fetches."""
+    def build():
+        tf = _tf()
+        feeds, args = {}, []
+        for arg, dt, shape, domain in specs:
+            fed = F32 if dt == BF16 else dt
+            p = tf.compat.v1.placeholder(fed, None if error else shape, name=arg)
+            feeds[p] = _values(f"{name}/{arg}", dt, shape, domain).astype(fed)
+            args.append(tf.cast(p, tf.bfloat16) if dt == BF16 else p)
+        outs = make(tf, *args)
+        return [tf.cast(y, tf.float32) if y.dtype == tf.bfloat16 else y
+                for y in outs], feeds
+    tol = _tol(dtype)
+    return OpCase(name, [op], build, rtol=rtol or tol, atol=atol or tol,
+                  expect_error=error, edit=edit)
+
+
+# ---- 2-D max-pool gradients ----
+
+def _out_shape(shape, k, s, padding):
+    def dim(n, kk, ss):
+        return -(-n // ss) if padding == "SAME" else (n - kk + ss) // ss
+    return [shape[0], dim(shape[1], k[1], s[1]), dim(shape[2], k[2], s[2]), shape[3]]
+
+
+def _max_pool_grad(op, dtype, shape=(2, 5, 6, 3), k=(1, 3, 3, 1), s=(1, 2, 2, 1),
+                   padding="SAME", variant="", error=None, grad_shape=None):
+    name = _name(op, dtype, shape, variant)
+    out = _out_shape(shape, k, s, padding)
+    gradgrad = "GradGrad" in op
+    gshape = grad_shape or (list(shape) if gradgrad else out)
+
+    def make(tf, x, g):
+        if dtype in (np.uint32, np.uint64):  # MaxPool has no kernel for them
+            y = tf.cast(tf.raw_ops.MaxPool(input=tf.cast(x, tf.int64), ksize=k,
+                                           strides=s, padding=padding), x.dtype)
+        else:
+            y = tf.raw_ops.MaxPool(input=x, ksize=k, strides=s, padding=padding)
+        if op.endswith("V2"):
+            return [getattr(tf.raw_ops, op)(
+                orig_input=x, orig_output=y, grad=g, ksize=tf.constant(k, tf.int32),
+                strides=tf.constant(s, tf.int32), padding=padding, name="z")]
+        return [getattr(tf.raw_ops, op)(orig_input=x, orig_output=y, grad=g, ksize=k,
+                                         strides=s, padding=padding, name="z")]
+    return _case(op, name, [("x", dtype, shape, "small"), ("g", dtype, gshape, "small")],
+                 make, dtype, error)
+
+
+def _with_argmax(dtype, shape=(2, 5, 6, 3), k=(1, 3, 3, 1), s=(1, 2, 2, 1),
+                 padding="SAME", targmax="int64", include_batch=False, variant="",
+                 error=None):
+    op = "MaxPoolWithArgmax"
+    name = _name(op, dtype, shape, variant)
+
+    def make(tf, x):
+        y = tf.raw_ops.MaxPoolWithArgmax(
+            input=x, ksize=k, strides=s, padding=padding, Targmax=getattr(tf, targmax),
+            include_batch_in_index=include_batch, name="z")
+        return [y.output, y.argmax]
+    return _case(op, name, [("x", dtype, shape, "small")], make, dtype, error)
+
+
+def _grad_with_argmax(dtype, shape=(2, 5, 6, 3), k=(1, 3, 3, 1), s=(1, 2, 2, 1),
+                      padding="SAME", include_batch=False, variant="", error=None,
+                      grad_shape=None):
+    op = "MaxPoolGradWithArgmax"
+    name = _name(op, dtype, shape, variant)
+    gshape = grad_shape or _out_shape(shape, k, s, padding)
+
+    def make(tf, x, g):
+        y = tf.raw_ops.MaxPoolWithArgmax(input=x, ksize=k, strides=s, padding=padding,
+                                         include_batch_in_index=include_batch)
+        return [tf.raw_ops.MaxPoolGradWithArgmax(
+            input=x, grad=g, argmax=y.argmax, ksize=k, strides=s, padding=padding,
+            include_batch_in_index=include_batch, name="z")]
+    return _case(op, name, [("x", dtype, shape, "small"), ("g", dtype, gshape, "small")],
+                 make, dtype, error)
+
+
+def _cases_2d():
+    for op in ("MaxPoolGradV2", "MaxPoolGradGrad", "MaxPoolGradGradV2"):
+        for dtype in REAL:
+            yield _max_pool_grad(op, dtype)
+        for padding in ("SAME", "VALID"):
+            yield _max_pool_grad(op, F32, shape=(1, 7, 7, 2), k=(1, 2, 3, 1),
+                                 s=(1, 1, 2, 1), padding=padding, variant=padding)
+        yield _max_pool_grad(op, F32, shape=(0, 4, 4, 2), variant="empty")
+        yield _max_pool_grad(op, F32, variant="bad_grad", grad_shape=(2, 3, 2, 3),
+                             error="Expected grad shape to be")
+        yield _max_pool_grad(op, F32, k=(1, 1, 1, 1), s=(1, 1, 1, 1),
+                             shape=(1, 3, 3, 2), variant="k1")
+    for dtype in REAL:
+        yield _with_argmax(dtype)
+        yield _grad_with_argmax(dtype)
+    for padding in ("SAME", "VALID"):
+        for include in (False, True):
+            v = f"{padding}_batch{int(include)}"
+            yield _with_argmax(F32, padding=padding, include_batch=include, variant=v)
+            yield _with_argmax(F64, padding=padding, include_batch=include,
+                               targmax="int32", variant=v + "_i32")
+            yield _grad_with_argmax(F32, padding=padding, include_batch=include, variant=v)
+    yield _with_argmax(F32, shape=(0, 4, 4, 2), variant="empty",
+                       error="tensor_in must not be empty")
+    yield _with_argmax(F32, k=(2, 2, 2, 1), variant="batch",
+                       error="Pooling is not yet supported on the batch dimension")
+    yield _with_argmax(F32, k=(1, 2, 2, 3), s=(1, 1, 1, 1), variant="depth",
+                       error="exactly one of pooling across depth")
+    yield _grad_with_argmax(F32, variant="bad_grad", grad_shape=(2, 3, 2, 3),
+                            error="Expected grad shape to be")
+
+
+# ---- 3-D pooling gradients ----
+
+def _pool3d_grad(op, dtype, shape=(2, 4, 5, 5, 2), k=(1, 2, 3, 2, 1),
+                 s=(1, 2, 2, 1, 1), padding="SAME", variant="", error=None,
+                 grad_shape=None):
+    name = _name(op, dtype, shape, variant)
+    dims = [-(-n // st) if padding == "SAME" else (n - kk + st) // st
+            for n, kk, st in zip(shape[1:4], k[1:4], s[1:4])]
+    out = [shape[0]] + dims + [shape[4]]
+    if op == "AvgPool3DGrad":
+        def make_avg(tf, g):
+            return [tf.raw_ops.AvgPool3DGrad(
+                orig_input_shape=tf.constant(shape, tf.int32), grad=g, ksize=k,
+                strides=s, padding=padding, name="z")]
+        return _case(op, name, [("g", dtype, grad_shape or out, "small")], make_avg,
+                     dtype, error)
+    gradgrad = op == "MaxPool3DGradGrad"
+    gshape = grad_shape or (list(shape) if gradgrad else out)
+
+    def make(tf, x, g):
+        y = tf.raw_ops.MaxPool3D(input=x, ksize=k, strides=s, padding=padding)
+        return [getattr(tf.raw_ops, op)(orig_input=x, orig_output=y, grad=g, ksize=k,
+                                         strides=s, padding=padding, name="z")]
+    return _case(op, name, [("x", dtype, shape, "small"), ("g", dtype, gshape, "small")],
+                 make, dtype, error)
+
+
+def _cases_3d():
+    for op in ("MaxPool3DGrad", "MaxPool3DGradGrad", "AvgPool3DGrad"):
+        for dtype in (F32, BF16):
+            yield _pool3d_grad(op, dtype)
+        yield _pool3d_grad(op, F32, padding="VALID", variant="VALID")
+        yield _pool3d_grad(op, F32, shape=(1, 3, 4, 4, 1), k=(1, 3, 3, 3, 1),
+                           s=(1, 1, 1, 1, 1), variant="overlap")
+        yield _pool3d_grad(op, F32, shape=(0, 3, 4, 4, 1), variant="empty",
+                           error=("received empty tensor tensor_in: Tensor<type: float "
+                                  r"shape: \[0,3,4,4,1\] values: >")
+                           if op == "MaxPool3DGradGrad" else None)
+        yield _pool3d_grad(op, F32, k=(1, 2, 2, 2, 2), variant="depth",
+                           error="Pooling is not yet supported on the depth dimension")
+    for op in ("MaxPool3DGrad", "MaxPool3DGradGrad"):
+        yield _pool3d_grad(op, F32, variant="bad_grad", grad_shape=(2, 1, 1, 1, 2),
+                           error="Expected grad shape to be")
+
+
+def cases():
+    yield from _cases_2d()
+    yield from _cases_3d()
