@@ -46,6 +46,7 @@ void RegisterAbortKernels(KernelRegistry* r);
 void RegisterNmsKernels(KernelRegistry* r);
 void RegisterConv3DKernels(KernelRegistry* r);
 void RegisterPoolGradKernels(KernelRegistry* r);
+void RegisterPool3DGradKernels(KernelRegistry* r);
 void RegisterImageKernels(KernelRegistry* r);
 void RegisterQuantizeKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
@@ -123,6 +124,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterNmsKernels(r);
   RegisterConv3DKernels(r);
   RegisterPoolGradKernels(r);
+  RegisterPool3DGradKernels(r);
   RegisterImageKernels(r);
   RegisterQuantizeKernels(r);
   RegisterFunctionalKernels(r);
