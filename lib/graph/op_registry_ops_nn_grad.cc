@@ -94,12 +94,49 @@ void RegisterPool3DGrads(OpTable& t) {
             .HostMemory("GPU", "orig_input_shape"));
 }
 
+void RegisterConv3DGrads(OpTable& t) {
+  for (const char* name : {"Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"}) {
+    const bool input = std::string_view(name) == "Conv3DBackpropInputV2";
+    OpBuilder op = Op(name);
+    if (input) {
+      op.Input("input_sizes: Tshape").Input("filter: T");
+    } else {
+      op.Input("input: T").Input("filter_sizes: int32");
+    }
+    op.Input("out_backprop: T")
+        .Output("output: T")
+        .Attr("T: {half, bfloat16, float, double}")
+        .Attr("strides: list(int) >= 5")
+        .Attr(kPadding)
+        .Attr(kFormat3d)
+        .Attr("dilations: list(int) = [1, 1, 1, 1, 1]");
+    if (input) op.Attr("Tshape: {int32, int64} = DT_INT32");
+    op.Kernels("CPU", "GPU")
+        .HostMemory("GPU", input ? "input_sizes" : "filter_sizes");
+    t.Add(op);
+  }
+  // Deprecated at GraphDef version 10 (op_registry_deprecation.cc).
+  for (const char* name : {"Conv3DBackpropInput", "Conv3DBackpropFilter"}) {
+    t.Add(Op(name)
+              .Input("input: T")
+              .Input("filter: T")
+              .Input("out_backprop: T")
+              .Output("output: T")
+              .Attr("T: {half, float, double}")
+              .Attr("strides: list(int) >= 5")
+              .Attr(kPadding)
+              .Attr("dilations: list(int) = [1, 1, 1, 1, 1]")
+              .Kernels("CPU", "GPU"));
+  }
+}
+
 }  // namespace
 
 void RegisterNnGradExtOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterMaxPoolGrads(t);
   RegisterPool3DGrads(t);
+  RegisterConv3DGrads(t);
 }
 
 }  // namespace dfg

@@ -47,6 +47,7 @@ void RegisterNmsKernels(KernelRegistry* r);
 void RegisterConv3DKernels(KernelRegistry* r);
 void RegisterPoolGradKernels(KernelRegistry* r);
 void RegisterPool3DGradKernels(KernelRegistry* r);
+void RegisterConv3DGradKernels(KernelRegistry* r);
 void RegisterImageKernels(KernelRegistry* r);
 void RegisterQuantizeKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
@@ -125,6 +126,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterConv3DKernels(r);
   RegisterPoolGradKernels(r);
   RegisterPool3DGradKernels(r);
+  RegisterConv3DGradKernels(r);
   RegisterImageKernels(r);
   RegisterQuantizeKernels(r);
   RegisterFunctionalKernels(r);

@@ -200,6 +200,85 @@ def _cases_3d():
                            error="Expected grad shape to be")
 
 
-def cases():
+# ---- 3-D convolution gradients ----
+
+def _as_v1(op, operand, producer):
+    """An `edit` turning the V2 node `z` into its deprecated V1 `op`: the
+    sizes input becomes the `operand` placeholder itself."""
+    def edit(graph_def):
+        for node in graph_def.node:
+            if node.name == "z":
+                node.op = op
+                node.input[0 if op.endswith("Input") else 1] = operand
+                for attr in ("data_format", "Tshape"):
+                    if attr in node.attr:
+                        del node.attr[attr]
+        if producer is not None:
+            graph_def.versions.producer = producer
+    return edit
+
+
+def _conv3d_grad(op, dtype, x_shape=(2, 5, 6, 4, 3), f_shape=(2, 3, 2, 3, 4),
+                 s=(1, 2, 1, 2, 1), padding="SAME", variant="", error=None,
+                 dy_shape=None, v1=False, producer=9, tshape="int32"):
+    name = _name(op if not v1 else op.replace("V2", ""), dtype, x_shape, variant)
+    dims = [-(-n // st) if padding == "SAME" else (n - k + st) // st
+            for n, k, st in zip(x_shape[1:4], f_shape[0:3], s[1:4])]
+    dy = dy_shape or [x_shape[0]] + dims + [f_shape[4]]
+    input_grad = op == "Conv3DBackpropInputV2"
+
+    def make(tf, operand, g):
+        if input_grad:
+            return [tf.raw_ops.Conv3DBackpropInputV2(
+                input_sizes=tf.constant(x_shape, getattr(tf, tshape)), filter=operand,
+                out_backprop=g, strides=s, padding=padding, name="z")]
+        return [tf.raw_ops.Conv3DBackpropFilterV2(
+            input=operand, filter_sizes=tf.constant(f_shape, tf.int32),
+            out_backprop=g, strides=s, padding=padding, name="z")]
+    operand = ("f", dtype, f_shape, "small") if input_grad else ("x", dtype, x_shape, "small")
+    specs = [operand, ("g", dtype, dy, "small")]
+    edit = None
+    if v1:
+        v1_op = op.replace("V2", "")
+        # The V1 op takes the operand whose shape V2 reads from a sizes input.
+        other = ("x", dtype, x_shape, "small") if input_grad else ("f", dtype, f_shape, "small")
+        specs = ([other] + specs) if input_grad else (specs[:1] + [other] + specs[1:])
+        inner = make
+
+        def make(tf, *args):  # noqa: F811
+            if input_grad:
+                _, f, g = args
+                return inner(tf, f, g)
+            x, _, g = args
+            return inner(tf, x, g)
+        edit = _as_v1(v1_op, other[0], producer)
+    tol = 2e-2 if dtype in (F16, BF16) else (1e-10 if dtype == F64 else 2e-5)
+    return _case(v1_op if v1 else op, name, specs, make, dtype, error,
+                 rtol=tol, atol=tol, edit=edit)
+
+
+def _cases_conv3d():
+    for op in ("Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"):
+        for dtype in (F32, F64):
+            yield _conv3d_grad(op, dtype)
+        # TensorFlow rounds the half sums as it goes: few terms per sum keep
+        # its rounding within the oracle's half tolerance of the exact sum.
+        for dtype in (F16, BF16):
+            yield _conv3d_grad(op, dtype, x_shape=(1, 3, 3, 2, 2),
+                               f_shape=(2, 1, 2, 2, 2), s=(1, 2, 1, 1, 1))
+        yield _conv3d_grad(op, F32, padding="VALID", variant="VALID")
+        yield _conv3d_grad(op, F32, s=(1, 1, 1, 1, 1), variant="stride1")
+        yield _conv3d_grad(op, F32, x_shape=(0, 5, 6, 4, 3), variant="empty")
+        yield _conv3d_grad(op, F32, variant="bad_dy", dy_shape=(2, 2, 6, 2, 4),
+                           error="Size of out_backprop doesn't match computed")
+        for dtype in (F32, F64):
+            yield _conv3d_grad(op, dtype, v1=True, variant="v1")
+        yield _conv3d_grad(op, F32, v1=True, producer=None, variant="v1_new",
+                           error="removed in version 10")
+    yield _conv3d_grad("Conv3DBackpropInputV2", F32, tshape="int64", variant="i64")
+
+
+def cases():  # noqa: F811
     yield from _cases_2d()
     yield from _cases_3d()
+    yield from _cases_conv3d()
