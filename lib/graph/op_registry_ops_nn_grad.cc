@@ -130,6 +130,28 @@ void RegisterConv3DGrads(OpTable& t) {
   }
 }
 
+void RegisterDilations(OpTable& t) {
+  for (const char* name :
+       {"Dilation2D", "Dilation2DBackpropInput", "Dilation2DBackpropFilter"}) {
+    const std::string_view n(name);
+    OpBuilder op = Op(name);
+    op.Input("input: T").Input("filter: T");
+    if (n == "Dilation2D") {
+      op.Output("output: T");
+    } else {
+      op.Input("out_backprop: T")
+          .Output(n.ends_with("Input") ? "in_backprop: T"
+                                       : "filter_backprop: T");
+    }
+    op.Attr("T: realnumbertype")
+        .Attr("strides: list(int) >= 4")
+        .Attr("rates: list(int) >= 4")
+        .Attr(kPadding)
+        .Kernels("CPU", "GPU");
+    t.Add(op);
+  }
+}
+
 }  // namespace
 
 void RegisterNnGradExtOps(OpRegistry* registry) {
@@ -137,6 +159,7 @@ void RegisterNnGradExtOps(OpRegistry* registry) {
   RegisterMaxPoolGrads(t);
   RegisterPool3DGrads(t);
   RegisterConv3DGrads(t);
+  RegisterDilations(t);
 }
 
 }  // namespace dfg

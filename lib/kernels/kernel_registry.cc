@@ -48,6 +48,7 @@ void RegisterConv3DKernels(KernelRegistry* r);
 void RegisterPoolGradKernels(KernelRegistry* r);
 void RegisterPool3DGradKernels(KernelRegistry* r);
 void RegisterConv3DGradKernels(KernelRegistry* r);
+void RegisterMorphKernels(KernelRegistry* r);
 void RegisterImageKernels(KernelRegistry* r);
 void RegisterQuantizeKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
@@ -127,6 +128,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterPoolGradKernels(r);
   RegisterPool3DGradKernels(r);
   RegisterConv3DGradKernels(r);
+  RegisterMorphKernels(r);
   RegisterImageKernels(r);
   RegisterQuantizeKernels(r);
   RegisterFunctionalKernels(r);

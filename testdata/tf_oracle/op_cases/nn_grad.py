@@ -278,7 +278,47 @@ def _cases_conv3d():
     yield _conv3d_grad("Conv3DBackpropInputV2", F32, tshape="int64", variant="i64")
 
 
+# ---- Dilation2D and its gradients ----
+
+def _dilation(op, dtype, shape=(2, 6, 5, 3), f_shape=(2, 3, 3), s=(1, 2, 1, 1),
+              rates=(1, 1, 2, 1), padding="SAME", variant="", error=None,
+              dy_shape=None):
+    name = _name(op, dtype, shape, variant)
+    k_eff = [f_shape[i] + (f_shape[i] - 1) * (rates[i + 1] - 1) for i in range(2)]
+    dims = [-(-n // st) if padding == "SAME" else (n - k + st) // st
+            for n, k, st in zip(shape[1:3], k_eff, s[1:3])]
+    dy = dy_shape or [shape[0]] + dims + [shape[3]]
+    specs = [("x", dtype, shape, "small"), ("f", dtype, f_shape, "small")]
+    if op != "Dilation2D":
+        specs.append(("g", dtype, dy, "small"))
+
+    def make(tf, *args):
+        kw = dict(input=args[0], filter=args[1], strides=s, rates=rates,
+                  padding=padding, name="z")
+        if op != "Dilation2D":
+            kw["out_backprop"] = args[2]
+        return [getattr(tf.raw_ops, op)(**kw)]
+    return _case(op, name, specs, make, dtype, error)
+
+
+def _cases_dilation():
+    for op in ("Dilation2D", "Dilation2DBackpropInput", "Dilation2DBackpropFilter"):
+        for dtype in REAL:
+            yield _dilation(op, dtype)
+        yield _dilation(op, F32, padding="VALID", variant="VALID")
+        yield _dilation(op, F32, s=(1, 1, 1, 1), rates=(1, 3, 1, 1), variant="rate3")
+        yield _dilation(op, F32, shape=(0, 6, 5, 3), variant="empty")
+        yield _dilation(op, F32, f_shape=(2, 3, 2), variant="bad_depth",
+                        error="input and filter must have the same depth: 3 vs 2")
+        yield _dilation(op, F32, s=(2, 1, 1, 1), variant="batch_stride",
+                        error="Stride is only supported across spatial dimensions")
+    for op in ("Dilation2DBackpropInput", "Dilation2DBackpropFilter"):
+        yield _dilation(op, F32, variant="bad_dy", dy_shape=(2, 3, 4, 3),
+                        error="out_backprop has incompatible size")
+
+
 def cases():  # noqa: F811
     yield from _cases_2d()
     yield from _cases_3d()
     yield from _cases_conv3d()
+    yield from _cases_dilation()
