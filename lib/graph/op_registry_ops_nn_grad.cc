@@ -152,6 +152,44 @@ void RegisterDilations(OpTable& t) {
   }
 }
 
+void RegisterFractionalPools(OpTable& t) {
+  constexpr const char* kTypes = "T: {float, double, int32, int64}";
+  for (const char* name : {"FractionalMaxPool", "FractionalAvgPool"}) {
+    t.Add(Op(name)
+              .Input("value: T")
+              .Output("output: T")
+              .Output("row_pooling_sequence: int64")
+              .Output("col_pooling_sequence: int64")
+              .Attr("pooling_ratio: list(float) >= 4")
+              .Attr("pseudo_random: bool = false")
+              .Attr("overlapping: bool = false")
+              .Attr("deterministic: bool = false")
+              .Attr("seed: int = 0")
+              .Attr("seed2: int = 0")
+              .Attr(kTypes)
+              .Kernels("CPU"));
+  }
+  t.Add(Op("FractionalMaxPoolGrad")
+            .Input("orig_input: T")
+            .Input("orig_output: T")
+            .Input("out_backprop: T")
+            .Input("row_pooling_sequence: int64")
+            .Input("col_pooling_sequence: int64")
+            .Output("output: T")
+            .Attr("overlapping: bool = false")
+            .Attr(kTypes)
+            .Kernels("CPU"));
+  t.Add(Op("FractionalAvgPoolGrad")
+            .Input("orig_input_tensor_shape: int64")
+            .Input("out_backprop: T")
+            .Input("row_pooling_sequence: int64")
+            .Input("col_pooling_sequence: int64")
+            .Output("output: T")
+            .Attr("overlapping: bool = false")
+            .Attr(kTypes)
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterNnGradExtOps(OpRegistry* registry) {
@@ -160,6 +198,7 @@ void RegisterNnGradExtOps(OpRegistry* registry) {
   RegisterPool3DGrads(t);
   RegisterConv3DGrads(t);
   RegisterDilations(t);
+  RegisterFractionalPools(t);
 }
 
 }  // namespace dfg

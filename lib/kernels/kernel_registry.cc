@@ -49,6 +49,7 @@ void RegisterPoolGradKernels(KernelRegistry* r);
 void RegisterPool3DGradKernels(KernelRegistry* r);
 void RegisterConv3DGradKernels(KernelRegistry* r);
 void RegisterMorphKernels(KernelRegistry* r);
+void RegisterFractionalPoolKernels(KernelRegistry* r);
 void RegisterImageKernels(KernelRegistry* r);
 void RegisterQuantizeKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
@@ -129,6 +130,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterPool3DGradKernels(r);
   RegisterConv3DGradKernels(r);
   RegisterMorphKernels(r);
+  RegisterFractionalPoolKernels(r);
   RegisterImageKernels(r);
   RegisterQuantizeKernels(r);
   RegisterFunctionalKernels(r);

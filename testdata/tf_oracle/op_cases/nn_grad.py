@@ -317,8 +317,70 @@ def _cases_dilation():
                         error="out_backprop has incompatible size")
 
 
+# ---- Fractional pooling ----
+# Only seeded, deterministic cases: with seed = seed2 = 0 the regions are
+# random in both, and TensorFlow refuses seeds without `deterministic`.
+
+FRAC = (F32, F64, np.int32, np.int64)
+
+
+def _frac(op, dtype, shape=(2, 10, 9, 3), ratio=(1.0, 1.44, 1.73, 1.0),
+          pseudo=False, overlapping=False, seed=7, seed2=3, deterministic=True,
+          variant="", error=None):
+    name = _name(op, dtype, shape, variant)
+    fwd = op.replace("Grad", "")
+    out = [int(np.floor(np.float32(n) / np.float32(r))) for n, r in zip(shape, ratio)]
+    specs = [("x", dtype, shape, "small")]
+    if op.endswith("Grad"):
+        specs.append(("g", dtype, out, "small"))
+
+    def make(tf, x, *g):
+        y = getattr(tf.raw_ops, fwd)(
+            value=x, pooling_ratio=list(ratio), pseudo_random=pseudo,
+            overlapping=overlapping, deterministic=deterministic, seed=seed,
+            seed2=seed2, name="z" if fwd == op else "pool")
+        if op == "FractionalMaxPoolGrad":
+            return [tf.raw_ops.FractionalMaxPoolGrad(
+                orig_input=x, orig_output=y.output, out_backprop=g[0],
+                row_pooling_sequence=y.row_pooling_sequence,
+                col_pooling_sequence=y.col_pooling_sequence,
+                overlapping=overlapping, name="z")]
+        if op == "FractionalAvgPoolGrad":
+            return [tf.raw_ops.FractionalAvgPoolGrad(
+                orig_input_tensor_shape=tf.shape(x, out_type=tf.int64), out_backprop=g[0],
+                row_pooling_sequence=y.row_pooling_sequence,
+                col_pooling_sequence=y.col_pooling_sequence,
+                overlapping=overlapping, name="z")]
+        return list(y)
+    return _case(op, name, specs, make, dtype, error)
+
+
+def _cases_fractional():
+    for op in ("FractionalMaxPool", "FractionalAvgPool", "FractionalMaxPoolGrad",
+               "FractionalAvgPoolGrad"):
+        for dtype in FRAC:
+            yield _frac(op, dtype)
+        for pseudo in (False, True):
+            for overlapping in (False, True):
+                yield _frac(op, F32, pseudo=pseudo, overlapping=overlapping,
+                            variant=f"pseudo{int(pseudo)}_overlap{int(overlapping)}")
+        yield _frac(op, F64, shape=(1, 25, 7, 2), ratio=(1.0, 2.3, 1.0, 1.0),
+                    pseudo=True, seed=1, seed2=0, variant="ratio2.3")
+        yield _frac(op, F32, shape=(1, 12, 8, 1), ratio=(1.0, 2.0, 4.0, 1.0),
+                    seed=0, seed2=11, variant="exact_ratio")
+    for op in ("FractionalMaxPool", "FractionalAvgPool"):
+        yield _frac(op, F32, deterministic=False, variant="seed_not_det",
+                    error="Both seed and seed2 should be 0 if deterministic is false")
+        yield _frac(op, F32, shape=(0, 10, 9, 3), variant="empty",
+                    error="Pooling ratio is higher than input dimension size for "
+                          "dimension 0")
+        yield _frac(op, F32, ratio=(2.0, 1.5, 1.5, 1.0), variant="batch",
+                    error="is not yet supported on the batch nor channel dimension")
+
+
 def cases():  # noqa: F811
     yield from _cases_2d()
     yield from _cases_3d()
     yield from _cases_conv3d()
     yield from _cases_dilation()
+    yield from _cases_fractional()
