@@ -190,6 +190,29 @@ void RegisterFractionalPools(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterPatchesAndGlimpses(OpTable& t) {
+  t.Add(Op("ExtractVolumePatches")
+            .Input("input: T")
+            .Output("patches: T")
+            .Attr("ksizes: list(int) >= 5")
+            .Attr("strides: list(int) >= 5")
+            .Attr("T: realnumbertype")
+            .Attr(kPadding)
+            .Kernels("CPU", "GPU"));
+  for (const char* name : {"ExtractGlimpse", "ExtractGlimpseV2"}) {
+    t.Add(Op(name)
+              .Input("input: float")
+              .Input("size: int32")
+              .Input("offsets: float")
+              .Output("glimpse: float")
+              .Attr("centered: bool = true")
+              .Attr("normalized: bool = true")
+              .Attr("uniform_noise: bool = true")
+              .Attr("noise: string = 'uniform'")
+              .Kernels("CPU"));
+  }
+}
+
 }  // namespace
 
 void RegisterNnGradExtOps(OpRegistry* registry) {
@@ -199,6 +222,7 @@ void RegisterNnGradExtOps(OpRegistry* registry) {
   RegisterConv3DGrads(t);
   RegisterDilations(t);
   RegisterFractionalPools(t);
+  RegisterPatchesAndGlimpses(t);
 }
 
 }  // namespace dfg

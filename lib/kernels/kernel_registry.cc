@@ -50,6 +50,7 @@ void RegisterPool3DGradKernels(KernelRegistry* r);
 void RegisterConv3DGradKernels(KernelRegistry* r);
 void RegisterMorphKernels(KernelRegistry* r);
 void RegisterFractionalPoolKernels(KernelRegistry* r);
+void RegisterGlimpsePatchKernels(KernelRegistry* r);
 void RegisterImageKernels(KernelRegistry* r);
 void RegisterQuantizeKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
@@ -131,6 +132,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterConv3DGradKernels(r);
   RegisterMorphKernels(r);
   RegisterFractionalPoolKernels(r);
+  RegisterGlimpsePatchKernels(r);
   RegisterImageKernels(r);
   RegisterQuantizeKernels(r);
   RegisterFunctionalKernels(r);

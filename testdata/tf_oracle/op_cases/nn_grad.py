@@ -378,9 +378,71 @@ def _cases_fractional():
                     error="is not yet supported on the batch nor channel dimension")
 
 
+# ---- ExtractVolumePatches, ExtractGlimpse(V2) ----
+
+def _volume_patches(dtype, shape=(2, 3, 4, 5, 2), k=(1, 2, 2, 3, 1),
+                    s=(1, 1, 2, 2, 1), padding="SAME", variant="", error=None):
+    op = "ExtractVolumePatches"
+    name = _name(op, dtype, shape, variant)
+
+    def make(tf, x):
+        return [tf.raw_ops.ExtractVolumePatches(input=x, ksizes=k, strides=s,
+                                                padding=padding, name="z")]
+    return _case(op, name, [("x", dtype, shape, "small")], make, dtype, error)
+
+
+def _glimpse(op, size, offsets, shape=(3, 7, 6, 2), centered=True,
+             normalized=True, noise="zero", uniform_noise=False, variant="",
+             error=None):
+    """Random noise differs run to run in TensorFlow itself: cases with
+    noise "uniform"/"gaussian" keep every glimpse inside its image."""
+    name = _name(op, F32, shape, variant)
+    offsets = np.array(offsets, np.float32)
+
+    def make(tf, x, off):
+        return [getattr(tf.raw_ops, op)(
+            input=x, size=tf.constant(size, tf.int32), offsets=off,
+            centered=centered, normalized=normalized, uniform_noise=uniform_noise,
+            noise=noise, name="z")]
+    return _case(op, name, [("x", F32, shape, "any"),
+                            ("off", F32, offsets.shape, offsets)], make, F32, error)
+
+
+def _cases_patches_glimpses():
+    for dtype in REAL:
+        yield _volume_patches(dtype)
+    yield _volume_patches(F32, padding="VALID", variant="VALID")
+    yield _volume_patches(F32, shape=(0, 3, 4, 5, 2), variant="empty")
+    yield _volume_patches(F32, k=(1, 2, 2, 2, 2), variant="depth",
+                          error="Only support ksizes across space")
+    yield _volume_patches(F32, k=(1, 5, 2, 2, 1), padding="VALID", variant="big",
+                          error="Computed output size would be negative")
+    edge = [[0.9, -0.95], [-0.3, 0.2], [0.0, 0.0]]
+    inside = [[0.1, -0.1], [-0.2, 0.15], [0.0, 0.0]]
+    pixels = [[5.0, -2.0], [1.7, 2.2], [-3.5, 4.9]]
+    for op in ("ExtractGlimpse", "ExtractGlimpseV2"):
+        for centered in (False, True):
+            for normalized in (False, True):
+                v = f"c{int(centered)}_n{int(normalized)}"
+                offs = pixels if not normalized else (edge if centered else
+                                                       [[0.9, 0.1], [0.3, 0.7], [0.0, 0.5]])
+                yield _glimpse(op, (3, 4), offs, centered=centered,
+                               normalized=normalized, variant=v)
+        yield _glimpse(op, (9, 2), edge, variant="taller")
+        yield _glimpse(op, (2, 3), inside, noise="uniform", uniform_noise=True,
+                       variant="uniform_inside")
+        yield _glimpse(op, (2, 3), inside, noise="gaussian", variant="gaussian_inside")
+        yield _glimpse(op, (0, 3), edge, variant="empty")
+        yield _glimpse(op, (2, 3), edge, noise="salt", variant="bad_noise",
+                       error="The noise could only be uniform, gaussian, or zero, gotsalt")
+        yield _glimpse(op, (2, 3), [[0.0, 0.0]], variant="bad_batch",
+                       error="first dimension should be batch")
+
+
 def cases():  # noqa: F811
     yield from _cases_2d()
     yield from _cases_3d()
     yield from _cases_conv3d()
     yield from _cases_dilation()
     yield from _cases_fractional()
+    yield from _cases_patches_glimpses()
