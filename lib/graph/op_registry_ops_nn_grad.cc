@@ -1,8 +1,10 @@
 // Op table: the pooling and convolution gradients beyond MaxPoolGrad,
 // AvgPoolGrad and Conv2DBackprop* (max-pool gradients with argmax and of
 // second order, the 3-D pooling and convolution gradients), morphological
-// dilation, fractional pooling, volume patches and glimpses (TensorFlow's
-// core/ops/nn_ops.cc and image_ops.cc). Signatures as TensorFlow's OpDefs.
+// dilation, fractional pooling, volume patches and glimpses, and the gamma
+// gradients IgammaGradA / RandomGammaGrad (TensorFlow's core/ops/nn_ops.cc,
+// image_ops.cc, math_ops.cc, random_ops.cc). Signatures as TensorFlow's
+// OpDefs.
 #include <string>
 
 #include "lib/graph/op_registry_builder.h"
@@ -213,6 +215,21 @@ void RegisterPatchesAndGlimpses(OpTable& t) {
   }
 }
 
+void RegisterGammaGrads(OpTable& t) {
+  t.Add(Op("IgammaGradA")
+            .Input("a: T")
+            .Input("x: T")
+            .Output("z: T")
+            .Attr("T: {float, double}")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("RandomGammaGrad")
+            .Input("alpha: T")
+            .Input("sample: T")
+            .Output("output: T")
+            .Attr("T: {float, double}")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterNnGradExtOps(OpRegistry* registry) {
@@ -223,6 +240,7 @@ void RegisterNnGradExtOps(OpRegistry* registry) {
   RegisterDilations(t);
   RegisterFractionalPools(t);
   RegisterPatchesAndGlimpses(t);
+  RegisterGammaGrads(t);
 }
 
 }  // namespace dfg

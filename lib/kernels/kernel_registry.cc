@@ -51,6 +51,7 @@ void RegisterConv3DGradKernels(KernelRegistry* r);
 void RegisterMorphKernels(KernelRegistry* r);
 void RegisterFractionalPoolKernels(KernelRegistry* r);
 void RegisterGlimpsePatchKernels(KernelRegistry* r);
+void RegisterIgammaGradKernels(KernelRegistry* r);
 void RegisterImageKernels(KernelRegistry* r);
 void RegisterQuantizeKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
@@ -133,6 +134,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterMorphKernels(r);
   RegisterFractionalPoolKernels(r);
   RegisterGlimpsePatchKernels(r);
+  RegisterIgammaGradKernels(r);
   RegisterImageKernels(r);
   RegisterQuantizeKernels(r);
   RegisterFunctionalKernels(r);

@@ -439,6 +439,32 @@ def _cases_patches_glimpses():
                        error="first dimension should be batch")
 
 
+# ---- IgammaGradA, RandomGammaGrad ----
+
+def _gamma_grad(op, dtype, a_vals, x_vals, variant):
+    a_vals, x_vals = np.array(a_vals, dtype), np.array(x_vals, dtype)
+    name = _name(op, dtype, a_vals.shape, variant)
+    names = ("a", "x") if op == "IgammaGradA" else ("alpha", "sample")
+
+    def make(tf, a, x):
+        return [getattr(tf.raw_ops, op)(**{names[0]: a, names[1]: x}, name="z")]
+    return _case(op, name, [(names[0], dtype, a_vals.shape, a_vals),
+                            (names[1], dtype, x_vals.shape, x_vals)], make, dtype)
+
+
+def _cases_gamma():
+    rng = np.random.default_rng(11)
+    a = rng.uniform(0.1, 8.0, (4, 6))
+    x = rng.uniform(0.05, 12.0, (4, 6))
+    edges_a = [0.5, 1.0, 3.0, 2.0, -1.0, 0.0, 2.5, np.nan, 1.5, 7.0, 30.0, 0.01]
+    edges_x = [0.0, 1.0, 3.0, 50.0, 1.0, 1.0, np.inf, 1.0, -1.0, 0.2, 28.0, 2.0]
+    for op in ("IgammaGradA", "RandomGammaGrad"):
+        for dtype in (F32, F64):
+            yield _gamma_grad(op, dtype, a, x, "random")
+            yield _gamma_grad(op, dtype, edges_a, edges_x, "edges")
+            yield _gamma_grad(op, dtype, a, x[:1], "broadcast")
+
+
 def cases():  # noqa: F811
     yield from _cases_2d()
     yield from _cases_3d()
@@ -446,3 +472,4 @@ def cases():  # noqa: F811
     yield from _cases_dilation()
     yield from _cases_fractional()
     yield from _cases_patches_glimpses()
+    yield from _cases_gamma()
