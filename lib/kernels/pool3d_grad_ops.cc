@@ -197,9 +197,12 @@ class AvgPool3DGradOp : public OpKernel {
 
 void RegisterPool3DGradKernels(KernelRegistry* r) {
   const auto bf16_f32 = TypeConstraint("T", TypeList<float, BFloat16>());
-  r->Register<MaxPool3DGradOp<false>>(
-      "MaxPool3DGrad",
-      {bf16_f32, TypeConstraint("TInput", TypeList<float, BFloat16>())});
+  // TensorFlow registers T and TInput only as equal pairs.
+  for (DataType t : {tensorflow::DT_FLOAT, tensorflow::DT_BFLOAT16}) {
+    r->Register<MaxPool3DGradOp<false>>(
+        "MaxPool3DGrad",
+        {KernelTypeConstraint{"T", {t}}, KernelTypeConstraint{"TInput", {t}}});
+  }
   r->Register<MaxPool3DGradOp<true>>("MaxPool3DGradGrad", {bf16_f32});
   r->Register<AvgPool3DGradOp>("AvgPool3DGrad", {bf16_f32});
 }
