@@ -156,12 +156,15 @@ Status ReadArgmaxAttrs(OpKernelConstruction* ctx, PoolAttrs* a,
   return ctx->GetAttr("include_batch_in_index", include_batch);
 }
 
-// TensorFlow's PoolParameters checks on a depth window (which these kernels
-// then cannot run).
-Status CheckNoDepthWindow(const PoolAttrs& a, const TensorShape& in) {
-  if (a.ksize[3] == 1 && a.strides[3] == 1) return Status::Ok();
-  if (a.ksize[1] != 1 || a.ksize[2] != 1 || a.strides[1] != 1 ||
-      a.strides[2] != 1) {
+// TensorFlow's PoolParameters checks on a depth window. A valid one
+// (spatial window 1x1) leaves TensorFlow's argmax kernels pooling 1x1
+// windows, an identity, while the gradient expects out_backprop of the
+// pooled depth: *pooled_depth is that depth (the input's without one).
+Status CheckDepthWindow(const PoolAttrs& a, const TensorShape& in,
+                        int64_t* pooled_depth) {
+  *pooled_depth = in.dim_size(3);
+  if (a.ksize[3] == 1) return Status::Ok();
+  if (a.ksize[1] != 1 || a.ksize[2] != 1) {
     return Unimplemented(
         "MaxPooling supports exactly one of pooling across depth or pooling "
         "across width/height.");
@@ -171,7 +174,18 @@ Status CheckNoDepthWindow(const PoolAttrs& a, const TensorShape& in) {
         "Depthwise max pooling requires the depth window to evenly divide "
         "the input depth");
   }
-  return Unimplemented("depthwise max pooling is not supported with argmax");
+  if (a.strides[3] != a.ksize[3]) {
+    return Unimplemented(
+        "Depthwise max pooling requires the depth window to equal the depth "
+        "stride");
+  }
+  if (a.strides[1] != 1 || a.strides[2] != 1) {
+    return Unimplemented(
+        "depthwise max pooling with spatial strides is not supported with "
+        "argmax");
+  }
+  *pooled_depth = in.dim_size(3) / a.ksize[3];
+  return Status::Ok();
 }
 
 class MaxPoolWithArgmaxOp : public OpKernel {
@@ -186,7 +200,9 @@ class MaxPoolWithArgmaxOp : public OpKernel {
                     InvalidArgument("tensor_in must be 4-dimensional (2)"));
     DFG_OP_REQUIRES(ctx, in.NumElements() > 0,
                     InvalidArgument("tensor_in must not be empty (2)"));
-    DFG_OP_REQUIRES_OK(ctx, CheckNoDepthWindow(attrs_, in.shape()));
+    int64_t pooled_depth = 0;
+    DFG_OP_REQUIRES_OK(ctx,
+                       CheckDepthWindow(attrs_, in.shape(), &pooled_depth));
     PoolGeom g;
     DFG_OP_REQUIRES_OK(ctx, MakeGeom(in.shape(), attrs_.ksize, attrs_.strides,
                                      attrs_.padding, &g));
@@ -236,19 +252,22 @@ class MaxPoolGradWithArgmaxOp : public OpKernel {
                     InvalidArgument("tensor_in_shape must have 2 spatial "
                                     "dimensions. {} 0",
                                     in.dims()));
-    DFG_OP_REQUIRES_OK(ctx, CheckNoDepthWindow(attrs_, in.shape()));
+    int64_t pooled_depth = 0;
+    DFG_OP_REQUIRES_OK(ctx,
+                       CheckDepthWindow(attrs_, in.shape(), &pooled_depth));
     PoolGeom g;
     DFG_OP_REQUIRES_OK(ctx, MakeGeom(in.shape(), attrs_.ksize, attrs_.strides,
                                      attrs_.padding, &g));
-    DFG_OP_REQUIRES_OK(ctx, CheckShape("grad", g.Shape(true), grad));
-    DFG_OP_REQUIRES_OK(ctx, CheckShape("argmax", g.Shape(true), argmax));
+    const TensorShape pooled({g.batch, g.w[1].out, g.w[2].out, pooled_depth});
+    DFG_OP_REQUIRES_OK(ctx, CheckShape("grad", pooled, grad));
+    DFG_OP_REQUIRES_OK(ctx, CheckShape("argmax", pooled, argmax));
     Tensor* out = nullptr;
     DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
     if (out->NumElements() == 0) return;
     // Where each gradient goes, checked to stay in its image (TensorFlow
     // aborts the process on an index outside it).
     const std::vector<int64_t> index = IntValues(argmax);
-    const int64_t per_out = g.OutVoxels() * g.depth;
+    const int64_t per_out = pooled.num_elements() / g.batch;
     const int64_t image = g.InVoxels() * g.depth;
     std::vector<int64_t> dest(index.size());
     for (size_t i = 0; i < index.size(); ++i) {

@@ -123,6 +123,20 @@ def _grad_with_argmax(dtype, shape=(2, 5, 6, 3), k=(1, 3, 3, 1), s=(1, 2, 2, 1),
                  make, dtype, error)
 
 
+def _grad_depth_window():
+    op = "MaxPoolGradWithArgmax"
+    shape, pooled = (2, 3, 3, 4), (2, 3, 3, 2)
+    name = _name(op, F32, shape, "depth_window")
+    argmax = data(name + "/argmax", np.int64, pooled, "pos") * 3  # in [3, 27]
+
+    def make(tf, x, g, a):
+        return [tf.raw_ops.MaxPoolGradWithArgmax(
+            input=x, grad=g, argmax=a, ksize=(1, 1, 1, 2), strides=(1, 1, 1, 2),
+            padding="VALID", name="z")]
+    return _case(op, name, [("x", F32, shape, "small"), ("g", F32, pooled, "small"),
+                            ("a", np.int64, pooled, argmax)], make, F32)
+
+
 def _cases_2d():
     for op in ("MaxPoolGradV2", "MaxPoolGradGrad", "MaxPoolGradGradV2"):
         for dtype in REAL:
@@ -153,6 +167,14 @@ def _cases_2d():
                        error="exactly one of pooling across depth")
     yield _grad_with_argmax(F32, variant="bad_grad", grad_shape=(2, 3, 2, 3),
                             error="Expected grad shape to be")
+    # A depth window: TensorFlow's argmax kernels then pool 1x1 windows (an
+    # identity) while the gradient takes out_backprop of the pooled depth.
+    yield _with_argmax(F32, shape=(2, 3, 3, 4), k=(1, 1, 1, 2), s=(1, 1, 1, 2),
+                       padding="VALID", variant="depth_window")
+    yield _with_argmax(F32, shape=(2, 3, 3, 4), k=(1, 1, 1, 2), s=(1, 1, 1, 1),
+                       variant="depth_stride",
+                       error="requires the depth window to equal the depth stride")
+    yield _grad_depth_window()
 
 
 # ---- 3-D pooling gradients ----
