@@ -242,7 +242,7 @@ def _as_v1(op, operand, producer):
 
 def _conv3d_grad(op, dtype, x_shape=(2, 5, 6, 4, 3), f_shape=(2, 3, 2, 3, 4),
                  s=(1, 2, 1, 2, 1), padding="SAME", variant="", error=None,
-                 dy_shape=None, v1=False, producer=9, tshape="int32"):
+                 dy_shape=None, v1=False, producer=9, tshape="int32", **attrs):
     name = _name(op if not v1 else op.replace("V2", ""), dtype, x_shape, variant)
     dims = [-(-n // st) if padding == "SAME" else (n - k + st) // st
             for n, k, st in zip(x_shape[1:4], f_shape[0:3], s[1:4])]
@@ -253,10 +253,10 @@ def _conv3d_grad(op, dtype, x_shape=(2, 5, 6, 4, 3), f_shape=(2, 3, 2, 3, 4),
         if input_grad:
             return [tf.raw_ops.Conv3DBackpropInputV2(
                 input_sizes=tf.constant(x_shape, getattr(tf, tshape)), filter=operand,
-                out_backprop=g, strides=s, padding=padding, name="z")]
+                out_backprop=g, strides=s, padding=padding, name="z", **attrs)]
         return [tf.raw_ops.Conv3DBackpropFilterV2(
             input=operand, filter_sizes=tf.constant(f_shape, tf.int32),
-            out_backprop=g, strides=s, padding=padding, name="z")]
+            out_backprop=g, strides=s, padding=padding, name="z", **attrs)]
     operand = ("f", dtype, f_shape, "small") if input_grad else ("x", dtype, x_shape, "small")
     specs = [operand, ("g", dtype, dy, "small")]
     edit = None
@@ -293,6 +293,12 @@ def _cases_conv3d():
         yield _conv3d_grad(op, F32, x_shape=(0, 5, 6, 4, 3), variant="empty")
         yield _conv3d_grad(op, F32, variant="bad_dy", dy_shape=(2, 2, 6, 2, 4),
                            error="Size of out_backprop doesn't match computed")
+        yield _conv3d_grad(op, F32, variant="dilated", dilations=[1, 2, 1, 1, 1],
+                           error="does not yet support dilation rates larger than 1")
+        yield _conv3d_grad(op, F32, variant="ncdhw", data_format="NCDHW",
+                           error="only supports NDHWC on the CPU")
+        yield _conv3d_grad(op, F32, variant="bad_channels", f_shape=(2, 3, 2, 2, 4),
+                           error="must have the same number of channels")
         for dtype in (F32, F64):
             yield _conv3d_grad(op, dtype, v1=True, variant="v1")
         yield _conv3d_grad(op, F32, v1=True, producer=None, variant="v1_new",
