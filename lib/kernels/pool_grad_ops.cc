@@ -294,7 +294,23 @@ class MaxPoolGradWithArgmaxOp : public OpKernel {
 
 }  // namespace
 
-void RegisterPoolGradKernels(KernelRegistry* r) {
+void RegisterPool3DGradKernels(KernelRegistry* r);
+void RegisterConv3DGradKernels(KernelRegistry* r);
+void RegisterMorphKernels(KernelRegistry* r);
+void RegisterFractionalPoolKernels(KernelRegistry* r);
+void RegisterGlimpsePatchKernels(KernelRegistry* r);
+void RegisterIgammaGradKernels(KernelRegistry* r);
+
+// The family's kernels (this file's and those of pool3d_grad_ops.cc,
+// conv3d_grad_ops.cc, morph_ops.cc, fractional_pool_ops.cc,
+// glimpse_patch_ops.cc, igamma_grad_ops.cc): one entry in RegisterAllKernels.
+void RegisterPoolGradFamilyKernels(KernelRegistry* r) {
+  RegisterPool3DGradKernels(r);
+  RegisterConv3DGradKernels(r);
+  RegisterMorphKernels(r);
+  RegisterFractionalPoolKernels(r);
+  RegisterGlimpsePatchKernels(r);
+  RegisterIgammaGradKernels(r);
   const auto real = TypeConstraint("T", RealTypes());
   r->Register<MaxPoolGrad2DOp<false>>("MaxPoolGradV2", {real});
   r->Register<MaxPoolGrad2DOp<true>>("MaxPoolGradGrad", {real});
