@@ -79,6 +79,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterOptimizerOps(r);
     RegisterRandomExtOps(r);
     RegisterRnnOps(r);
+    RegisterNnGradExtOps(r);
     return r;
   }();
   return *registry;

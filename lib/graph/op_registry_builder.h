@@ -138,6 +138,7 @@ void RegisterSparseExtOps(OpRegistry* registry);
 void RegisterOptimizerOps(OpRegistry* registry);
 void RegisterRandomExtOps(OpRegistry* registry);
 void RegisterRnnOps(OpRegistry* registry);
+void RegisterNnGradExtOps(OpRegistry* registry);
 
 // The args TensorFlow's CPU kernels of `op` keep in host memory, or nullptr
 // (op_registry_cpu_hostmem.cc).

@@ -45,6 +45,7 @@ void RegisterCwiseTrigKernels(KernelRegistry* r);
 void RegisterAbortKernels(KernelRegistry* r);
 void RegisterNmsKernels(KernelRegistry* r);
 void RegisterConv3DKernels(KernelRegistry* r);
+void RegisterPoolGradFamilyKernels(KernelRegistry* r);
 void RegisterImageKernels(KernelRegistry* r);
 void RegisterQuantizeKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
@@ -124,6 +125,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterAbortKernels(r);
   RegisterNmsKernels(r);
   RegisterConv3DKernels(r);
+  RegisterPoolGradFamilyKernels(r);
   RegisterImageKernels(r);
   RegisterQuantizeKernels(r);
   RegisterFunctionalKernels(r);
