@@ -56,11 +56,43 @@ void RegisterDecodeOps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterAudioOps(OpTable& t) {
+  t.Add(Op("DecodeWav")
+            .Input("contents: string")
+            .Output("audio: float")
+            .Output("sample_rate: int32")
+            .Attr("desired_channels: int = -1")
+            .Attr("desired_samples: int = -1")
+            .Kernels("CPU"));
+  t.Add(Op("EncodeWav")
+            .Input("audio: float")
+            .Input("sample_rate: int32")
+            .Output("contents: string")
+            .Kernels("CPU"));
+  t.Add(Op("AudioSpectrogram")
+            .Input("input: float")
+            .Output("spectrogram: float")
+            .Attr("window_size: int")
+            .Attr("stride: int")
+            .Attr("magnitude_squared: bool = false")
+            .Kernels("CPU"));
+  t.Add(Op("Mfcc")
+            .Input("spectrogram: float")
+            .Input("sample_rate: int32")
+            .Output("output: float")
+            .Attr("upper_frequency_limit: float = 4000")
+            .Attr("lower_frequency_limit: float = 20")
+            .Attr("filterbank_channel_count: int = 40")
+            .Attr("dct_coefficient_count: int = 13")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterIoOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterDecodeOps(t);
+  RegisterAudioOps(t);
 }
 
 }  // namespace dfg

@@ -86,6 +86,7 @@ void RegisterStatelessRandomKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
 void RegisterTrainingExtKernels(KernelRegistry* r);
 void RegisterDecodeKernels(KernelRegistry* r);
+void RegisterAudioKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -161,6 +162,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterSparseKernels(r);
   RegisterTrainingExtKernels(r);
   RegisterDecodeKernels(r);
+  RegisterAudioKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {
