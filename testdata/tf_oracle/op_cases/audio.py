@@ -150,9 +150,45 @@ def _speech_pipeline():
                   rtol=1e-4, atol=1e-4)
 
 
+def _to_audio_summary_v1(rate, producer):
+    """An `edit`: AudioSummaryV2 (sample_rate an input) as the deprecated
+    AudioSummary (sample_rate an attr) in a GraphDef of `producer`."""
+    def edit(graph_def):
+        for node in graph_def.node:
+            if node.op == "AudioSummaryV2":
+                node.op = "AudioSummary"
+                del node.input[2]
+                node.attr["sample_rate"].f = rate
+        graph_def.versions.producer = producer
+    return edit
+
+
+def _audio_summary_cases():
+    tf = _tf()
+    out = []
+    for shape, max_outputs in [((2, 50), 3), ((3, 40, 2), 2), ((0, 10), 1)]:
+        name = f"AudioSummary/{list(shape)}/max={max_outputs}".replace(" ", "")
+        v = data(name, np.float32, shape, "unit") * 1.2
+
+        def build(v=v, m=max_outputs):
+            x = tf.compat.v1.placeholder(tf.float32, None, name="x")
+            y = tf.raw_ops.AudioSummaryV2(tag="au", tensor=x, sample_rate=8000.0,
+                                          max_outputs=m)
+            # Base64: `dfg run`'s .npy strings would lose trailing zero bytes.
+            return [tf.raw_ops.EncodeBase64(input=y)], {x: v}
+        out.append(OpCase(name, ["AudioSummary"], build,
+                          edit=_to_audio_summary_v1(8000.0, 14)))
+    out.append(OpCase("AudioSummary/producer15", ["AudioSummary"], lambda: ([
+        tf.raw_ops.AudioSummaryV2(tag="au", tensor=tf.zeros([1, 4]), sample_rate=8000.0)], {}),
+        edit=_to_audio_summary_v1(8000.0, 15),
+        expect_error="Op AudioSummary is not available in GraphDef version 15"))
+    return out
+
+
 def cases():
     yield from _decode_cases()
     yield from _encode_cases()
     yield from _spectrogram_cases()
     yield from _mfcc_cases()
     yield _speech_pipeline()
+    yield from _audio_summary_cases()
