@@ -87,12 +87,17 @@ void RegisterAudioOps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterTimeOps(OpTable& t) {
+  t.Add(Op("Timestamp").Output("ts: double").Stateful().Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterIoOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterDecodeOps(t);
   RegisterAudioOps(t);
+  RegisterTimeOps(t);
 }
 
 }  // namespace dfg

@@ -1,5 +1,6 @@
 """Parsing and decoding ops over string tensors: CSV records, raw and
-compressed bytes, serialized tensors and JSON Examples."""
+compressed bytes, serialized tensors and JSON Examples; Print, PrintV2 and
+Timestamp."""
 import gzip
 import struct
 import zlib
@@ -278,3 +279,46 @@ def cases():
     yield from _compressed_cases()
     yield from _example_json_cases()
     yield from _tensor_cases()
+    yield from _print_cases()
+
+
+def _print_cases():
+    """Print passes its input through (the message goes to stderr); PrintV2
+    has no output: a fetch that waits on it shows it ran."""
+    tf = _tf()
+    out = []
+    for dtype, shape in [(np.float32, (2, 3)), (np.int64, (4,)), (object, (2,)),
+                         (np.bool_, ()), (np.float64, (0, 2))]:
+        name = f"Print/{np.dtype(dtype).name}{list(shape)}".replace(" ", "")
+        v = data(name, dtype, (int(np.prod(shape)),)).reshape(shape)
+
+        def build(v=v, dtype=dtype):
+            x = tf.constant(v, tf.string if dtype is object else None)
+            y = tf.raw_ops.Print(input=x, data=[x, tf.constant([1.5, 2.5])],
+                                 message="value: ", first_n=2, summarize=2)
+            return [y], {}
+        out.append(OpCase(name, ["Print"], build))
+
+    def print_v2(stream, value=None, shape_known=True):
+        def build():
+            msg = tf.strings.format("x = {}", tf.constant([1, 2, 3])) if value is None else value()
+            if not shape_known:
+                msg = tf.compat.v1.placeholder_with_default(msg, None)
+            op = tf.raw_ops.PrintV2(input=msg, output_stream=stream, end="!\n")
+            with tf.control_dependencies([op]):
+                y = tf.identity(tf.constant(7))
+            return [y], {}
+        return build
+    out += [
+        OpCase("PrintV2/stderr", ["PrintV2"], print_v2("stderr")),
+        OpCase("PrintV2/log_info", ["PrintV2"], print_v2("log(info)")),
+        OpCase("PrintV2/not_scalar", ["PrintV2"],
+               print_v2("stderr", lambda: _const(["a", "b"]), shape_known=False),
+               expect_error=r"Input is expected to be scalar, but got \[2\]"),
+        OpCase("PrintV2/bad_stream", ["PrintV2"], print_v2("stdnowhere"),
+               expect_error="Unknown output stream: stdnowhere, Valid streams are: "
+                            r"stdout stderr log\(info\) log\(warning\) log\(error\)"),
+        OpCase("Timestamp/now", ["Timestamp"], lambda: ([tf.greater(
+            tf.raw_ops.Timestamp(), 1.7e9)], {})),
+    ]
+    return out
