@@ -1,7 +1,8 @@
 // Op table: parsing, decoding, audio and TF1 checkpoint ops — CSV records,
 // raw and compressed bytes, serialized tensors and JSON Examples, WAV audio
-// and its spectrogram and MFCC features (TensorFlow's core/ops/
-// {parsing,audio,io,logging}_ops.cc).
+// and its spectrogram and MFCC features, GIF decoding, JPEG encoding at a
+// quality given as a tensor, Timestamp (TensorFlow's core/ops/
+// {parsing,audio,io,image,logging}_ops.cc).
 //
 // Kernels: all CPU-only.
 #include "lib/graph/op_registry_builder.h"
@@ -87,6 +88,18 @@ void RegisterAudioOps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterImageOps(OpTable& t) {
+  t.Add(Op("DecodeGif")
+            .Input("contents: string")
+            .Output("image: uint8")
+            .Kernels("CPU"));
+  t.Add(Op("EncodeJpegVariableQuality")
+            .Input("images: uint8")
+            .Input("quality: int32")
+            .Output("contents: string")
+            .Kernels("CPU"));
+}
+
 void RegisterTimeOps(OpTable& t) {
   t.Add(Op("Timestamp").Output("ts: double").Stateful().Kernels("CPU"));
 }
@@ -97,6 +110,7 @@ void RegisterIoOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterDecodeOps(t);
   RegisterAudioOps(t);
+  RegisterImageOps(t);
   RegisterTimeOps(t);
 }
 

@@ -87,6 +87,7 @@ void RegisterSparseKernels(KernelRegistry* r);
 void RegisterTrainingExtKernels(KernelRegistry* r);
 void RegisterDecodeKernels(KernelRegistry* r);
 void RegisterAudioKernels(KernelRegistry* r);
+void RegisterImageDecodeKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -163,6 +164,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterTrainingExtKernels(r);
   RegisterDecodeKernels(r);
   RegisterAudioKernels(r);
+  RegisterImageDecodeKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

@@ -64,6 +64,7 @@ THIRD_PARTY = {
     "openblas": {"lib/kernels"},
     "zlib.h": {"lib/io", "lib/kernels"},
     "zstd.h": {"lib/kernels"},
+    "gif_lib.h": {"lib/kernels"},
     "fftw3.h": {"lib/kernels"},
     "farmhash.h": {"lib/kernels"},
     "unicode/": {"lib/kernels"},

@@ -1,0 +1,133 @@
+"""GIF decoding (frames composed as TensorFlow composes them) and JPEG
+encoding at a quality given as a tensor."""
+import struct
+
+import numpy as np
+
+from op_case import OpCase, data
+
+
+def _tf():
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    return tf
+
+
+def _lzw(pixels, min_size):
+    """GIF LZW data of `pixels` (color indices): a clear code often enough
+    that the code width never grows (a valid, uncompressed-sized stream)."""
+    clear, end = 1 << min_size, (1 << min_size) + 1
+    width = min_size + 1
+    codes = []
+    run = (1 << min_size) - 3 if min_size > 2 else 1
+    for i, p in enumerate(pixels):
+        if i % run == 0:
+            codes.append(clear)
+        codes.append(int(p))
+    codes.append(end)
+    acc = bits = 0
+    out = bytearray()
+    for c in codes:
+        acc |= c << bits
+        bits += width
+        while bits >= 8:
+            out.append(acc & 0xFF)
+            acc >>= 8
+            bits -= 8
+    if bits:
+        out.append(acc & 0xFF)
+    blocks = bytearray([min_size])
+    for i in range(0, len(out), 255):
+        chunk = out[i:i + 255]
+        blocks += bytes([len(chunk)]) + chunk
+    return bytes(blocks + b"\0")
+
+
+def _palette(n, seed):
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 256, (n, 3)).astype(np.uint8)
+
+
+def _gif(width, height, frames, global_colors=8):
+    """frames: (left, top, w, h, indices, transparent or None, local palette
+    or None)."""
+    bits = max(1, int(np.ceil(np.log2(global_colors))))
+    out = bytearray(b"GIF89a" + struct.pack("<HHBBB", width, height,
+                                            0x80 | (bits - 1), 0, 0))
+    out += _palette(1 << bits, 1).tobytes()
+    for left, top, w, h, idx, transparent, local in frames:
+        if transparent is not None:
+            out += b"\x21\xf9\x04" + bytes([1, 0, 0, transparent, 0])
+        flags = 0
+        if local is not None:
+            lbits = max(1, int(np.ceil(np.log2(len(local)))))
+            flags = 0x80 | (lbits - 1)
+        out += b"\x2c" + struct.pack("<HHHHB", left, top, w, h, flags)
+        if local is not None:
+            out += np.resize(local, ((1 << lbits), 3)).astype(np.uint8).tobytes()
+        out += _lzw(np.asarray(idx).reshape(-1), max(2, bits))
+    return bytes(out + b"\x3b")
+
+
+def _gif_cases():
+    tf = _tf()
+    rng = np.random.default_rng(7)
+    full = rng.integers(0, 8, (3, 5))
+    part = rng.integers(0, 8, (2, 2))
+    gifs = {
+        "single": _gif(5, 3, [(0, 0, 5, 3, full, None, None)]),
+        "animated": _gif(5, 3, [
+            (0, 0, 5, 3, full, None, None),
+            (1, 1, 2, 2, part, 3, None),
+            (0, 0, 5, 3, rng.integers(0, 4, (3, 5)), None, _palette(4, 9))]),
+        "partial_first": _gif(4, 4, [(1, 1, 3, 2, rng.integers(0, 8, (2, 3)), 2, None)]),
+        "transparent_first": _gif(3, 2, [(0, 0, 3, 2, [[0, 5, 5], [1, 5, 2]], 5, None)]),
+    }
+    out = [OpCase(f"DecodeGif/{name}", ["DecodeGif"],
+                  lambda g=g: ([tf.raw_ops.DecodeGif(contents=tf.constant(g))], {}))
+           for name, g in gifs.items()]
+    jpeg = tf.io.encode_jpeg(data("jpeg", np.uint8, (5, 4, 3))).numpy()
+    out.append(OpCase("DecodeGif/jpeg", ["DecodeGif"],
+                      lambda: ([tf.raw_ops.DecodeGif(contents=tf.constant(jpeg))], {})))
+    jpeg_gray = tf.io.encode_jpeg(data("jpeg_gray", np.uint8, (3, 7, 1))).numpy()
+    out.append(OpCase("DecodeGif/jpeg_gray", ["DecodeGif"],
+                      lambda: ([tf.raw_ops.DecodeGif(contents=tf.constant(jpeg_gray))], {})))
+    for name, contents, error in [
+            ("unknown", b"xyz", "Unknown image file format"),
+            ("empty", b"", "Input is empty."),
+            ("truncated", gifs["single"][:20], r"Invalid GIF data \(size 20\), ")]:
+        out.append(OpCase(f"DecodeGif/{name}", ["DecodeGif"],
+                          lambda c=contents: ([tf.raw_ops.DecodeGif(contents=tf.constant(c))], {}),
+                          expect_error=error))
+    return out
+
+
+def _jpeg_cases():
+    tf = _tf()
+    out = []
+    for channels in (1, 3):
+        for quality in (0, 50, 95, 100):
+            name = f"EncodeJpegVariableQuality/uint8[8,6,{channels}]/quality={quality}"
+            image = data(name, np.uint8, (8, 6, channels))
+
+            def build(image=image, quality=quality):
+                q = tf.compat.v1.placeholder(tf.int32, [], name="q")
+                y = tf.raw_ops.EncodeJpegVariableQuality(images=tf.constant(image), quality=q)
+                return [tf.io.decode_jpeg(y), tf.strings.length(y)], {q: np.int32(quality)}
+            out.append(OpCase(name, ["EncodeJpegVariableQuality"], build))
+
+    def bad(quality, channels, error):
+        def build():
+            q = tf.compat.v1.placeholder(tf.int32, [], name="q")
+            y = tf.raw_ops.EncodeJpegVariableQuality(
+                images=tf.zeros([2, 2, channels], tf.uint8), quality=q)
+            return [y], {q: np.int32(quality)}
+        return OpCase(f"EncodeJpegVariableQuality/q={quality},c={channels}",
+                      ["EncodeJpegVariableQuality"], build, expect_error=error)
+    out.append(bad(101, 3, r"quality must be in \[0,100\], got 101"))
+    out.append(bad(50, 2, r"image must have 1 or 3 channels, got \[2,2,2\]"))
+    return out
+
+
+def cases():
+    yield from _gif_cases()
+    yield from _jpeg_cases()
