@@ -57,6 +57,56 @@ void RegisterDecodeOps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterSequenceExampleOps(OpTable& t) {
+  t.Add(
+      Op("ParseSequenceExampleV2")
+          .Input("serialized: string")
+          .Input("debug_name: string")
+          .Input("context_sparse_keys: string")
+          .Input("context_dense_keys: string")
+          .Input("context_ragged_keys: string")
+          .Input("feature_list_sparse_keys: string")
+          .Input("feature_list_dense_keys: string")
+          .Input("feature_list_ragged_keys: string")
+          .Input("feature_list_dense_missing_assumed_empty: bool")
+          .Input("context_dense_defaults: Tcontext_dense")
+          .Output("context_sparse_indices: Ncontext_sparse * int64")
+          .Output("context_sparse_values: context_sparse_types")
+          .Output("context_sparse_shapes: Ncontext_sparse * int64")
+          .Output("context_dense_values: Tcontext_dense")
+          .Output("context_ragged_values: context_ragged_value_types")
+          .Output("context_ragged_row_splits: context_ragged_split_types")
+          .Output("feature_list_sparse_indices: Nfeature_list_sparse * int64")
+          .Output("feature_list_sparse_values: feature_list_sparse_types")
+          .Output("feature_list_sparse_shapes: Nfeature_list_sparse * int64")
+          .Output("feature_list_dense_values: feature_list_dense_types")
+          .Output("feature_list_dense_lengths: Nfeature_list_dense * int64")
+          .Output("feature_list_ragged_values: feature_list_ragged_value_types")
+          .Output("feature_list_ragged_outer_splits: "
+                  "feature_list_ragged_split_types")
+          .Output("feature_list_ragged_inner_splits: "
+                  "feature_list_ragged_split_types")
+          .Attr("Ncontext_sparse: int >= 0 = 0")
+          .Attr("Tcontext_dense: list({float, int64, string}) >= 0 = []")
+          .Attr("context_sparse_types: list({float, int64, string}) >= 0 = []")
+          .Attr("context_ragged_value_types: list({float, int64, string}) >= 0 "
+                "= []")
+          .Attr("context_ragged_split_types: list({int32, int64}) >= 0 = []")
+          .Attr("context_dense_shapes: list(shape) >= 0 = []")
+          .Attr("Nfeature_list_sparse: int >= 0 = 0")
+          .Attr("Nfeature_list_dense: int >= 0 = 0")
+          .Attr("feature_list_dense_types: list({float, int64, string}) >= 0 "
+                "= []")
+          .Attr("feature_list_sparse_types: list({float, int64, string}) >= 0 "
+                "= []")
+          .Attr("feature_list_ragged_value_types: list({float, int64, "
+                "string}) >= 0 = []")
+          .Attr("feature_list_ragged_split_types: list({int32, int64}) >= 0 "
+                "= []")
+          .Attr("feature_list_dense_shapes: list(shape) >= 0 = []")
+          .Kernels("CPU"));
+}
+
 void RegisterAudioOps(OpTable& t) {
   t.Add(Op("DecodeWav")
             .Input("contents: string")
@@ -109,6 +159,7 @@ void RegisterTimeOps(OpTable& t) {
 void RegisterIoOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterDecodeOps(t);
+  RegisterSequenceExampleOps(t);
   RegisterAudioOps(t);
   RegisterImageOps(t);
   RegisterTimeOps(t);

@@ -88,6 +88,7 @@ void RegisterTrainingExtKernels(KernelRegistry* r);
 void RegisterDecodeKernels(KernelRegistry* r);
 void RegisterAudioKernels(KernelRegistry* r);
 void RegisterImageDecodeKernels(KernelRegistry* r);
+void RegisterParseSequenceExampleKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -165,6 +166,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterDecodeKernels(r);
   RegisterAudioKernels(r);
   RegisterImageDecodeKernels(r);
+  RegisterParseSequenceExampleKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {
