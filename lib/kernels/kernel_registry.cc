@@ -89,6 +89,7 @@ void RegisterDecodeKernels(KernelRegistry* r);
 void RegisterAudioKernels(KernelRegistry* r);
 void RegisterImageDecodeKernels(KernelRegistry* r);
 void RegisterParseSequenceExampleKernels(KernelRegistry* r);
+void RegisterSaveRestoreV1Kernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -167,6 +168,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterAudioKernels(r);
   RegisterImageDecodeKernels(r);
   RegisterParseSequenceExampleKernels(r);
+  RegisterSaveRestoreV1Kernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {
