@@ -1,10 +1,13 @@
-// DecodeGif and EncodeJpegVariableQuality (TensorFlow's
-// core/kernels/image/decode_image_op.cc with core/lib/gif/gif_io.cc, and
-// encode_jpeg_op.cc). GIF frames are composed as TensorFlow composes them:
-// each frame starts from the previous one, pixels of the frame's transparent
-// color keep what is there (black on the first frame), disposal methods are
-// ignored, and the canvas is the largest frame's width and height.
+// DecodeGif, DecodeWebP and EncodeJpegVariableQuality (TensorFlow's
+// core/kernels/image/decode_image_op.cc with core/lib/gif/gif_io.cc and
+// libwebp, and encode_jpeg_op.cc). Both decoders also take JPEG contents, as
+// TensorFlow's do (its DecodeImageV2Op serves them all). GIF frames are
+// composed as TensorFlow composes them: each frame starts from the previous
+// one, pixels of the frame's transparent color keep what is there (black on the
+// first frame), disposal methods are ignored, and the canvas is the largest
+// frame's width and height.
 #include <gif_lib.h>
+#include <webp/decode.h>
 
 #include <cstring>
 #include <limits>
@@ -181,6 +184,83 @@ class DecodeGifOp : public OpKernel {
   }
 };
 
+// A still WebP image as [1, height, width, 3 or 4 (with alpha)].
+class DecodeWebPOp : public OpKernel {
+ public:
+  explicit DecodeWebPOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("channels", &channels_));
+    DFG_OP_REQUIRES(
+        ctx,
+        channels_ == 0 || channels_ == 1 || channels_ == 3 || channels_ == 4,
+        InvalidArgument("`channels` must be 0, 1, 3 or 4 but got {}",
+                        channels_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& contents = ctx->input(0);
+    DFG_OP_REQUIRES(ctx, contents.dims() == 0,
+                    InvalidArgument("`contents` must be scalar but got shape{}",
+                                    contents.shape().DebugString()));
+    const std::string& input = contents.scalar<std::string>();
+    DFG_OP_REQUIRES(ctx, !input.empty(), InvalidArgument("Input is empty."));
+    const char* format = FormatName(input);
+    if (format == nullptr && input.compare(0, 3, "GIF") == 0) format = "GIF";
+    DFG_OP_REQUIRES(ctx, format != nullptr,
+                    InvalidArgument("Unknown image file format. One of JPEG, "
+                                    "JPEG XL, PNG, GIF, BMP, WebP required."));
+    if (std::string_view(format) == "JPEG") return Jpeg(ctx, input);
+    DFG_OP_REQUIRES(ctx, std::string_view(format) == "WebP",
+                    Unimplemented("DecodeWebP of {} contents is not supported "
+                                  "by dfg",
+                                  format));
+    DFG_OP_REQUIRES(ctx, channels_ != 1,
+                    InvalidArgument("WebP only supports 3 or 4 channels"));
+    const auto* data = reinterpret_cast<const uint8_t*>(input.data());
+    WebPBitstreamFeatures features;
+    DFG_OP_REQUIRES(
+        ctx, WebPGetFeatures(data, input.size(), &features) == VP8_STATUS_OK,
+        InvalidArgument("Failed to decode WebP header."));
+    DFG_OP_REQUIRES(ctx, !features.has_animation,
+                    Unimplemented("animated WebP is not supported by dfg"));
+    const int c = features.has_alpha ? 4 : 3;
+    DFG_OP_REQUIRES(
+        ctx, channels_ == 0 || channels_ == c,
+        InvalidArgument("Number of channels requested does not match input"));
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(
+        ctx,
+        ctx->allocate_output(
+            0, TensorShape({1, features.height, features.width, c}), &out));
+    uint8_t* dst = out->flat<uint8_t>().data();
+    const size_t size = out->NumElements();
+    const int stride = features.width * c;
+    const bool ok =
+        (c == 4 ? WebPDecodeRGBAInto(data, input.size(), dst, size, stride)
+                : WebPDecodeRGBInto(data, input.size(), dst, size, stride)) !=
+        nullptr;
+    DFG_OP_REQUIRES(ctx, ok, InvalidArgument("Failed to decode WebP image."));
+  }
+
+ private:
+  // A JPEG through DecodeWebP: [height, width, channels] as DecodeJpeg.
+  void Jpeg(OpKernelContext* ctx, const std::string& input) const {
+    DFG_OP_REQUIRES(ctx, channels_ != 4,
+                    InvalidArgument("JPEG does not support 4 channels"));
+    JpegDecodeFlags flags;
+    flags.components = channels_;
+    Tensor* out = nullptr;
+    const bool ok = DecodeJpeg(input, flags, [&](int w, int h, int c) {
+      Status s = ctx->allocate_output(0, TensorShape({h, w, c}), &out);
+      return s.ok() ? out->flat<uint8_t>().data() : nullptr;
+    });
+    DFG_OP_REQUIRES(ctx, ok,
+                    InvalidArgument("jpeg::Uncompress failed. Invalid JPEG "
+                                    "data or crop window."));
+  }
+
+  int32_t channels_ = 0;
+};
+
 class EncodeJpegVariableQualityOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -222,6 +302,7 @@ class EncodeJpegVariableQualityOp : public OpKernel {
 
 void RegisterImageDecodeKernels(KernelRegistry* r) {
   r->Register<DecodeGifOp>("DecodeGif");
+  r->Register<DecodeWebPOp>("DecodeWebP");
   r->Register<EncodeJpegVariableQualityOp>("EncodeJpegVariableQuality");
 }
 

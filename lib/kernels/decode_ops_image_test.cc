@@ -25,6 +25,27 @@ TEST_CASE("DecodeGif gives [frames, height, width, 3]", "[kernels]") {
   CHECK_THAT(bad.status.message(), Contains("Invalid GIF data (size 20)"));
 }
 
+TEST_CASE("DecodeWebP gives one RGB frame", "[kernels]") {
+  // A lossless 5x3 RGB image; its first pixel is (0, 255, 0).
+  const std::string webp(
+      "\x52\x49\x46\x46\x3a\x00\x00\x00\x57\x45\x42\x50\x56\x50\x38\x4c"
+      "\x2d\x00\x00\x00\x2f\x04\x80\x00\x00\x77\x20\x24\x48\xfe\x2f\x26"
+      "\x1a\xbd\x30\x11\x53\x33\xff\x19\x6d\xa0\xa0\x91\xa4\xe6\x7b\xa1"
+      "\x6b\xc1\x13\x5a\xf0\x84\x16\x84\x45\xf4\x3f\xd6\x96\x73\xf3\xfd"
+      "\x01\x00",
+      66);
+  auto run = RunKernel("name: 'w' op: 'DecodeWebP'",
+                       {Tensor::Scalar<std::string>(webp)});
+  REQUIRE(run.status.ok());
+  CHECK(run.out(0).shape().DebugString() == "[1,3,5,3]");
+  auto p = run.out(0).flat<uint8_t>();
+  CHECK((p[0] == 0 && p[1] == 255 && p[2] == 0));
+  auto four = RunKernel(
+      "name: 'w' op: 'DecodeWebP' attr { key: 'channels' value { i: 4 } }",
+      {Tensor::Scalar<std::string>(webp)});
+  CHECK_THAT(four.status.message(), Contains("Number of channels requested"));
+}
+
 TEST_CASE("EncodeJpegVariableQuality checks the quality", "[kernels]") {
   Tensor image(tensorflow::DT_UINT8, TensorShape({4, 4, 3}));
   for (uint8_t& v : image.flat<uint8_t>()) v = 128;

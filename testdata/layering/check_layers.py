@@ -65,6 +65,7 @@ THIRD_PARTY = {
     "zlib.h": {"lib/io", "lib/kernels"},
     "zstd.h": {"lib/kernels"},
     "gif_lib.h": {"lib/kernels"},
+    "webp/": {"lib/kernels"},
     "fftw3.h": {"lib/kernels"},
     "farmhash.h": {"lib/kernels"},
     "unicode/": {"lib/kernels"},

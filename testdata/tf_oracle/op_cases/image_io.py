@@ -1,5 +1,6 @@
-"""GIF decoding (frames composed as TensorFlow composes them) and JPEG
-encoding at a quality given as a tensor."""
+"""GIF and WebP decoding (GIF frames composed as TensorFlow composes them)
+and JPEG encoding at a quality given as a tensor."""
+import base64
 import struct
 
 import numpy as np
@@ -101,6 +102,42 @@ def _gif_cases():
     return out
 
 
+# 5x3 images written by libwebp 1.2.4 (WebPEncode{Lossless,}{RGB,RGBA}).
+WEBP = {
+    "lossless_rgba": "UklGRkIAAABXRUJQVlA4TDUAAAAvBIAAEHcgJEj+Lyba3DARUyMQIMRSZbYHoTfuMlDQSFLzvdC14AkteEILwiL6H2vLufn+AAA=",
+    "lossless_rgb": "UklGRjoAAABXRUJQVlA4TC0AAAAvBIAAAHcgJEj+LyYavTARUzP/GW2goJGk5nuha8ETWvCEFoRF9D/WlnPz/QEA",
+    "lossy_rgb": "UklGRloAAABXRUJQVlA4IE4AAABwAQCdASoFAAMAAUAmJbACdAGIQAD+8BgXDfR+rP/E1OXln/3/tOA+vf+H3//3GW+e9w3JXHgv+c26P1N/1ivzb/mza/1N/+IEFDngAAA=",
+    "lossy_rgba": "UklGRoQAAABXRUJQVlA4WAoAAAAQAAAABAAAAgAAQUxQSBAAAAAAZP//ZP//ZP//ZP//ZP//VlA4IE4AAABwAQCdASoFAAMAAUAmJbACdAGIQAD+8BgXDfR+rP/E1OXln3//s87j/Pf8mrv/9GBfffGRt1/n/+c26P1N/nQfxf/Nm1/qb/8QIKHPAAA=",
+}
+
+
+def _webp_cases():
+    tf = _tf()
+    out = []
+    for name, b64 in WEBP.items():
+        contents = base64.b64decode(b64)
+        alpha = name.endswith("rgba")
+        for channels in (0, 4 if alpha else 3):
+            out.append(OpCase(f"DecodeWebP/{name}/channels={channels}", ["DecodeWebP"],
+                              lambda c=contents, ch=channels: ([tf.raw_ops.DecodeWebP(
+                                  contents=tf.constant(c), channels=ch)], {})))
+    rgb = base64.b64decode(WEBP["lossy_rgb"])
+    jpeg = tf.io.encode_jpeg(data("webp_jpeg", np.uint8, (4, 3, 3))).numpy()
+    out.append(OpCase("DecodeWebP/jpeg", ["DecodeWebP"], lambda: ([tf.raw_ops.DecodeWebP(
+        contents=tf.constant(jpeg))], {})))
+    for name, contents, channels, error in [
+            ("wrong_channels", rgb, 4, "Number of channels requested does not match input"),
+            ("one_channel", rgb, 1, "WebP only supports 3 or 4 channels"),
+            ("header", rgb[:20], 0, "Failed to decode WebP header."),
+            ("truncated", rgb[:40], 0, "Failed to decode WebP image."),
+            ("unknown", b"xyz", 0, "Unknown image file format")]:
+        out.append(OpCase(f"DecodeWebP/{name}", ["DecodeWebP"],
+                          lambda c=contents, ch=channels: ([tf.raw_ops.DecodeWebP(
+                              contents=tf.constant(c), channels=ch)], {}),
+                          expect_error=error))
+    return out
+
+
 def _jpeg_cases():
     tf = _tf()
     out = []
@@ -130,4 +167,5 @@ def _jpeg_cases():
 
 def cases():
     yield from _gif_cases()
+    yield from _webp_cases()
     yield from _jpeg_cases()
