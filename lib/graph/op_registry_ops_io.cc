@@ -107,6 +107,54 @@ void RegisterSequenceExampleOps(OpTable& t) {
           .Kernels("CPU"));
 }
 
+// The attrs ParseSequenceExample and ParseSingleSequenceExample share.
+OpBuilder& SequenceExampleV1Attrs(OpBuilder& op) {
+  return op.Attr("Ncontext_sparse: int >= 0 = 0")
+      .Attr("Ncontext_dense: int >= 0 = 0")
+      .Attr("Nfeature_list_sparse: int >= 0 = 0")
+      .Attr("Nfeature_list_dense: int >= 0 = 0")
+      .Attr("context_sparse_types: list({float, int64, string}) >= 0 = []")
+      .Attr("Tcontext_dense: list({float, int64, string}) >= 0 = []")
+      .Attr("feature_list_dense_types: list({float, int64, string}) >= 0 = []")
+      .Attr("context_dense_shapes: list(shape) >= 0 = []")
+      .Attr("feature_list_sparse_types: list({float, int64, string}) >= 0 = []")
+      .Attr("feature_list_dense_shapes: list(shape) >= 0 = []")
+      .Output("context_sparse_indices: Ncontext_sparse * int64")
+      .Output("context_sparse_values: context_sparse_types")
+      .Output("context_sparse_shapes: Ncontext_sparse * int64")
+      .Output("context_dense_values: Tcontext_dense")
+      .Output("feature_list_sparse_indices: Nfeature_list_sparse * int64")
+      .Output("feature_list_sparse_values: feature_list_sparse_types")
+      .Output("feature_list_sparse_shapes: Nfeature_list_sparse * int64")
+      .Output("feature_list_dense_values: feature_list_dense_types")
+      .Kernels("CPU");
+}
+
+void RegisterSequenceExampleV1Ops(OpTable& t) {
+  OpBuilder batch = Op("ParseSequenceExample");
+  batch.Input("serialized: string")
+      .Input("debug_name: string")
+      .Input("context_dense_defaults: Tcontext_dense")
+      .Attr("feature_list_dense_missing_assumed_empty: list(string) >= 0")
+      .Attr("context_sparse_keys: list(string) >= 0")
+      .Attr("context_dense_keys: list(string) >= 0")
+      .Attr("feature_list_sparse_keys: list(string) >= 0")
+      .Attr("feature_list_dense_keys: list(string) >= 0");
+  SequenceExampleV1Attrs(batch).Output(
+      "feature_list_dense_lengths: Nfeature_list_dense * int64");
+  t.Add(batch);
+  OpBuilder single = Op("ParseSingleSequenceExample");
+  single.Input("serialized: string")
+      .Input("feature_list_dense_missing_assumed_empty: string")
+      .Input("context_sparse_keys: Ncontext_sparse * string")
+      .Input("context_dense_keys: Ncontext_dense * string")
+      .Input("feature_list_sparse_keys: Nfeature_list_sparse * string")
+      .Input("feature_list_dense_keys: Nfeature_list_dense * string")
+      .Input("context_dense_defaults: Tcontext_dense")
+      .Input("debug_name: string");
+  t.Add(SequenceExampleV1Attrs(single));
+}
+
 void RegisterAudioOps(OpTable& t) {
   t.Add(Op("DecodeWav")
             .Input("contents: string")
@@ -166,6 +214,7 @@ void RegisterIoOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterDecodeOps(t);
   RegisterSequenceExampleOps(t);
+  RegisterSequenceExampleV1Ops(t);
   RegisterAudioOps(t);
   RegisterImageOps(t);
   RegisterTimeOps(t);

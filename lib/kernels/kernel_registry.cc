@@ -90,6 +90,7 @@ void RegisterAudioKernels(KernelRegistry* r);
 void RegisterImageDecodeKernels(KernelRegistry* r);
 void RegisterParseSequenceExampleKernels(KernelRegistry* r);
 void RegisterSaveRestoreV1Kernels(KernelRegistry* r);
+void RegisterParseSequenceExampleV1Kernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -169,6 +170,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterImageDecodeKernels(r);
   RegisterParseSequenceExampleKernels(r);
   RegisterSaveRestoreV1Kernels(r);
+  RegisterParseSequenceExampleV1Kernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

@@ -51,5 +51,29 @@ TEST_CASE("ParseSequenceExampleV2 pads dense feature lists", "[kernels]") {
   CHECK(testing::Flat<int64_t>(padded.out(2)) == "[2] 2 0");
 }
 
+TEST_CASE("ParseSingleSequenceExample parses one example", "[kernels]") {
+  tensorflow::SequenceExample ex;
+  auto& rows = (*ex.mutable_feature_lists()->mutable_feature_list())["f"];
+  rows.add_feature()->mutable_float_list()->add_value(1.5f);
+  rows.add_feature()->mutable_float_list()->add_value(2.5f);
+  const std::string node =
+      "name: 'p' op: 'ParseSingleSequenceExample' "
+      "attr { key: 'Nfeature_list_dense' value { i: 1 } } "
+      "attr { key: 'feature_list_dense_types' value { list { type: DT_FLOAT "
+      "} } } attr { key: 'feature_list_dense_shapes' value { list { shape { "
+      "} } } }";
+  auto run = testing::RunKernel(
+      node,
+      {Tensor::Scalar<std::string>(ex.SerializeAsString()), Keys({}),
+       Tensor::Scalar<std::string>("f"), Tensor::Scalar<std::string>("")});
+  REQUIRE(run.status.ok());
+  CHECK(testing::Flat<float>(run.out(0)) == "[2] 1.5 2.5");
+  auto missing =
+      testing::RunKernel(node, {Tensor::Scalar<std::string>(""), Keys({}),
+                                Tensor::Scalar<std::string>("f"),
+                                Tensor::Scalar<std::string>("")});
+  CHECK(missing.status.code() == Code::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace dfg

@@ -1,6 +1,7 @@
 """ParseSequenceExampleV2, as tf.io.parse_sequence_example and
-tf.io.parse_single_sequence_example emit it: context and feature-list
-features, sparse, dense and ragged."""
+tf.io.parse_single_sequence_example emit it (context and feature-list
+features, sparse, dense and ragged), and the TF1 ops ParseSequenceExample
+and ParseSingleSequenceExample."""
 import numpy as np
 
 from op_case import OpCase
@@ -113,6 +114,57 @@ def _error(name, context, lists, serialized, error):
                   expect_error=error)
 
 
+V1_ATTRS = dict(
+    context_sparse_types=["string"], Tcontext_dense=None,
+    context_dense_shapes=[[], [2]], feature_list_sparse_types=["string"],
+    feature_list_dense_types=["int64", "float32"],
+    feature_list_dense_shapes=[[2], [1]])
+
+
+def _v1_args(tf):
+    return dict(
+        context_dense_defaults=[tf.constant([], tf.int64), tf.constant([-1.0, -2.0])],
+        context_sparse_types=[tf.string], context_dense_shapes=[[], [2]],
+        feature_list_sparse_types=[tf.string], feature_list_dense_types=[tf.int64, tf.float32],
+        feature_list_dense_shapes=[[2], [1]])
+
+
+def _v1_batch(indices, missing=("tok", "emb")):
+    tf = _tf()
+
+    def build():
+        out = tf.raw_ops.ParseSequenceExample(
+            serialized=tf.constant([EXAMPLES[i] for i in indices], tf.string,
+                                   shape=[len(indices)]),
+            debug_name=tf.constant([f"n{i}" for i in indices], tf.string,
+                                   shape=[len(indices)]),
+            feature_list_dense_missing_assumed_empty=list(missing),
+            context_sparse_keys=["tags"], context_dense_keys=["id", "w"],
+            feature_list_sparse_keys=["words"], feature_list_dense_keys=["tok", "emb"],
+            Ncontext_sparse=1, Ncontext_dense=2, Nfeature_list_sparse=1,
+            Nfeature_list_dense=2, **_v1_args(tf))
+        return [t for group in out for t in group], {}
+    name = f"ParseSequenceExample/batch{indices}/missing={','.join(missing)}"
+    return OpCase(name.replace(" ", ""), ["ParseSequenceExample"], build)
+
+
+def _v1_single(index, debug_name="", error=None, tag=""):
+    tf = _tf()
+
+    def build():
+        out = tf.raw_ops.ParseSingleSequenceExample(
+            serialized=tf.constant(EXAMPLES[index] if isinstance(index, int) else index),
+            feature_list_dense_missing_assumed_empty=tf.constant(["tok", "emb"]),
+            context_sparse_keys=[tf.constant("tags")],
+            context_dense_keys=[tf.constant("id"), tf.constant("w")],
+            feature_list_sparse_keys=[tf.constant("words")],
+            feature_list_dense_keys=[tf.constant("tok"), tf.constant("emb")],
+            debug_name=tf.constant(debug_name), **_v1_args(tf))
+        return [t for group in out for t in group], {}
+    return OpCase(f"ParseSingleSequenceExample/{tag or index}", ["ParseSingleSequenceExample"],
+                  build, expect_error=error)
+
+
 def cases():
     yield _batch([0, 1, 2])
     yield _batch([0, 1, 2], split="int32", names=True)
@@ -121,6 +173,17 @@ def cases():
     yield _batch([], error="Inconsistent max number of elements for feature id: "
                            "expected 1, but found 0")
     yield _single(0)
+    yield _v1_batch([0, 1, 2])
+    yield _v1_batch([0, 2], missing=("emb",))
+    yield _v1_single(0, "first")
+    yield _v1_single(2)
+    yield _v1_single(1)
+    yield _v1_single(b"", error="Name: , Context feature 'id' is required but "
+                                "could not be found.", tag="required")
+    yield _v1_single(_seq({"id": [1], "w": [1.0]}, {}), "ex",
+                     error="Name: ex, Key: w, Index: 0.  Number of float values != expected.  "
+                           r"values size: 1 but output shape: \[2\]", tag="count")
+    yield _v1_single(b"zzz", error="Could not parse example input, value: 'zzz'", tag="garbage")
     yield _single(2)
     yield _error("required_context", lambda tf: {"w": tf.io.FixedLenFeature([2], tf.float32)},
                  lambda tf: {}, [EXAMPLES[1]],
