@@ -204,6 +204,18 @@ void RegisterImageOps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterCheckpointRemapOps(OpTable& t) {
+  t.Add(Op("GenerateVocabRemapping")
+            .Input("new_vocab_file: string")
+            .Input("old_vocab_file: string")
+            .Output("remapping: int64")
+            .Output("num_present: int32")
+            .Attr("new_vocab_offset: int >= 0")
+            .Attr("num_new_vocab: int >= 0")
+            .Attr("old_vocab_size: int >= -1 = -1")
+            .Kernels("CPU"));
+}
+
 void RegisterTimeOps(OpTable& t) {
   t.Add(Op("Timestamp").Output("ts: double").Stateful().Kernels("CPU"));
 }
@@ -217,6 +229,7 @@ void RegisterIoOps(OpRegistry* registry) {
   RegisterSequenceExampleV1Ops(t);
   RegisterAudioOps(t);
   RegisterImageOps(t);
+  RegisterCheckpointRemapOps(t);
   RegisterTimeOps(t);
 }
 

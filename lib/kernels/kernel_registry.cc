@@ -91,6 +91,7 @@ void RegisterImageDecodeKernels(KernelRegistry* r);
 void RegisterParseSequenceExampleKernels(KernelRegistry* r);
 void RegisterSaveRestoreV1Kernels(KernelRegistry* r);
 void RegisterParseSequenceExampleV1Kernels(KernelRegistry* r);
+void RegisterVocabRemapKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -171,6 +172,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterParseSequenceExampleKernels(r);
   RegisterSaveRestoreV1Kernels(r);
   RegisterParseSequenceExampleV1Kernels(r);
+  RegisterVocabRemapKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {
