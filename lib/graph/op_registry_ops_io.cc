@@ -214,6 +214,18 @@ void RegisterCheckpointRemapOps(OpTable& t) {
             .Attr("num_new_vocab: int >= 0")
             .Attr("old_vocab_size: int >= -1 = -1")
             .Kernels("CPU"));
+  t.Add(Op("LoadAndRemapMatrix")
+            .Input("ckpt_path: string")
+            .Input("old_tensor_name: string")
+            .Input("row_remapping: int64")
+            .Input("col_remapping: int64")
+            .Input("initializing_values: float")
+            .Output("output_matrix: float")
+            .Attr("num_rows: int >= 0")
+            .Attr("num_cols: int >= 1")
+            .Attr("max_rows_in_memory: int = -1")
+            .Stateful()
+            .Kernels("CPU"));
 }
 
 void RegisterTimeOps(OpTable& t) {
