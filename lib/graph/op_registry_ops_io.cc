@@ -228,6 +228,20 @@ void RegisterCheckpointRemapOps(OpTable& t) {
             .Kernels("CPU"));
 }
 
+void RegisterProtoOps(OpTable& t) {
+  t.Add(Op("DecodeProtoV2")
+            .Input("bytes: string")
+            .Output("sizes: int32")
+            .Output("values: output_types")
+            .Attr("message_type: string")
+            .Attr("field_names: list(string)")
+            .Attr("output_types: list(type) >= 0")
+            .Attr("descriptor_source: string = 'local://'")
+            .Attr("message_format: string = 'binary'")
+            .Attr("sanitize: bool = false")
+            .Kernels("CPU"));
+}
+
 void RegisterTimeOps(OpTable& t) {
   t.Add(Op("Timestamp").Output("ts: double").Stateful().Kernels("CPU"));
 }
@@ -242,6 +256,7 @@ void RegisterIoOps(OpRegistry* registry) {
   RegisterAudioOps(t);
   RegisterImageOps(t);
   RegisterCheckpointRemapOps(t);
+  RegisterProtoOps(t);
   RegisterTimeOps(t);
 }
 

@@ -92,6 +92,7 @@ void RegisterParseSequenceExampleKernels(KernelRegistry* r);
 void RegisterSaveRestoreV1Kernels(KernelRegistry* r);
 void RegisterParseSequenceExampleV1Kernels(KernelRegistry* r);
 void RegisterVocabRemapKernels(KernelRegistry* r);
+void RegisterProtoKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -173,6 +174,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterSaveRestoreV1Kernels(r);
   RegisterParseSequenceExampleV1Kernels(r);
   RegisterVocabRemapKernels(r);
+  RegisterProtoKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {
