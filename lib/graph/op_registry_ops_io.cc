@@ -240,6 +240,15 @@ void RegisterProtoOps(OpTable& t) {
             .Attr("message_format: string = 'binary'")
             .Attr("sanitize: bool = false")
             .Kernels("CPU"));
+  t.Add(Op("EncodeProto")
+            .Input("sizes: int32")
+            .Input("values: Tinput_types")
+            .Output("bytes: string")
+            .Attr("field_names: list(string)")
+            .Attr("message_type: string")
+            .Attr("descriptor_source: string = 'local://'")
+            .Attr("Tinput_types: list(type)")
+            .Kernels("CPU"));
 }
 
 void RegisterTimeOps(OpTable& t) {

@@ -7,10 +7,15 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/descriptor.pb.h>
 #include <google/protobuf/dynamic_message.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
+#include <google/protobuf/wire_format_lite.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
+#include <numeric>
 #include <sstream>
 
 #include "lib/kernels/kernel_util.h"
@@ -98,6 +103,30 @@ struct ProtoSpec {
   const pb::Descriptor* message = nullptr;
   std::vector<const FieldDescriptor*> fields;
   std::unique_ptr<pb::DynamicMessageFactory> factory;
+
+  // The pool, the message and the named fields (any dtype).
+  Status InitFields(OpKernelConstruction* ctx) {
+    std::string type, source;
+    std::vector<std::string> names;
+    DFG_RETURN_IF_ERROR(ctx->GetAttr("message_type", &type));
+    DFG_RETURN_IF_ERROR(ctx->GetAttr("field_names", &names));
+    DFG_RETURN_IF_ERROR(ctx->GetAttr("descriptor_source", &source));
+    DFG_RETURN_IF_ERROR(pool.Init(source));
+    message = pool.pool->FindMessageTypeByName(type);
+    if (message == nullptr) {
+      return InvalidArgument("No descriptor found for message type {}", type);
+    }
+    for (const std::string& name : names) {
+      const FieldDescriptor* f = message->FindFieldByName(name);
+      if (f == nullptr) {
+        return InvalidArgument("Unknown field: {} in message type {}", name,
+                               type);
+      }
+      fields.push_back(f);
+    }
+    factory = std::make_unique<pb::DynamicMessageFactory>(pool.pool);
+    return Status::Ok();
+  }
 
   Status Init(OpKernelConstruction* ctx, const std::vector<DataType>& types) {
     std::string type, source;
@@ -247,10 +276,176 @@ class DecodeProtoOp : public OpKernel {
   std::string format_;
 };
 
+using pb::internal::WireFormatLite;
+using pb::io::CodedOutputStream;
+
+// Element i of row `row` of a value tensor (its last dimension the values of
+// one message) as T.
+template <typename T>
+T Value(const Tensor& v, int64_t row, int64_t i) {
+  const int64_t width = v.dim_size(v.dims() - 1);
+  T out{};
+  Dispatch(
+      TypeList<float, double, int32_t, int64_t, uint32_t, uint64_t, bool>(),
+      v.dtype(), [&](auto t) {
+        out = static_cast<T>(v.flat<decltype(t)>()[row * width + i]);
+      });
+  return out;
+}
+
+// One value of field `f` without its tag (TensorFlow's Write*NoTag per
+// field type).
+void WriteOne(const FieldDescriptor& f, const Tensor& v, int64_t row, int64_t i,
+              CodedOutputStream* out) {
+  using W = WireFormatLite;
+  switch (f.type()) {
+    case FieldDescriptor::TYPE_DOUBLE:
+      return W::WriteDoubleNoTag(Value<double>(v, row, i), out);
+    case FieldDescriptor::TYPE_FLOAT:
+      return W::WriteFloatNoTag(Value<float>(v, row, i), out);
+    case FieldDescriptor::TYPE_INT64:
+      return W::WriteInt64NoTag(Value<int64_t>(v, row, i), out);
+    case FieldDescriptor::TYPE_UINT64:
+      return W::WriteUInt64NoTag(Value<uint64_t>(v, row, i), out);
+    case FieldDescriptor::TYPE_INT32:
+      return W::WriteInt32NoTag(Value<int32_t>(v, row, i), out);
+    case FieldDescriptor::TYPE_FIXED64:
+      return W::WriteFixed64NoTag(Value<uint64_t>(v, row, i), out);
+    case FieldDescriptor::TYPE_FIXED32:
+      return W::WriteFixed32NoTag(Value<uint32_t>(v, row, i), out);
+    case FieldDescriptor::TYPE_BOOL:
+      return W::WriteBoolNoTag(Value<bool>(v, row, i), out);
+    case FieldDescriptor::TYPE_UINT32:
+      return W::WriteUInt32NoTag(Value<uint32_t>(v, row, i), out);
+    case FieldDescriptor::TYPE_ENUM:
+      return W::WriteEnumNoTag(Value<int32_t>(v, row, i), out);
+    case FieldDescriptor::TYPE_SFIXED32:
+      return W::WriteSFixed32NoTag(Value<int32_t>(v, row, i), out);
+    case FieldDescriptor::TYPE_SFIXED64:
+      return W::WriteSFixed64NoTag(Value<int64_t>(v, row, i), out);
+    case FieldDescriptor::TYPE_SINT32:
+      return W::WriteSInt32NoTag(Value<int32_t>(v, row, i), out);
+    case FieldDescriptor::TYPE_SINT64:
+      return W::WriteSInt64NoTag(Value<int64_t>(v, row, i), out);
+    default: {  // string, bytes, message
+      const std::string& s =
+          v.flat<std::string>()[row * v.dim_size(v.dims() - 1) + i];
+      out->WriteVarint32(static_cast<uint32_t>(s.size()));
+      out->WriteString(s);
+    }
+  }
+}
+
+// The first `count` values of field `f` for message `row`: packed (one
+// length-delimited record) when the field's options say packed, as
+// TensorFlow's WriteField does, else one tagged record each.
+void WriteField(const FieldDescriptor& f, const Tensor& v, int64_t row,
+                int count, CodedOutputStream* out) {
+  using W = WireFormatLite;
+  if (f.options().packed()) {
+    std::string packed;
+    {
+      pb::io::StringOutputStream s(&packed);
+      CodedOutputStream body(&s);
+      for (int i = 0; i < count; ++i) WriteOne(f, v, row, i, &body);
+    }
+    W::WriteTag(f.number(), W::WIRETYPE_LENGTH_DELIMITED, out);
+    out->WriteVarint32(static_cast<uint32_t>(packed.size()));
+    out->WriteString(packed);
+    return;
+  }
+  const auto wire =
+      W::WireTypeForFieldType(static_cast<W::FieldType>(f.type()));
+  for (int i = 0; i < count; ++i) {
+    W::WriteTag(f.number(), wire, out);
+    WriteOne(f, v, row, i, out);
+  }
+}
+
+class EncodeProtoOp : public OpKernel {
+ public:
+  explicit EncodeProtoOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("field_names", &names_));
+    // Types are checked per step, against the values given.
+    DFG_OP_REQUIRES_OK(ctx, spec_.InitFields(ctx));
+    order_.resize(spec_.fields.size());
+    std::iota(order_.begin(), order_.end(), 0);
+    std::sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
+      return spec_.fields[a]->number() < spec_.fields[b]->number();
+    });
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& sizes = ctx->input(0);
+    const size_t n = spec_.fields.size();
+    DFG_OP_REQUIRES(
+        ctx, static_cast<size_t>(ctx->num_inputs() - 1) == n,
+        InvalidArgument("Length of inputs list must match field_names"));
+    TensorShape prefix;
+    for (size_t i = 0; i < n; ++i) {
+      const Tensor& v = ctx->input(1 + i);
+      DFG_OP_REQUIRES(ctx, Compatible(spec_.fields[i], v.dtype()),
+                      InvalidArgument("Incompatible type for field {}.  Saw "
+                                      "dtype: {} but field type is: {}",
+                                      names_[i], DataTypeString(v.dtype()),
+                                      spec_.fields[i]->type_name()));
+      DFG_OP_REQUIRES(ctx, v.dims() >= 2,
+                      InvalidArgument("Invalid shape for field {}.  Saw shape "
+                                      "{} but it should be at least a matrix.",
+                                      names_[i], v.shape().DebugString()));
+      TensorShape p = v.shape();
+      p.RemoveDim(p.dims() - 1);
+      DFG_OP_REQUIRES(
+          ctx, i == 0 || p == prefix,
+          InvalidArgument("Values must match up to the last dimension"));
+      prefix = p;
+    }
+    TensorShape want = prefix;
+    want.AddDim(n);
+    DFG_OP_REQUIRES(
+        ctx, sizes.shape() == want,
+        InvalidArgument("sizes should be batch_size + "
+                        "[len(field_names)].  Saw: {} but "
+                        "expected: {}",
+                        sizes.shape().DebugString(), want.DebugString()));
+    const int64_t messages = prefix.num_elements();
+    auto sz = sizes.flat<int32_t>();
+    for (size_t i = 0; i < n; ++i) {
+      const Tensor& v = ctx->input(1 + i);
+      const int64_t max = v.dim_size(v.dims() - 1);
+      for (int64_t m = 0; m < messages; ++m) {
+        DFG_OP_REQUIRES(ctx, sz[m * n + i] <= max,
+                        InvalidArgument("Size to write must not be larger than "
+                                        "value tensor; but saw: {} > {} at "
+                                        "message {} field {}",
+                                        sz[m * n + i], max, m, i));
+      }
+    }
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, prefix, &out));
+    for (int64_t m = 0; m < messages; ++m) {
+      pb::io::StringOutputStream s(&out->flat<std::string>()[m]);
+      CodedOutputStream coded(&s);
+      for (size_t i : order_) {
+        const int count = sz[m * n + i];
+        if (count > 0) {
+          WriteField(*spec_.fields[i], ctx->input(1 + i), m, count, &coded);
+        }
+      }
+    }
+  }
+
+ private:
+  ProtoSpec spec_;
+  std::vector<std::string> names_;
+  std::vector<size_t> order_;
+};
+
 }  // namespace
 
 void RegisterProtoKernels(KernelRegistry* r) {
   r->Register<DecodeProtoOp>("DecodeProtoV2");
+  r->Register<EncodeProtoOp>("EncodeProto");
 }
 
 }  // namespace dfg

@@ -1,4 +1,4 @@
-// DecodeProtoV2 on dfg's own tensorflow.TensorShapeProto.
+// DecodeProtoV2 and EncodeProto on dfg's own tensorflow.TensorShapeProto.
 #include <string>
 
 #include "lib/kernels/kernel_test_util.h"
@@ -38,6 +38,21 @@ TEST_CASE("DecodeProtoV2 reads repeated and missing fields", "[kernels]") {
       "attr { key: 'output_types' value { list { } } }",
       {testing::MakeTensor<std::string>({1}, {""})});
   CHECK_THAT(bad.status.message(), Contains("No descriptor found"));
+}
+
+TEST_CASE("EncodeProto writes the given counts of values", "[kernels]") {
+  auto run = testing::RunKernel(
+      "name: 'e' op: 'EncodeProto' "
+      "attr { key: 'message_type' value { s: 'tensorflow.TensorShapeProto' } "
+      "} attr { key: 'field_names' value { list { s: 'unknown_rank' } } } "
+      "attr { key: 'Tinput_types' value { list { type: DT_BOOL } } }",
+      {testing::MakeTensor<int32_t>({2, 1}, {1, 0}),
+       testing::MakeTensor<bool>({2, 1}, {true, true})});
+  REQUIRE(run.status.ok());
+  tensorflow::TensorShapeProto a, b;
+  REQUIRE(a.ParseFromString(run.out(0).flat<std::string>()[0]));
+  CHECK(a.unknown_rank());
+  CHECK(run.out(0).flat<std::string>()[1].empty());
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
-"""DecodeProtoV2 with descriptor_source "local://": message types that both
-TensorFlow's and dfg's binaries hold (tensorflow.TensorProto,
-tensorflow.TensorShapeProto, tensorflow.Example)."""
+"""DecodeProtoV2 and EncodeProto with descriptor_source "local://": message
+types that both TensorFlow's and dfg's binaries hold (tensorflow.TensorProto,
+tensorflow.TensorShapeProto, tensorflow.Example). EncodeProto's bytes go
+through EncodeBase64 (`dfg run`'s .npy strings would lose trailing zero
+bytes)."""
 from op_case import OpCase
 
 
@@ -29,6 +31,11 @@ def _messages():
 
 
 def cases():
+    yield from decode_cases()
+    yield from encode_cases()
+
+
+def decode_cases():
     tf = _tf()
     shapes, tensors, examples = _messages()
 
@@ -60,3 +67,38 @@ def cases():
                error="No descriptor found for message type tensorflow.Nope")
     yield case("bad_field", tensors, "tensorflow.TensorProto", ["nope"], [tf.int32],
                error="Unknown field: nope in message type tensorflow.TensorProto")
+
+
+def encode_cases():
+    tf = _tf()
+    shapes, tensors, _ = _messages()
+
+    def case(name, message_type, fields, sizes, values, error=None):
+        def build():
+            y = tf.raw_ops.EncodeProto(sizes=tf.constant(sizes, tf.int32),
+                                       values=[v() for v in values], field_names=fields,
+                                       message_type=message_type)
+            return [tf.raw_ops.EncodeBase64(input=y)], {}
+        return OpCase(f"EncodeProto/{name}", ["EncodeProto"], build, expect_error=error)
+    yield case("tensor", "tensorflow.TensorProto",
+               ["float_val", "dtype", "string_val", "int64_val", "version_number"],
+               [[2, 1, 2, 0, 1], [0, 1, 1, 2, 0]],
+               [lambda: tf.constant([[1.5, 2.0], [0.0, 0.0]]),
+                lambda: tf.constant([[1], [0]]),
+                lambda: tf.constant([[b"a", b""], [b"\x00z", b""]]),
+                lambda: tf.constant([[0, 0], [-3, 2**40]], tf.int64),
+                lambda: tf.constant([[0], [7]], tf.int64)])
+    yield case("shape_messages", "tensorflow.TensorShapeProto", ["dim", "unknown_rank"],
+               [[1, 0], [0, 1]],
+               [lambda: tf.constant([[shapes[0]], [b""]]),
+                lambda: tf.constant([[False], [True]])])
+    yield case("roundtrip", "tensorflow.TensorProto", ["dtype", "tensor_shape"], [[1, 1]],
+               [lambda: tf.constant([[3]]), lambda: tf.constant([[shapes[0]]])])
+    yield case("bad_type", "tensorflow.TensorProto", ["dtype"], [[1]],
+               [lambda: tf.constant([[1.0]])],
+               error="Incompatible type for field dtype.  Saw dtype: float but field type is: "
+                     "enum")
+    yield case("too_big", "tensorflow.TensorProto", ["float_val"], [[3]],
+               [lambda: tf.constant([[1.0, 2.0]])],
+               error="Size to write must not be larger than value tensor; but saw: 3 > 2 at "
+                     "message 0 field 0")
