@@ -197,6 +197,12 @@ void RegisterImageOps(OpTable& t) {
             .Attr("channels: int = 0")
             .Attr("dtype: {uint8} = DT_UINT8")
             .Kernels("CPU"));
+  t.Add(Op("DecodeJxl")
+            .Input("contents: string")
+            .Output("image: dtype")
+            .Attr("channels: int = 0")
+            .Attr("dtype: {uint8} = DT_UINT8")
+            .Kernels("CPU"));
   t.Add(Op("EncodeJpegVariableQuality")
             .Input("images: uint8")
             .Input("quality: int32")

@@ -1,12 +1,13 @@
-// DecodeGif, DecodeWebP and EncodeJpegVariableQuality (TensorFlow's
-// core/kernels/image/decode_image_op.cc with core/lib/gif/gif_io.cc and
-// libwebp, and encode_jpeg_op.cc). Both decoders also take JPEG contents, as
-// TensorFlow's do (its DecodeImageV2Op serves them all). GIF frames are
-// composed as TensorFlow composes them: each frame starts from the previous
-// one, pixels of the frame's transparent color keep what is there (black on the
-// first frame), disposal methods are ignored, and the canvas is the largest
-// frame's width and height.
+// DecodeGif, DecodeWebP, DecodeJxl and EncodeJpegVariableQuality
+// (TensorFlow's core/kernels/image/decode_image_op.cc with
+// core/lib/gif/gif_io.cc, libwebp and libjxl, and encode_jpeg_op.cc). Both
+// decoders also take JPEG contents, as TensorFlow's do (its DecodeImageV2Op
+// serves them all). GIF frames are composed as TensorFlow composes them: each
+// frame starts from the previous one, pixels of the frame's transparent color
+// keep what is there (black on the first frame), disposal methods are ignored,
+// and the canvas is the largest frame's width and height.
 #include <gif_lib.h>
+#include <jxl/decode.h>
 #include <webp/decode.h>
 
 #include <cstring>
@@ -261,6 +262,92 @@ class DecodeWebPOp : public OpKernel {
   int32_t channels_ = 0;
 };
 
+bool IsJxl(const std::string& d) {
+  return d.compare(0, 2, "\xff\x0a") == 0 ||
+         d.compare(0, 12, std::string("\0\0\0\x0cJXL \r\n\x87\n", 12)) == 0;
+}
+
+// A JPEG XL image as [height, width, color channels (+1 with alpha)].
+class DecodeJxlOp : public OpKernel {
+ public:
+  explicit DecodeJxlOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("channels", &channels_));
+    DFG_OP_REQUIRES(
+        ctx,
+        channels_ == 0 || channels_ == 1 || channels_ == 3 || channels_ == 4,
+        InvalidArgument("`channels` must be 0, 1, 3 or 4 but got {}",
+                        channels_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& contents = ctx->input(0);
+    DFG_OP_REQUIRES(ctx, contents.dims() == 0,
+                    InvalidArgument("`contents` must be scalar but got shape{}",
+                                    contents.shape().DebugString()));
+    const std::string& input = contents.scalar<std::string>();
+    DFG_OP_REQUIRES(ctx, !input.empty(), InvalidArgument("Input is empty."));
+    if (!IsJxl(input)) {
+      const char* format = FormatName(input);
+      if (format == nullptr && input.compare(0, 3, "GIF") == 0) format = "GIF";
+      DFG_OP_REQUIRES(ctx, format != nullptr,
+                      InvalidArgument("Unknown image file format. One of "
+                                      "JPEG, JPEG XL, PNG, GIF, BMP, WebP "
+                                      "required."));
+      ctx->SetStatus(Unimplemented(
+          "DecodeJxl of {} contents is not supported by dfg", format));
+      return;
+    }
+    std::unique_ptr<JxlDecoder, void (*)(JxlDecoder*)> dec(
+        JxlDecoderCreate(nullptr), JxlDecoderDestroy);
+    DFG_OP_REQUIRES(ctx,
+                    JxlDecoderSubscribeEvents(
+                        dec.get(), JXL_DEC_BASIC_INFO | JXL_DEC_FULL_IMAGE) ==
+                        JXL_DEC_SUCCESS,
+                    Internal("JxlDecoderSubscribeEvents failed"));
+    JxlDecoderSetInput(dec.get(),
+                       reinterpret_cast<const uint8_t*>(input.data()),
+                       input.size());
+    JxlDecoderCloseInput(dec.get());
+    Tensor* out = nullptr;
+    JxlPixelFormat format{0, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
+    while (true) {
+      const JxlDecoderStatus status = JxlDecoderProcessInput(dec.get());
+      if (status == JXL_DEC_BASIC_INFO) {
+        JxlBasicInfo info;
+        JxlDecoderGetBasicInfo(dec.get(), &info);
+        const int c = info.num_color_channels + (info.alpha_bits > 0 ? 1 : 0);
+        DFG_OP_REQUIRES(ctx, channels_ == 0 || channels_ == c,
+                        InvalidArgument("Number of channels requested does "
+                                        "not match input"));
+        format.num_channels = c;
+        DFG_OP_REQUIRES_OK(
+            ctx,
+            ctx->allocate_output(
+                0, TensorShape({int64_t(info.ysize), int64_t(info.xsize), c}),
+                &out));
+      } else if (status == JXL_DEC_NEED_IMAGE_OUT_BUFFER) {
+        DFG_OP_REQUIRES(
+            ctx,
+            JxlDecoderSetImageOutBuffer(dec.get(), &format, out->data(),
+                                        out->NumElements()) == JXL_DEC_SUCCESS,
+            InvalidArgument("Failed to decode JXL image"));
+      } else if (status == JXL_DEC_FULL_IMAGE || status == JXL_DEC_SUCCESS) {
+        DFG_OP_REQUIRES(ctx, out != nullptr,
+                        InvalidArgument("Failed to decode JXL header"));
+        return;
+      } else {
+        ctx->SetStatus(out == nullptr
+                           ? InvalidArgument("Failed to decode JXL header")
+                           : InvalidArgument("Failed to decode JXL image"));
+        return;
+      }
+    }
+  }
+
+ private:
+  int32_t channels_ = 0;
+};
+
 class EncodeJpegVariableQualityOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -303,6 +390,7 @@ class EncodeJpegVariableQualityOp : public OpKernel {
 void RegisterImageDecodeKernels(KernelRegistry* r) {
   r->Register<DecodeGifOp>("DecodeGif");
   r->Register<DecodeWebPOp>("DecodeWebP");
+  r->Register<DecodeJxlOp>("DecodeJxl");
   r->Register<EncodeJpegVariableQualityOp>("EncodeJpegVariableQuality");
 }
 

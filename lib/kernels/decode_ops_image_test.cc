@@ -46,6 +46,23 @@ TEST_CASE("DecodeWebP gives one RGB frame", "[kernels]") {
   CHECK_THAT(four.status.message(), Contains("Number of channels requested"));
 }
 
+TEST_CASE("DecodeJxl decodes a lossless grayscale image", "[kernels]") {
+  // 6x2, pixel i = (i * 37 + 11) mod 256, written by libjxl losslessly.
+  const std::string jxl(
+      "\xff\x0a\x08\x00\x0a\x80\xa0\xb8\x11\x08\x02\x01\x00\x60\x00\x4b"
+      "\x18\x8b\x15\x52\x5c\x15\x71\x63\xed\xf4\x83\x74\x17\xb2\x4e\x13"
+      "\x11\xd1\x95\x17\xd9\xcd\x00",
+      39);
+  auto run = RunKernel("name: 'j' op: 'DecodeJxl'",
+                       {Tensor::Scalar<std::string>(jxl)});
+  REQUIRE(run.status.ok());
+  CHECK(testing::Flat<uint8_t>(run.out(0)) ==
+        "[2,6,1] 11 48 85 122 159 196 233 14 51 88 125 162");
+  auto bad = RunKernel("name: 'j' op: 'DecodeJxl'",
+                       {Tensor::Scalar<std::string>(jxl.substr(0, 2))});
+  CHECK_THAT(bad.status.message(), Contains("Failed to decode JXL header"));
+}
+
 TEST_CASE("EncodeJpegVariableQuality checks the quality", "[kernels]") {
   Tensor image(tensorflow::DT_UINT8, TensorShape({4, 4, 3}));
   for (uint8_t& v : image.flat<uint8_t>()) v = 128;

@@ -66,6 +66,7 @@ THIRD_PARTY = {
     "zstd.h": {"lib/kernels"},
     "gif_lib.h": {"lib/kernels"},
     "webp/": {"lib/kernels"},
+    "jxl/": {"lib/kernels"},
     "fftw3.h": {"lib/kernels"},
     "farmhash.h": {"lib/kernels"},
     "unicode/": {"lib/kernels"},

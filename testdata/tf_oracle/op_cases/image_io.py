@@ -1,4 +1,4 @@
-"""GIF and WebP decoding (GIF frames composed as TensorFlow composes them)
+"""GIF, WebP and JPEG XL decoding (GIF frames composed as TensorFlow composes them)
 and JPEG encoding at a quality given as a tensor."""
 import base64
 import struct
@@ -138,6 +138,45 @@ def _webp_cases():
     return out
 
 
+# Images written by libjxl 0.7 (JxlEncoder; lossless but the last).
+JXL = {
+    "rgb": "/woQUBAJCAIBALgASxiTjoODFEqCzBsA+qkDiIH/FvLvv1lZskrNypIlBf3DAPQ/AI4YQP/o3wCgfw==",
+    "rgba": "/woYELASCAgQABgBSxiTjoODhCNUL8DXH0A8MJRdQxmor1D6GshA+gqlr1BOoX88APp/ADyA/i+BB9A//fMA+mf0XUPZdSAD6SuUvkIZaCB9AQ==",
+    "gray": "/woIAAqAoLgRCAIBAGAASxiLFVJcFXFj7fSDdBeyThMR0ZUX2c0A",
+    "lossy": "/wpBBgASiAIA2AEbYRcAgAqVUcYNXs71fPmhw2LaxnWGttq2sCRRZBybpBM4JIlFYOMMhJlhAJg5CY/WEiqkQA5gV7xT5F2M8S7GIxUqACCIBGr8KYjOovHTtRGdHGWGtDAITCZxt1NwJUlyvD3G4GpGJ9TyozMw8zhvl9HsA5oD",
+}
+
+
+def _jxl_cases():
+    tf = _tf()
+    out = []
+    for name, b64 in JXL.items():
+        if name == "lossy":
+            continue
+        contents = base64.b64decode(b64)
+        full = {"rgb": 3, "rgba": 4, "gray": 1}[name]
+        for channels in (0, full):
+            out.append(OpCase(f"DecodeJxl/{name}/channels={channels}", ["DecodeJxl"],
+                              lambda c=contents, ch=channels: ([tf.raw_ops.DecodeJxl(
+                                  contents=tf.constant(c), channels=ch)], {})))
+    # Lossy (VarDCT) pixels: Debian 12's libjxl 0.7 and TensorFlow's newer
+    # libjxl differ by at most 1 in some pixels.
+    lossy = base64.b64decode(JXL["lossy"])
+    out.append(OpCase("DecodeJxl/lossy/within_1", ["DecodeJxl"], lambda: ([tf.cast(
+        tf.raw_ops.DecodeJxl(contents=tf.constant(lossy)), tf.float32)], {}), atol=1.0))
+    rgb = base64.b64decode(JXL["rgb"])
+    for name, contents, channels, error in [
+            ("wrong_channels", rgb, 4, "Number of channels requested does not match input"),
+            ("header", b"\xff\x0a", 0, "Failed to decode JXL header"),
+            ("truncated", rgb[:10], 0, "Failed to decode JXL image"),
+            ("unknown", b"xyz", 0, "Unknown image file format")]:
+        out.append(OpCase(f"DecodeJxl/{name}", ["DecodeJxl"],
+                          lambda c=contents, ch=channels: ([tf.raw_ops.DecodeJxl(
+                              contents=tf.constant(c), channels=ch)], {}),
+                          expect_error=error))
+    return out
+
+
 def _jpeg_cases():
     tf = _tf()
     out = []
@@ -168,4 +207,5 @@ def _jpeg_cases():
 def cases():
     yield from _gif_cases()
     yield from _webp_cases()
+    yield from _jxl_cases()
     yield from _jpeg_cases()
