@@ -177,6 +177,37 @@ def _jxl_cases():
     return out
 
 
+def _gif_in_other_decoders():
+    """GIF contents through DecodeImage, DecodePng and DecodeJpeg."""
+    tf = _tf()
+    rng = np.random.default_rng(11)
+    still = _gif(5, 3, [(0, 0, 5, 3, rng.integers(0, 8, (3, 5)), None, None)])
+    anim = _gif(5, 3, [(0, 0, 5, 3, rng.integers(0, 8, (3, 5)), None, None),
+                       (1, 1, 2, 2, rng.integers(0, 8, (2, 2)), 3, None)])
+    out = []
+    for name, g in [("still", still), ("animated", anim)]:
+        for tag, attrs in [("", {}), ("/no_expand", dict(expand_animations=False)),
+                           ("/float32", dict(dtype=tf.float32)),
+                           ("/uint16", dict(dtype=tf.uint16)), ("/channels=3", dict(channels=3))]:
+            out.append(OpCase(f"DecodeImage/gif_{name}{tag}", ["DecodeImage"],
+                              lambda g=g, a=attrs: ([tf.raw_ops.DecodeImage(
+                                  contents=tf.constant(g), **a)], {})))
+        for op in ("DecodePng", "DecodeJpeg"):
+            error = None if name == "still" else (
+                "Got 2 frames, but animated gifs can only be decoded by tf.io.decode_gif or "
+                "tf.io.decode_image")
+            out.append(OpCase(f"{op}/gif_{name}", [op], lambda g=g, op=op: ([getattr(
+                tf.raw_ops, op)(contents=tf.constant(g))], {}), expect_error=error))
+    out.append(OpCase("DecodeImage/gif_channels=1", ["DecodeImage"], lambda: ([
+        tf.raw_ops.DecodeImage(contents=tf.constant(still), channels=1)], {}),
+        expect_error="channels must be 0 or 3 for GIF, got 1"))
+    out.append(OpCase("DecodeBmp/gif", ["DecodeBmp"], lambda: ([
+        tf.raw_ops.DecodeBmp(contents=tf.constant(still))], {}),
+        expect_error="Trying to decode GIF format using DecodeBmp op. Use `decode_gif` or "
+                     "`decode_image` instead."))
+    return out
+
+
 def _jpeg_cases():
     tf = _tf()
     out = []
@@ -206,6 +237,7 @@ def _jpeg_cases():
 
 def cases():
     yield from _gif_cases()
+    yield from _gif_in_other_decoders()
     yield from _webp_cases()
     yield from _jxl_cases()
     yield from _jpeg_cases()
