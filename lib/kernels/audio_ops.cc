@@ -158,11 +158,12 @@ Status DecodeWavBytes(const std::string& data, Wav* wav) {
     if (found) return InvalidArgument("More than one data chunk found in WAV");
     found = true;
     wav->frames = size / frame_bytes;
-    const uint32_t count = wav->frames * wav->channels;
+    // 64 bits: a bogus header cannot wrap the count below the data read.
+    const uint64_t count = uint64_t{wav->frames} * wav->channels;
     const int64_t start = r.offset();
     DFG_RETURN_IF_ERROR(r.Skip(2 * static_cast<int64_t>(count)));
     wav->samples.resize(count);
-    for (uint32_t i = 0; i < count; ++i) {
+    for (uint64_t i = 0; i < count; ++i) {
       int16_t v;
       std::memcpy(&v, data.data() + start + 2 * i, 2);
       wav->samples[i] = v * (1.0f / 32768);

@@ -2,6 +2,8 @@
 // core/kernels/example_parsing_ops.cc): the attrs, the key inputs and the
 // defaults checked as TensorFlow does, then the engine of
 // sequence_example_parsing.h; its outputs in output-arg order.
+#include <algorithm>
+
 #include "lib/kernels/kernel_util.h"
 #include "lib/kernels/sequence_example_parsing.h"
 
@@ -125,11 +127,14 @@ class ParseSequenceExampleV2Op : public OpKernel {
     for (size_t d = 0; d < cd_types_.size(); ++d) {
       const Tensor& def = ctx->input(9 + d);
       if (def.NumElements() == 0) continue;
-      const TensorShape want(std::span<const int64_t>(Dims(cd_shapes_[d])));
-      if (def.shape() != want) {
+      // Compared as dims: a shape attr may hold -1, which no TensorShape
+      // holds.
+      const std::vector<int64_t> want = Dims(cd_shapes_[d]);
+      const auto have = def.shape().dim_sizes();
+      if (!std::equal(have.begin(), have.end(), want.begin(), want.end())) {
         return InvalidArgument(
             "default_value[{}].shape() == {} != context_dense_shapes[{}] == {}",
-            d, def.shape().DebugString(), d, want.DebugString());
+            d, def.shape().DebugString(), d, VectorString(want));
       }
     }
     for (size_t d = 0; d < cs.size(); ++d) {

@@ -6,6 +6,7 @@
 // the fast path (an unparsable proto, a missing required context feature, a
 // context type mismatch, a wrong dense value count) run here first on the
 // parsed SequenceExample, with its texts.
+#include <algorithm>
 #include <set>
 
 #include "lib/kernels/kernel_util.h"
@@ -18,6 +19,13 @@ namespace {
 using tensorflow::DT_FLOAT;
 using tensorflow::DT_INT64;
 using tensorflow::DT_STRING;
+
+// "[2,?]" for dims that may hold -1 (no TensorShape for those).
+std::string ShapeString(const std::vector<int64_t>& dims) {
+  TensorShapeProto p;
+  for (int64_t d : dims) p.add_dim()->set_size(d);
+  return PartialShapeDebugString(p);
+}
 
 std::vector<int64_t> Dims(const TensorShapeProto& p) {
   std::vector<int64_t> d;
@@ -51,11 +59,15 @@ struct Attrs {
               Config* lists) const {
     for (size_t d = 0; d < cd_types.size(); ++d) {
       const Tensor& def = ctx->input(first_default + d);
-      const TensorShape want(std::span<const int64_t>(Dims(cd_shapes[d])));
-      if (def.NumElements() > 0 && def.shape() != want) {
+      // Compared as dims: a shape attr may hold -1, which no TensorShape
+      // holds.
+      const std::vector<int64_t> want = Dims(cd_shapes[d]);
+      const auto have = def.shape().dim_sizes();
+      if (def.NumElements() > 0 &&
+          !std::equal(have.begin(), have.end(), want.begin(), want.end())) {
         return InvalidArgument(
             "default_value[{}].shape() == {} != context_dense_shapes[{}] == {}",
-            d, def.shape().DebugString(), d, want.DebugString());
+            d, def.shape().DebugString(), d, VectorString(want));
       }
       context->dense.push_back(
           {keys[1][d], cd_types[d], DT_INT64, Dims(cd_shapes[d]), def});
@@ -185,8 +197,7 @@ Status CheckSingle(const std::string& serialized, const std::string& name,
       return InvalidArgument(
           "Name: {}, Key: {}, Index: 0.  Number of {} values != expected.  "
           "values size: {} but output shape: {}",
-          name, c.key, type, ValueCount(it->second),
-          TensorShape(std::span<const int64_t>(c.shape)).DebugString());
+          name, c.key, type, ValueCount(it->second), ShapeString(c.shape));
     }
   }
   for (const FeatureSpec& c : context.sparse) {

@@ -320,6 +320,12 @@ class SliceReader {
         DFG_ASSIGN_OR_RETURN(t.shape, TensorShape::FromProto(m.shape()));
         t.dtype = m.type();
         for (const auto& s : m.slice()) {
+          if (s.extent_size() != t.shape.dims()) {
+            return DataLoss(
+                "Corrupted checkpoint file {}: slice of {} with {} "
+                "extents for a tensor of rank {}",
+                files_[f], m.name(), s.extent_size(), t.shape.dims());
+          }
           t.slices.emplace_back(Slice::FromProto(s), f);
         }
       }

@@ -21,6 +21,13 @@ using tensorflow::DT_INT32;
 using tensorflow::DT_INT64;
 using tensorflow::DT_STRING;
 
+// "[2,?]" for dims that may hold -1 (no TensorShape for those).
+std::string ShapeString(const std::vector<int64_t>& dims) {
+  TensorShapeProto p;
+  for (int64_t d : dims) p.add_dim()->set_size(d);
+  return PartialShapeDebugString(p);
+}
+
 constexpr uint32_t Delimited(uint32_t tag) { return (tag << 3) | 2; }
 
 enum class Kind { kSparse, kDense, kRagged };
@@ -300,9 +307,13 @@ TensorShape Shape(bool batch, int64_t b, std::vector<int64_t> rest) {
 
 Status ContextDense(const FeatureSpec& c, const Protos& f, bool batch,
                     std::span<const std::string> names, Tensor* out) {
+  // A shape with an unknown dim is TensorFlow's failed AsTensorShape: it
+  // then expects a scalar's 1 element and fails the same way.
   int64_t count = 1;
-  for (int64_t d : c.shape) count *= d;
-  if (f.length != static_cast<size_t>(count)) {
+  bool known = true;
+  for (int64_t d : c.shape) count *= d, known &= d >= 0;
+  if (!known) count = 1;
+  if (!known || f.length != static_cast<size_t>(count)) {
     return InvalidArgument(
         "Inconsistent max number of elements for feature {}: expected {}, but "
         "found {}",
@@ -384,7 +395,9 @@ Status ListDense(const FeatureSpec& c, const Protos& f, bool batch,
                  std::span<const std::string> names, Outputs* out) {
   int64_t row = 1;
   for (int64_t d : c.shape) row *= d;
-  if (row == 0 || f.length % row != 0) {
+  // A dim of -1 (an unknown shape) makes `row` negative: TensorFlow cannot
+  // make a TensorShape of it and reports the same error.
+  if (row <= 0 || f.length % row != 0) {
     TensorShapeProto total;
     total.add_dim()->set_size(-1);
     for (int64_t d : c.shape) total.add_dim()->set_size(d);
@@ -417,8 +430,7 @@ Status ListDense(const FeatureSpec& c, const Protos& f, bool batch,
             return InvalidArgument(
                 "Name: {}, Key: {}, Index: {}.  Number of values != expected.  "
                 "values size: {} but output shape: {}",
-                NameOf(names, e), c.key, index, k,
-                TensorShape(std::span<const int64_t>(c.shape)).DebugString());
+                NameOf(names, e), c.key, index, k, ShapeString(c.shape));
           }
           ++rows;
           return Status::Ok();
