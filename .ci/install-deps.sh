@@ -11,6 +11,8 @@ packages=(
   libfftw3-dev              # the FFT kernels
   libeigen3-dev             # the sparse CSR kernels TensorFlow runs with Eigen
   libjpeg62-turbo-dev libpng-dev  # the image codec kernels
+  libzstd-dev               # DecodeCompressed's ZSTD
+  libgif-dev libwebp-dev libjxl-dev  # DecodeGif, DecodeWebP, DecodeJxl
   libgrpc++-dev protobuf-compiler-grpc python3-grpcio python3-protobuf
   dpkg-dev file man-db zsh  # cmake --install / cpack -G DEB and their tests
   openssl                   # distributed_faults_test's TLS certificate

@@ -80,6 +80,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterRandomExtOps(r);
     RegisterRnnOps(r);
     RegisterNnGradExtOps(r);
+    RegisterIoOps(r);
     return r;
   }();
   return *registry;

@@ -1,12 +1,12 @@
 // Image codecs: DecodeJpeg, DecodeAndCropJpeg, DecodePng, DecodeBmp,
-// DecodeImage (JPEG, PNG and BMP contents), ExtractJpegShape, EncodeJpeg and
-// EncodePng, as
+// DecodeImage (JPEG, PNG, BMP and GIF contents), ExtractJpegShape, EncodeJpeg
+// and EncodePng, as
 // TensorFlow's image/decode_image_op (DecodeImageV2Op), encode_*_op and
 // extract_jpeg_shape_op, over libjpeg-turbo (jpeg_io.cc) and libpng with
 // TensorFlow's png_io transformations.
 //
-// GIF contents are not decoded (the decoders report them as unsupported).
-// As in TensorFlow, each decode op takes any of the formats it recognizes.
+// GIF contents are decoded by gif_io.h. As in TensorFlow, each decode op
+// takes any of the formats it recognizes.
 #include <png.h>
 #include <setjmp.h>
 
@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 
+#include "lib/kernels/gif_io.h"
 #include "lib/kernels/jpeg_io.h"
 #include "lib/kernels/kernel_util.h"
 
@@ -219,9 +220,7 @@ class DecodeImageOp : public OpKernel {
       case Format::kBmp:
         return Bmp(ctx, input);
       case Format::kGif:
-        ctx->SetStatus(
-            Unimplemented("{}: GIF decoding is not supported by dfg", op_));
-        return;
+        return Gif(ctx, input);
       default:
         ctx->SetStatus(InvalidArgument(
             "Unknown image file format. One of JPEG, PNG, GIF, BMP required."));
@@ -391,6 +390,47 @@ class DecodeImageOp : public OpKernel {
         std::copy(rgba, rgba + out_ch, q);
       }
     }
+    StoreBytes(pixels, out);
+  }
+
+  // TensorFlow's GIF branch of DecodeImageV2Op: DecodeImage gives [frames,
+  // h, w, 3] (one 3-D frame without expand_animations), DecodePng and
+  // DecodeJpeg one 3-D frame of a still GIF.
+  void Gif(OpKernelContext* ctx, const std::string& input) const {
+    DFG_OP_REQUIRES(ctx, op_ != "DecodeAndCropJpeg",
+                    InvalidArgument("DecodeAndCropJpeg operation can run on "
+                                    "JPEG only, but detected GIF."));
+    DFG_OP_REQUIRES(ctx, op_ != "DecodeBmp",
+                    InvalidArgument("Trying to decode GIF format using "
+                                    "DecodeBmp op. Use `decode_gif` or "
+                                    "`decode_image` instead."));
+    DFG_OP_REQUIRES(
+        ctx, channels_ == 0 || channels_ == 3,
+        InvalidArgument("channels must be 0 or 3 for GIF, got {}", channels_));
+    const bool image = op_ == "DecodeImage";
+    Tensor* out = nullptr;
+    Status alloc;
+    std::vector<uint8_t> pixels;
+    const Status s = DecodeGifImage(
+        input, !image || expand_animations_, [&](int f, int h, int w, int c) {
+          if (!image && f > 1) {
+            alloc = InvalidArgument(
+                "Got {} frames, but animated gifs can only be decoded by "
+                "tf.io.decode_gif or tf.io.decode_image",
+                f);
+            return static_cast<uint8_t*>(nullptr);
+          }
+          const TensorShape shape = image && expand_animations_
+                                        ? TensorShape({f, h, w, c})
+                                        : TensorShape({h, w, c});
+          alloc = ctx->allocate_output(0, shape, &out);
+          pixels.resize(static_cast<size_t>(f) * h * w * c);
+          return alloc.ok() ? pixels.data() : nullptr;
+        });
+    DFG_OP_REQUIRES_OK(ctx, alloc);
+    DFG_OP_REQUIRES(ctx, s.ok(),
+                    InvalidArgument("Invalid GIF data (size {}), {}",
+                                    input.size(), s.message()));
     StoreBytes(pixels, out);
   }
 

@@ -91,6 +91,14 @@ void RegisterSparseExtKernels(KernelRegistry* r);
 void RegisterTrainingExtKernels(KernelRegistry* r);
 void RegisterRnnKernels(KernelRegistry* r);
 void RegisterFusedExtKernels(KernelRegistry* r);
+void RegisterDecodeKernels(KernelRegistry* r);
+void RegisterAudioKernels(KernelRegistry* r);
+void RegisterImageDecodeKernels(KernelRegistry* r);
+void RegisterParseSequenceExampleKernels(KernelRegistry* r);
+void RegisterSaveRestoreV1Kernels(KernelRegistry* r);
+void RegisterParseSequenceExampleV1Kernels(KernelRegistry* r);
+void RegisterVocabRemapKernels(KernelRegistry* r);
+void RegisterProtoKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -171,6 +179,14 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterTrainingExtKernels(r);
   RegisterRnnKernels(r);
   RegisterFusedExtKernels(r);
+  RegisterDecodeKernels(r);
+  RegisterAudioKernels(r);
+  RegisterImageDecodeKernels(r);
+  RegisterParseSequenceExampleKernels(r);
+  RegisterSaveRestoreV1Kernels(r);
+  RegisterParseSequenceExampleV1Kernels(r);
+  RegisterVocabRemapKernels(r);
+  RegisterProtoKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

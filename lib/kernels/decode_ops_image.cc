@@ -1,0 +1,291 @@
+// DecodeGif, DecodeWebP, DecodeJxl and EncodeJpegVariableQuality
+// (TensorFlow's core/kernels/image/decode_image_op.cc with gif_io.h, libwebp
+// and libjxl, and encode_jpeg_op.cc). The decoders also take JPEG contents,
+// as TensorFlow's do (its DecodeImageV2Op serves them all).
+#include <jxl/decode.h>
+#include <webp/decode.h>
+
+#include <cstring>
+#include <limits>
+
+#include "lib/kernels/gif_io.h"
+#include "lib/kernels/jpeg_io.h"
+#include "lib/kernels/kernel_util.h"
+
+namespace dfg {
+namespace {
+
+const char* FormatName(const std::string& d) {
+  if (d.compare(0, 3, "\xff\xd8\xff") == 0) return "JPEG";
+  if (d.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) == 0) return "PNG";
+  if (d.compare(0, 2, "BM") == 0) return "BMP";
+  if (d.size() >= 12 && d.compare(0, 4, "RIFF") == 0 &&
+      d.compare(8, 4, "WEBP") == 0) {
+    return "WebP";
+  }
+  return nullptr;
+}
+
+class DecodeGifOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& contents = ctx->input(0);
+    DFG_OP_REQUIRES(ctx, contents.dims() == 0,
+                    InvalidArgument("`contents` must be scalar but got shape{}",
+                                    contents.shape().DebugString()));
+    const std::string& input = contents.scalar<std::string>();
+    DFG_OP_REQUIRES(ctx, !input.empty(), InvalidArgument("Input is empty."));
+    if (input.compare(0, 3, "\xff\xd8\xff") == 0) return Jpeg(ctx, input);
+    if (input.compare(0, 3, "GIF") != 0) {
+      const char* format = FormatName(input);
+      DFG_OP_REQUIRES(ctx, format != nullptr,
+                      InvalidArgument("Unknown image file format. One of "
+                                      "JPEG, JPEG XL, PNG, GIF, BMP, WebP "
+                                      "required."));
+      // TensorFlow's DecodeGif also decodes PNG and BMP as one RGB frame;
+      // their decoders are private to image_codec_ops.cc.
+      ctx->SetStatus(Unimplemented(
+          "DecodeGif of {} contents is not supported by dfg", format));
+      return;
+    }
+    Tensor* out = nullptr;
+    Status alloc;
+    const Status s = DecodeGifImage(
+        input, /*expand_animations=*/true, [&](int f, int h, int w, int c) {
+          alloc = ctx->allocate_output(0, TensorShape({f, h, w, c}), &out);
+          return alloc.ok() ? out->flat<uint8_t>().data() : nullptr;
+        });
+    DFG_OP_REQUIRES_OK(ctx, alloc);
+    DFG_OP_REQUIRES(ctx, s.ok(),
+                    InvalidArgument("Invalid GIF data (size {}), {}",
+                                    input.size(), s.message()));
+  }
+
+ private:
+  // A JPEG is one RGB frame [1, height, width, 3].
+  static void Jpeg(OpKernelContext* ctx, const std::string& input) {
+    JpegDecodeFlags flags;
+    flags.components = 3;
+    Tensor* out = nullptr;
+    const bool ok = DecodeJpeg(input, flags, [&](int w, int h, int c) {
+      Status s = ctx->allocate_output(0, TensorShape({1, h, w, c}), &out);
+      return s.ok() ? out->flat<uint8_t>().data() : nullptr;
+    });
+    DFG_OP_REQUIRES(ctx, ok,
+                    InvalidArgument("jpeg::Uncompress failed. Invalid JPEG "
+                                    "data or crop window."));
+  }
+};
+
+// A still WebP image as [1, height, width, 3 or 4 (with alpha)].
+class DecodeWebPOp : public OpKernel {
+ public:
+  explicit DecodeWebPOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("channels", &channels_));
+    DFG_OP_REQUIRES(
+        ctx,
+        channels_ == 0 || channels_ == 1 || channels_ == 3 || channels_ == 4,
+        InvalidArgument("`channels` must be 0, 1, 3 or 4 but got {}",
+                        channels_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& contents = ctx->input(0);
+    DFG_OP_REQUIRES(ctx, contents.dims() == 0,
+                    InvalidArgument("`contents` must be scalar but got shape{}",
+                                    contents.shape().DebugString()));
+    const std::string& input = contents.scalar<std::string>();
+    DFG_OP_REQUIRES(ctx, !input.empty(), InvalidArgument("Input is empty."));
+    const char* format = FormatName(input);
+    if (format == nullptr && input.compare(0, 3, "GIF") == 0) format = "GIF";
+    DFG_OP_REQUIRES(ctx, format != nullptr,
+                    InvalidArgument("Unknown image file format. One of JPEG, "
+                                    "JPEG XL, PNG, GIF, BMP, WebP required."));
+    if (std::string_view(format) == "JPEG") return Jpeg(ctx, input);
+    DFG_OP_REQUIRES(ctx, std::string_view(format) == "WebP",
+                    Unimplemented("DecodeWebP of {} contents is not supported "
+                                  "by dfg",
+                                  format));
+    DFG_OP_REQUIRES(ctx, channels_ != 1,
+                    InvalidArgument("WebP only supports 3 or 4 channels"));
+    const auto* data = reinterpret_cast<const uint8_t*>(input.data());
+    WebPBitstreamFeatures features;
+    DFG_OP_REQUIRES(
+        ctx, WebPGetFeatures(data, input.size(), &features) == VP8_STATUS_OK,
+        InvalidArgument("Failed to decode WebP header."));
+    DFG_OP_REQUIRES(ctx, !features.has_animation,
+                    Unimplemented("animated WebP is not supported by dfg"));
+    const int c = features.has_alpha ? 4 : 3;
+    DFG_OP_REQUIRES(
+        ctx, channels_ == 0 || channels_ == c,
+        InvalidArgument("Number of channels requested does not match input"));
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(
+        ctx,
+        ctx->allocate_output(
+            0, TensorShape({1, features.height, features.width, c}), &out));
+    uint8_t* dst = out->flat<uint8_t>().data();
+    const size_t size = out->NumElements();
+    const int stride = features.width * c;
+    const bool ok =
+        (c == 4 ? WebPDecodeRGBAInto(data, input.size(), dst, size, stride)
+                : WebPDecodeRGBInto(data, input.size(), dst, size, stride)) !=
+        nullptr;
+    DFG_OP_REQUIRES(ctx, ok, InvalidArgument("Failed to decode WebP image."));
+  }
+
+ private:
+  // A JPEG through DecodeWebP: [height, width, channels] as DecodeJpeg.
+  void Jpeg(OpKernelContext* ctx, const std::string& input) const {
+    DFG_OP_REQUIRES(ctx, channels_ != 4,
+                    InvalidArgument("JPEG does not support 4 channels"));
+    JpegDecodeFlags flags;
+    flags.components = channels_;
+    Tensor* out = nullptr;
+    const bool ok = DecodeJpeg(input, flags, [&](int w, int h, int c) {
+      Status s = ctx->allocate_output(0, TensorShape({h, w, c}), &out);
+      return s.ok() ? out->flat<uint8_t>().data() : nullptr;
+    });
+    DFG_OP_REQUIRES(ctx, ok,
+                    InvalidArgument("jpeg::Uncompress failed. Invalid JPEG "
+                                    "data or crop window."));
+  }
+
+  int32_t channels_ = 0;
+};
+
+bool IsJxl(const std::string& d) {
+  return d.compare(0, 2, "\xff\x0a") == 0 ||
+         d.compare(0, 12, std::string("\0\0\0\x0cJXL \r\n\x87\n", 12)) == 0;
+}
+
+// A JPEG XL image as [height, width, color channels (+1 with alpha)].
+class DecodeJxlOp : public OpKernel {
+ public:
+  explicit DecodeJxlOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("channels", &channels_));
+    DFG_OP_REQUIRES(
+        ctx,
+        channels_ == 0 || channels_ == 1 || channels_ == 3 || channels_ == 4,
+        InvalidArgument("`channels` must be 0, 1, 3 or 4 but got {}",
+                        channels_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& contents = ctx->input(0);
+    DFG_OP_REQUIRES(ctx, contents.dims() == 0,
+                    InvalidArgument("`contents` must be scalar but got shape{}",
+                                    contents.shape().DebugString()));
+    const std::string& input = contents.scalar<std::string>();
+    DFG_OP_REQUIRES(ctx, !input.empty(), InvalidArgument("Input is empty."));
+    if (!IsJxl(input)) {
+      const char* format = FormatName(input);
+      if (format == nullptr && input.compare(0, 3, "GIF") == 0) format = "GIF";
+      DFG_OP_REQUIRES(ctx, format != nullptr,
+                      InvalidArgument("Unknown image file format. One of "
+                                      "JPEG, JPEG XL, PNG, GIF, BMP, WebP "
+                                      "required."));
+      ctx->SetStatus(Unimplemented(
+          "DecodeJxl of {} contents is not supported by dfg", format));
+      return;
+    }
+    std::unique_ptr<JxlDecoder, void (*)(JxlDecoder*)> dec(
+        JxlDecoderCreate(nullptr), JxlDecoderDestroy);
+    DFG_OP_REQUIRES(ctx,
+                    JxlDecoderSubscribeEvents(
+                        dec.get(), JXL_DEC_BASIC_INFO | JXL_DEC_FULL_IMAGE) ==
+                        JXL_DEC_SUCCESS,
+                    Internal("JxlDecoderSubscribeEvents failed"));
+    JxlDecoderSetInput(dec.get(),
+                       reinterpret_cast<const uint8_t*>(input.data()),
+                       input.size());
+    JxlDecoderCloseInput(dec.get());
+    Tensor* out = nullptr;
+    JxlPixelFormat format{0, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
+    while (true) {
+      const JxlDecoderStatus status = JxlDecoderProcessInput(dec.get());
+      if (status == JXL_DEC_BASIC_INFO) {
+        JxlBasicInfo info;
+        JxlDecoderGetBasicInfo(dec.get(), &info);
+        const int c = info.num_color_channels + (info.alpha_bits > 0 ? 1 : 0);
+        DFG_OP_REQUIRES(ctx, channels_ == 0 || channels_ == c,
+                        InvalidArgument("Number of channels requested does "
+                                        "not match input"));
+        format.num_channels = c;
+        DFG_OP_REQUIRES_OK(
+            ctx,
+            ctx->allocate_output(
+                0, TensorShape({int64_t(info.ysize), int64_t(info.xsize), c}),
+                &out));
+      } else if (status == JXL_DEC_NEED_IMAGE_OUT_BUFFER) {
+        DFG_OP_REQUIRES(
+            ctx,
+            JxlDecoderSetImageOutBuffer(dec.get(), &format, out->data(),
+                                        out->NumElements()) == JXL_DEC_SUCCESS,
+            InvalidArgument("Failed to decode JXL image"));
+      } else if (status == JXL_DEC_FULL_IMAGE || status == JXL_DEC_SUCCESS) {
+        DFG_OP_REQUIRES(ctx, out != nullptr,
+                        InvalidArgument("Failed to decode JXL header"));
+        return;
+      } else {
+        ctx->SetStatus(out == nullptr
+                           ? InvalidArgument("Failed to decode JXL header")
+                           : InvalidArgument("Failed to decode JXL image"));
+        return;
+      }
+    }
+  }
+
+ private:
+  int32_t channels_ = 0;
+};
+
+class EncodeJpegVariableQualityOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& image = ctx->input(0);
+    DFG_OP_REQUIRES(ctx, image.dims() == 3,
+                    InvalidArgument("image must be 3-dimensional{}",
+                                    image.shape().DebugString()));
+    DFG_OP_REQUIRES(ctx,
+                    image.NumElements() < std::numeric_limits<int32_t>::max(),
+                    InvalidArgument("Cannot encode images with >= max int32 "
+                                    "elements"));
+    const Tensor& quality = ctx->input(1);
+    DFG_OP_REQUIRES(ctx, quality.dims() == 0,
+                    InvalidArgument("quality must be a scalar: {}",
+                                    quality.shape().DebugString()));
+    JpegEncodeFlags flags;  // TensorFlow's defaults but for the quality
+    flags.quality = quality.scalar<int32_t>();
+    DFG_OP_REQUIRES(
+        ctx, 0 <= flags.quality && flags.quality <= 100,
+        InvalidArgument("quality must be in [0,100], got {}", flags.quality));
+    const int64_t c = image.dim_size(2);
+    DFG_OP_REQUIRES(ctx, c == 1 || c == 3,
+                    InvalidArgument("image must have 1 or 3 channels, got {}",
+                                    image.shape().DebugString()));
+    flags.channels = static_cast<int>(c);
+    Tensor out(tensorflow::DT_STRING, TensorShape());
+    DFG_OP_REQUIRES(
+        ctx,
+        EncodeJpeg(image.flat<uint8_t>().data(), image.dim_size(1),
+                   image.dim_size(0), flags, &out.scalar<std::string>()),
+        Internal("JPEG encoding failed"));
+    ctx->set_output(0, std::move(out));
+  }
+};
+
+}  // namespace
+
+void RegisterImageDecodeKernels(KernelRegistry* r) {
+  r->Register<DecodeGifOp>("DecodeGif");
+  r->Register<DecodeWebPOp>("DecodeWebP");
+  r->Register<DecodeJxlOp>("DecodeJxl");
+  r->Register<EncodeJpegVariableQualityOp>("EncodeJpegVariableQuality");
+}
+
+}  // namespace dfg
