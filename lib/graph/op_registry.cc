@@ -75,6 +75,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterImageNnOps(r);
     RegisterSparseOps(r);
     RegisterOptimizerOps(r);
+    RegisterQuantOps(r);
     return r;
   }();
   return *registry;

@@ -1,0 +1,144 @@
+// Op table (RegisterQuantOps): the quantization ops beyond QuantizeV2 /
+// Dequantize and the uTensor-era quantized ops registered with the math and
+// nn tables: fake quantization's gradients and per-channel forms,
+// QuantizeAndDequantize V1-V4, requantization. Signatures as TensorFlow's
+// OpDefs.
+#include <string>
+
+#include "lib/graph/op_registry_builder.h"
+
+namespace dfg {
+namespace {
+
+constexpr char kFloats[] = "T: {bfloat16, half, float, double}";
+
+void RegisterFakeQuant(OpTable& t) {
+  t.Add(Op("FakeQuantWithMinMaxArgsGradient")
+            .Input("gradients: float")
+            .Input("inputs: float")
+            .Output("backprops: float")
+            .Attr("min: float = -6.0")
+            .Attr("max: float = 6.0")
+            .Attr("num_bits: int = 8")
+            .Attr("narrow_range: bool = false")
+            .Kernels("CPU", "GPU"));
+  for (const char* name : {"FakeQuantWithMinMaxVarsGradient",
+                           "FakeQuantWithMinMaxVarsPerChannelGradient"}) {
+    t.Add(Op(name)
+              .Input("gradients: float")
+              .Input("inputs: float")
+              .Input("min: float")
+              .Input("max: float")
+              .Output("backprops_wrt_input: float")
+              .Output("backprop_wrt_min: float")
+              .Output("backprop_wrt_max: float")
+              .Attr("num_bits: int = 8")
+              .Attr("narrow_range: bool = false")
+              .Kernels("CPU", "GPU"));
+  }
+  t.Add(Op("FakeQuantWithMinMaxVarsPerChannel")
+            .Input("inputs: float")
+            .Input("min: float")
+            .Input("max: float")
+            .Output("outputs: float")
+            .Attr("num_bits: int = 8")
+            .Attr("narrow_range: bool = false")
+            .Kernels("CPU", "GPU"));
+}
+
+void RegisterQuantizeAndDequantize(OpTable& t) {
+  t.Add(Op("QuantizeAndDequantize")
+            .Input("input: T")
+            .Output("output: T")
+            .Attr("signed_input: bool = true")
+            .Attr("num_bits: int = 8")
+            .Attr("range_given: bool = false")
+            .Attr("input_min: float = 0.0")
+            .Attr("input_max: float = 0.0")
+            .Attr(kFloats)
+            .Kernels("CPU", "GPU"));
+  for (const char* name :
+       {"QuantizeAndDequantizeV2", "QuantizeAndDequantizeV4"}) {
+    t.Add(Op(name)
+              .Input("input: T")
+              .Input("input_min: T")
+              .Input("input_max: T")
+              .Output("output: T")
+              .Attr("signed_input: bool = true")
+              .Attr("num_bits: int = 8")
+              .Attr("range_given: bool = false")
+              .Attr(kFloats)
+              .Attr("round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = 'HALF_TO_EVEN'")
+              .Attr("narrow_range: bool = false")
+              .Attr("axis: int = -1")
+              .Kernels("CPU", "GPU"));
+  }
+  t.Add(Op("QuantizeAndDequantizeV3")
+            .Input("input: T")
+            .Input("input_min: T")
+            .Input("input_max: T")
+            .Input("num_bits: int32")
+            .Output("output: T")
+            .Attr("signed_input: bool = true")
+            .Attr("range_given: bool = true")
+            .Attr(kFloats)
+            .Attr("narrow_range: bool = false")
+            .Attr("axis: int = -1")
+            .Kernels("CPU", "GPU"));
+  t.Add(Op("QuantizeAndDequantizeV4Grad")
+            .Input("gradients: T")
+            .Input("input: T")
+            .Input("input_min: T")
+            .Input("input_max: T")
+            .Output("input_backprop: T")
+            .Output("input_min_backprop: T")
+            .Output("input_max_backprop: T")
+            .Attr(kFloats)
+            .Attr("axis: int = -1")
+            .Kernels("CPU", "GPU"));
+}
+
+void RegisterRequantization(OpTable& t) {
+  t.Add(Op("RequantizePerChannel")
+            .Input("input: T")
+            .Input("input_min: float")
+            .Input("input_max: float")
+            .Input("requested_output_min: float")
+            .Input("requested_output_max: float")
+            .Output("output: out_type")
+            .Output("output_min: float")
+            .Output("output_max: float")
+            .Attr("T: quantizedtype = DT_QINT32")
+            .Attr("out_type: quantizedtype = DT_QUINT8")
+            .Kernels("CPU"));
+  t.Add(Op("RequantizationRangePerChannel")
+            .Input("input: T")
+            .Input("input_min: float")
+            .Input("input_max: float")
+            .Output("output_min: float")
+            .Output("output_max: float")
+            .Attr("T: quantizedtype = DT_QINT32")
+            .Attr("clip_value_max: float")
+            .Kernels("CPU"));
+  t.Add(Op("QuantizeDownAndShrinkRange")
+            .Input("input: Tinput")
+            .Input("input_min: float")
+            .Input("input_max: float")
+            .Output("output: out_type")
+            .Output("output_min: float")
+            .Output("output_max: float")
+            .Attr("Tinput: quantizedtype")
+            .Attr("out_type: quantizedtype")
+            .Kernels("CPU"));
+}
+
+}  // namespace
+
+void RegisterQuantOps(OpRegistry* registry) {
+  OpTable t(registry);
+  RegisterFakeQuant(t);
+  RegisterQuantizeAndDequantize(t);
+  RegisterRequantization(t);
+}
+
+}  // namespace dfg

@@ -1,0 +1,17 @@
+// Registration of the quantized-op kernels, one function per sub-family
+// file (quant_ops_*.cc).
+#include "lib/kernels/kernel_registry.h"
+
+namespace dfg {
+
+void RegisterQuantFakeKernels(KernelRegistry* r);
+void RegisterQuantQdqKernels(KernelRegistry* r);
+void RegisterQuantRequantKernels(KernelRegistry* r);
+
+void RegisterQuantKernels(KernelRegistry* r) {
+  RegisterQuantFakeKernels(r);
+  RegisterQuantQdqKernels(r);
+  RegisterQuantRequantKernels(r);
+}
+
+}  // namespace dfg

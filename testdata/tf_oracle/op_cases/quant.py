@@ -1,0 +1,463 @@
+"""Quantization ops: fake quantization (QAT graphs), QuantizeAndDequantize,
+requantization. Quantized tensors (qint8, quint8, qint32) cannot be fed or
+fetched as .npy files: a case feeds their integers as int8/uint8/int32 and
+Bitcasts them in the graph, and Bitcasts quantized results back."""
+import numpy as np
+
+from op_case import OpCase, data
+
+_PLAIN = {"qint8": np.int8, "quint8": np.uint8, "qint32": np.int32}
+
+
+def _tf():
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    return tf
+
+
+def _ph(feeds, name, value, dtype=np.float32, shape="exact"):
+    """A placeholder fed `value`; shape None (unknown) lets a case feed
+    shapes the op's shape function would refuse at graph build time."""
+    tf = _tf()
+    value = np.asarray(value, dtype)
+    p = tf.compat.v1.placeholder(dtype, value.shape if shape == "exact" else shape,
+                                 name=name)
+    feeds[p] = value
+    return p
+
+
+def _q(feeds, name, value, qtype):
+    """A quantized tensor of `qtype` ("qint32"...) holding the integers."""
+    tf = _tf()
+    return tf.bitcast(_ph(feeds, name, value, _PLAIN[qtype]), getattr(tf, qtype))
+
+
+def _plain(t):
+    """A quantized result as its integers (fetchable)."""
+    tf = _tf()
+    return tf.bitcast(t, tf.as_dtype(_PLAIN[t.dtype.name]))
+
+
+def _outs(result):
+    """An op's outputs as a list (one tensor or a tuple of them)."""
+    return list(result) if isinstance(result, (tuple, list)) else [result]
+
+
+def _case(name, ops, body, **kw):
+    def build():
+        feeds = {}
+        return body(feeds), feeds
+    return OpCase(name, ops, build, **kw)
+
+
+# ---- FakeQuant* --------------------------------------------------------------
+
+_FQ_VARIANTS = [  # (suffix, min, max, num_bits, narrow_range)
+    ("", -6.0, 6.0, 8, False),
+    ("/bits4", -1.3, 2.7, 4, False),
+    ("/narrow", -2.5, 3.1, 8, True),
+    ("/min_pos", 0.5, 3.0, 8, False),
+    ("/max_neg", -3.0, -0.25, 7, False),
+    ("/bits16", -1000.0, 1.0, 16, False),
+    ("/zero_range", 0.0, 0.0, 8, False),
+]
+
+
+def _fq_inputs(name, shape, scale=4.0):
+    return data(name, np.float32, shape) * np.float32(scale)
+
+
+def _fake_quant_args():
+    tf = _tf()
+    for shape in [(3, 4), (0,), (2, 3, 5)]:
+        for suffix, lo, hi, bits, narrow in _FQ_VARIANTS:
+            if (shape != (3, 4) and suffix) or suffix == "/zero_range":
+                continue
+            name = f"FakeQuantWithMinMaxArgs/f32{list(shape)}{suffix}".replace(" ", "")
+            yield _case(name, ["FakeQuantWithMinMaxArgs"], lambda f, name=name, shape=shape,
+                        lo=lo, hi=hi, bits=bits, narrow=narrow: [
+                tf.raw_ops.FakeQuantWithMinMaxArgs(
+                    inputs=_ph(f, "x", _fq_inputs(name, shape, 1000.0 if bits == 16 else 4.0)),
+                    min=lo, max=hi, num_bits=bits, narrow_range=narrow)])
+            gname = name.replace("Args/", "ArgsGradient/")
+            yield _case(gname, ["FakeQuantWithMinMaxArgsGradient"], lambda f, name=gname,
+                        shape=shape, lo=lo, hi=hi, bits=bits, narrow=narrow: [
+                tf.raw_ops.FakeQuantWithMinMaxArgsGradient(
+                    gradients=_ph(f, "g", data(name + "/g", np.float32, shape)),
+                    inputs=_ph(f, "x", _fq_inputs(name, shape)),
+                    min=lo, max=hi, num_bits=bits, narrow_range=narrow)])
+    yield _case("FakeQuantWithMinMaxArgs/error_min_max", ["FakeQuantWithMinMaxArgs"],
+                lambda f: [tf.raw_ops.FakeQuantWithMinMaxArgs(
+                    inputs=_ph(f, "x", [1.0]), min=1.5, max=1.0)],
+                expect_error="min has to be smaller than max, was: 1.5 >= 1")
+    yield _case("FakeQuantWithMinMaxArgs/error_bits", ["FakeQuantWithMinMaxArgs"],
+                lambda f: [tf.raw_ops.FakeQuantWithMinMaxArgs(
+                    inputs=_ph(f, "x", [1.0]), num_bits=17)],
+                expect_error="num_bits must be between 2 and 16, inclusive")
+    yield _case("FakeQuantWithMinMaxArgsGradient/error_size",
+                ["FakeQuantWithMinMaxArgsGradient"],
+                lambda f: [tf.raw_ops.FakeQuantWithMinMaxArgsGradient(
+                    gradients=_ph(f, "g", [1.0, 2.0], shape=None),
+                    inputs=_ph(f, "x", [1.0], shape=None))],
+                expect_error="must have the same size and shape.  Input 0: \\[2\\] != input 1: "
+                             "\\[1\\]")
+
+
+def _fake_quant_vars():
+    tf = _tf()
+    for suffix, lo, hi, bits, narrow in _FQ_VARIANTS:
+        for shape in [(3, 4)] + ([(0, 2)] if not suffix else []):
+            name = f"FakeQuantWithMinMaxVars/f32{list(shape)}{suffix}".replace(" ", "")
+            scale = 1000.0 if bits == 16 else 4.0
+            yield _case(name, ["FakeQuantWithMinMaxVars"], lambda f, name=name, shape=shape,
+                        lo=lo, hi=hi, bits=bits, narrow=narrow, scale=scale: [
+                tf.raw_ops.FakeQuantWithMinMaxVars(
+                    inputs=_ph(f, "x", _fq_inputs(name, shape, scale)),
+                    min=_ph(f, "lo", lo), max=_ph(f, "hi", hi),
+                    num_bits=bits, narrow_range=narrow)])
+            gname = name.replace("Vars/", "VarsGradient/")
+            yield _case(gname, ["FakeQuantWithMinMaxVarsGradient"], lambda f, name=gname,
+                        shape=shape, lo=lo, hi=hi, bits=bits, narrow=narrow: list(
+                tf.raw_ops.FakeQuantWithMinMaxVarsGradient(
+                    gradients=_ph(f, "g", data(name + "/g", np.float32, shape)),
+                    inputs=_ph(f, "x", _fq_inputs(name, shape)),
+                    min=_ph(f, "lo", lo), max=_ph(f, "hi", hi),
+                    num_bits=bits, narrow_range=narrow)))
+    for op in ["FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsGradient"]:
+        def body(f, op=op):
+            args = dict(inputs=_ph(f, "x", [1.0, 2.0]), min=_ph(f, "lo", [-1.0], shape=None),
+                        max=_ph(f, "hi", 1.0, shape=None))
+            if op.endswith("Gradient"):
+                args["gradients"] = _ph(f, "g", [1.0, 2.0])
+            return _outs(getattr(tf.raw_ops, op)(**args))
+        yield _case(f"{op}/error_rank", [op], body,
+                    expect_error="`min` must be rank 0 but is rank 1")
+
+
+def _fake_quant_per_channel():
+    tf = _tf()
+    mins = np.array([-6.0, -1.3, 0.5, -3.0, 0.0], np.float32)  # [0, 0]: zeros
+    maxs = np.array([6.0, 2.7, 3.0, -0.25, 0.0], np.float32)
+    for shape in [(5,), (3, 5), (2, 2, 3, 5), (0, 5)]:
+        for bits, narrow in [(8, False), (5, True)]:
+            suffix = "" if bits == 8 else "/bits5_narrow"
+            name = f"FakeQuantWithMinMaxVarsPerChannel/f32{list(shape)}{suffix}".replace(" ", "")
+            yield _case(name, ["FakeQuantWithMinMaxVarsPerChannel"],
+                        lambda f, name=name, shape=shape, bits=bits, narrow=narrow: [
+                tf.raw_ops.FakeQuantWithMinMaxVarsPerChannel(
+                    inputs=_ph(f, "x", _fq_inputs(name, shape)), min=_ph(f, "lo", mins),
+                    max=_ph(f, "hi", maxs), num_bits=bits, narrow_range=narrow)])
+            gname = name.replace("PerChannel/", "PerChannelGradient/")
+            yield _case(gname, ["FakeQuantWithMinMaxVarsPerChannelGradient"],
+                        lambda f, name=gname, shape=shape, bits=bits, narrow=narrow: list(
+                tf.raw_ops.FakeQuantWithMinMaxVarsPerChannelGradient(
+                    gradients=_ph(f, "g", data(name + "/g", np.float32, shape)),
+                    inputs=_ph(f, "x", _fq_inputs(name, shape)), min=_ph(f, "lo", mins),
+                    max=_ph(f, "hi", maxs), num_bits=bits, narrow_range=narrow)))
+    for op in ["FakeQuantWithMinMaxVarsPerChannel",
+               "FakeQuantWithMinMaxVarsPerChannelGradient"]:
+        for variant, lo, err in [("size", [-1.0], "min has incorrect size, expected 2 was 1"),
+                                 ("rank", [[-1.0, -2.0]], "`min` must be rank 1 but is rank 2")]:
+            def body(f, op=op, lo=lo):
+                args = dict(inputs=_ph(f, "x", [[1.0, 2.0]]), min=_ph(f, "lo", lo, shape=None),
+                            max=_ph(f, "hi", [1.0, 2.0], shape=None))
+                if op.endswith("Gradient"):
+                    args["gradients"] = _ph(f, "g", [[1.0, 2.0]])
+                return _outs(getattr(tf.raw_ops, op)(**args))
+            yield _case(f"{op}/error_{variant}", [op], body, expect_error=err)
+
+
+# ---- QuantizeAndDequantize* ------------------------------------------------------
+
+_QDQ_VARIANTS = [  # (suffix, attrs)
+    ("", {}),
+    ("/unsigned", {"signed_input": False}),
+    ("/bits4_half_up", {"num_bits": 4, "round_mode": "HALF_UP"}),
+    ("/narrow", {"narrow_range": True}),
+    ("/range_given", {"range_given": True}),
+    ("/range_given_unsigned_narrow", {"range_given": True, "signed_input": False,
+                                      "narrow_range": True, "num_bits": 3}),
+]
+
+
+def _qdq_v2_v4():
+    tf = _tf()
+    for op in ["QuantizeAndDequantizeV2", "QuantizeAndDequantizeV4"]:
+        for dtype in [np.float32, np.float64]:
+            dn = np.dtype(dtype).name
+            for suffix, attrs in _QDQ_VARIANTS:
+                for shape, axis in [((3, 4), -1), ((0,), -1), ((2, 3, 4), 1)]:
+                    if shape != (3, 4) and suffix not in ("", "/range_given"):
+                        continue
+                    depth = shape[axis] if axis >= 0 else None
+                    name = f"{op}/{dn}{list(shape)}{suffix}".replace(" ", "")
+                    if axis >= 0:
+                        name += f"/axis{axis}"
+
+                    def body(f, op=op, dtype=dtype, name=name, shape=shape, axis=axis,
+                             depth=depth, attrs=attrs):
+                        lo = np.linspace(-2.5, -0.5, depth or 1).astype(dtype)
+                        hi = np.linspace(0.75, 3.0, depth or 1).astype(dtype)
+                        if depth is None:
+                            lo, hi = lo[0], hi[0]
+                        return [getattr(tf.raw_ops, op)(
+                            input=_ph(f, "x", data(name, dtype, shape) * 2, dtype),
+                            input_min=_ph(f, "lo", lo, dtype), input_max=_ph(f, "hi", hi, dtype),
+                            axis=axis, **attrs)]
+                    if axis >= 0 and attrs.get("range_given"):
+                        # TensorFlow 2.21 refuses any per-channel given range
+                        # in V2/V4 (scalars first, then rank 1 with an axis).
+                        yield _case(name, [op], body,
+                                    expect_error="input_min must be a scalar.")
+                    else:
+                        yield _case(name, [op], body)
+        yield _case(f"{op}/error_range", [op], lambda f, op=op: [getattr(tf.raw_ops, op)(
+            input=_ph(f, "x", [1.0]), input_min=_ph(f, "lo", 1.0), input_max=_ph(f, "hi", 0.0),
+            range_given=True)], expect_error="Invalid range: input_min 1 > input_max 0")
+        yield _case(f"{op}/error_bits", [op], lambda f, op=op: [getattr(tf.raw_ops, op)(
+            input=_ph(f, "x", [1.0]), input_min=_ph(f, "lo", 0.0), input_max=_ph(f, "hi", 1.0),
+            num_bits=63, signed_input=False)],
+            expect_error="num_bits is out of range: 63 with signed_input_ 0")
+        yield _case(f"{op}/error_axis_scalar_range", [op], lambda f, op=op: [
+            getattr(tf.raw_ops, op)(
+                input=_ph(f, "x", [[1.0, 2.0]], shape=None), input_min=_ph(f, "lo", 0.0, shape=None),
+                input_max=_ph(f, "hi", 1.0, shape=None), range_given=True, axis=1)],
+            expect_error="Shape must be rank 1 for input_min_tensor when the axis is specified")
+        yield _case(f"{op}/error_axis_rank", [op], lambda f, op=op: [getattr(tf.raw_ops, op)(
+            input=_ph(f, "x", [1.0], shape=None), input_min=_ph(f, "lo", [0.0], shape=None),
+            input_max=_ph(f, "hi", [1.0], shape=None), axis=2)],
+            expect_error="Shape must be at least rank 3 but is rank 1")
+
+
+def _qdq_v3():
+    tf = _tf()
+    for dtype in [np.float32, np.float64]:
+        dn = np.dtype(dtype).name
+        for suffix, bits, attrs, shape, axis in [
+                ("", 8, {}, (3, 4), -1), ("/bits5", 5, {"signed_input": False}, (3, 4), -1),
+                ("/no_range", 6, {"range_given": False}, (3, 4), -1),
+                ("/axis0", 8, {}, (3, 4), 0), ("", 8, {}, (0, 4), -1)]:
+            name = f"QuantizeAndDequantizeV3/{dn}{list(shape)}{suffix}".replace(" ", "")
+
+            def body(f, dtype=dtype, name=name, bits=bits, attrs=attrs, shape=shape, axis=axis):
+                lo = np.float64(-1.5) if axis < 0 else np.linspace(-2, -1, shape[axis])
+                hi = np.float64(2.25) if axis < 0 else np.linspace(1, 3, shape[axis])
+                return [tf.raw_ops.QuantizeAndDequantizeV3(
+                    input=_ph(f, "x", data(name, dtype, shape) * 2, dtype),
+                    input_min=_ph(f, "lo", lo, dtype), input_max=_ph(f, "hi", hi, dtype),
+                    num_bits=_ph(f, "bits", bits, np.int32), axis=axis, **attrs)]
+            yield _case(name, ["QuantizeAndDequantizeV3"], body)
+    yield _case("QuantizeAndDequantizeV3/error_axis_size", ["QuantizeAndDequantizeV3"],
+                lambda f: [tf.raw_ops.QuantizeAndDequantizeV3(
+                    input=_ph(f, "x", np.ones([2, 3, 4]), shape=None),
+                    input_min=_ph(f, "lo", [-1.0], shape=None),
+                    input_max=_ph(f, "hi", [1.0, 1.0, 1.0], shape=None),
+                    num_bits=_ph(f, "bits", 8, np.int32), axis=1)],
+                expect_error="input_min_tensor has incorrect size, was 1 expected 3 to match dim 1 "
+                             r"of the input \[1\]")
+    yield _case("QuantizeAndDequantizeV3/error_axis_rank", ["QuantizeAndDequantizeV3"],
+                lambda f: [tf.raw_ops.QuantizeAndDequantizeV3(
+                    input=_ph(f, "x", np.ones([2, 3, 4]), shape=None),
+                    input_min=_ph(f, "lo", [[-1.0, -1.0, -1.0]], shape=None),
+                    input_max=_ph(f, "hi", [[1.0, 1.0, 1.0]], shape=None),
+                    num_bits=_ph(f, "bits", 8, np.int32), axis=1)],
+                expect_error="Shape must be rank 1 for input_min_tensor when the axis is specified")
+    yield _case("QuantizeAndDequantizeV3/error_bits", ["QuantizeAndDequantizeV3"],
+                lambda f: [tf.raw_ops.QuantizeAndDequantizeV3(
+                    input=_ph(f, "x", [1.0]), input_min=_ph(f, "lo", 0.0),
+                    input_max=_ph(f, "hi", 1.0), num_bits=_ph(f, "bits", 0, np.int32))],
+                expect_error="num_bits is out of range: 0 with `signed_input_` 1")
+    yield _case("QuantizeAndDequantizeV3/error_bits_shape", ["QuantizeAndDequantizeV3"],
+                lambda f: [tf.raw_ops.QuantizeAndDequantizeV3(
+                    input=_ph(f, "x", [1.0]), input_min=_ph(f, "lo", 0.0),
+                    input_max=_ph(f, "hi", 1.0),
+                    num_bits=_ph(f, "bits", [8], np.int32, shape=None))],
+                expect_error="The `num_bits` tensor should be a scalar. Got dimensions: 1")
+
+
+def _as_v1(input_min, input_max, range_given):
+    """Rewrites the graph's QuantizeAndDequantizeV2 node into the deprecated
+    QuantizeAndDequantize (the range in attrs) at a producer before 22."""
+    def edit(graph_def):
+        for node in graph_def.node:
+            if node.op != "QuantizeAndDequantizeV2":
+                continue
+            node.op = "QuantizeAndDequantize"
+            del node.input[1:]
+            for attr in ["round_mode", "narrow_range", "axis"]:
+                del node.attr[attr]
+            node.attr["input_min"].f = input_min
+            node.attr["input_max"].f = input_max
+            node.attr["range_given"].b = range_given
+        graph_def.versions.producer = 21
+    return edit
+
+
+def _qdq_v1():
+    tf = _tf()
+    for dtype in [np.float32, np.float64]:
+        dn = np.dtype(dtype).name
+        for suffix, lo, hi, given in [("", 0.0, 0.0, False), ("/range_given", -1.5, 2.0, True)]:
+            name = f"QuantizeAndDequantize/{dn}[3,4]{suffix}"
+            yield OpCase(name, ["QuantizeAndDequantize"], _v1_build(tf, name, dtype),
+                         edit=_as_v1(lo, hi, given))
+    yield OpCase("QuantizeAndDequantize/error_range", ["QuantizeAndDequantize"],
+                 _v1_build(tf, "QuantizeAndDequantize/error_range", np.float32),
+                 edit=_as_v1(2.0, 1.0, True), expect_error="Invalid range: input_min 2 > input_max 1")
+
+
+def _v1_build(tf, name, dtype):
+    def build():
+        f = {}
+        return [tf.raw_ops.QuantizeAndDequantizeV2(
+            input=_ph(f, "x", data(name, dtype, (3, 4)) * 2, dtype),
+            input_min=tf.constant(0, dtype), input_max=tf.constant(0, dtype))], f
+    return build
+
+
+def _qdq_v4_grad():
+    tf = _tf()
+    for dtype in [np.float32, np.float64]:
+        dn = np.dtype(dtype).name
+        for shape, axis in [((3, 4), -1), ((2, 3, 4), 1), ((0, 3), -1)]:
+            name = f"QuantizeAndDequantizeV4Grad/{dn}{list(shape)}" + (
+                f"/axis{axis}" if axis >= 0 else "")
+            name = name.replace(" ", "")
+
+            def body(f, dtype=dtype, name=name, shape=shape, axis=axis):
+                lo = dtype(-0.5) if axis < 0 else np.linspace(-1, 0, shape[axis])
+                hi = dtype(0.75) if axis < 0 else np.linspace(0.2, 1.5, shape[axis])
+                return list(tf.raw_ops.QuantizeAndDequantizeV4Grad(
+                    gradients=_ph(f, "g", data(name + "/g", dtype, shape), dtype),
+                    input=_ph(f, "x", data(name, dtype, shape), dtype),
+                    input_min=_ph(f, "lo", lo, dtype), input_max=_ph(f, "hi", hi, dtype),
+                    axis=axis))
+            yield _case(name, ["QuantizeAndDequantizeV4Grad"], body)
+    yield _case("QuantizeAndDequantizeV4Grad/error_size", ["QuantizeAndDequantizeV4Grad"],
+                lambda f: list(tf.raw_ops.QuantizeAndDequantizeV4Grad(
+                    gradients=_ph(f, "g", [1.0, 2.0], shape=None),
+                    input=_ph(f, "x", [1.0, 2.0], shape=None),
+                    input_min=_ph(f, "lo", [0.0], shape=None),
+                    input_max=_ph(f, "hi", [1.0, 2.0], shape=None), axis=0)),
+                expect_error="min has incorrect size, expected 2 was 1")
+
+
+# ---- Requantization --------------------------------------------------------------
+
+def _acc(name, shape):
+    """int32 accumulator values over most of the int32 range."""
+    return (data(name, np.float64, shape) * 4e8).astype(np.int32)
+
+
+def _requantize():
+    tf = _tf()
+    for out in ["quint8", "qint8"]:
+        for suffix, ranges in [("", (-1.0, 1.0, -0.5, 0.75)), ("/wide", (-300.0, 250.0, -2.0, 1.0)),
+                               ("/zero_out", (-1.0, 1.0, 0.0, 0.0))]:
+            for shape in [(3, 5), (0,)]:
+                if shape == (0,) and suffix:
+                    continue
+                name = f"Requantize/qint32{list(shape)}_{out}{suffix}".replace(" ", "")
+                a, b, c, d = ranges
+                yield _case(name, ["Requantize"], lambda f, name=name, shape=shape, out=out,
+                            a=a, b=b, c=c, d=d: _fetch_q(tf.raw_ops.Requantize(
+                                input=_q(f, "x", _acc(name, shape), "qint32"),
+                                input_min=_ph(f, "a", a), input_max=_ph(f, "b", b),
+                                requested_output_min=_ph(f, "c", c),
+                                requested_output_max=_ph(f, "d", d),
+                                out_type=getattr(tf, out))))
+    for variant, c, d, err in [("min", 1.0, 2.0, "requested_output_min must be <= 0, but got 1"),
+                               ("max", -1.0, -2.0, "requested_output_max must be >= "
+                                                   "requested_output_min, but got -2 and -1")]:
+        yield _case(f"Requantize/error_{variant}", ["Requantize"], lambda f, c=c, d=d: _fetch_q(
+            tf.raw_ops.Requantize(input=_q(f, "x", [1, 2], "qint32"), input_min=_ph(f, "a", -1.0),
+                                  input_max=_ph(f, "b", 1.0), requested_output_min=_ph(f, "c", c),
+                                  requested_output_max=_ph(f, "d", d), out_type=tf.quint8)),
+            expect_error=err)
+    yield _case("Requantize/error_rank", ["Requantize"], lambda f: _fetch_q(
+        tf.raw_ops.Requantize(input=_q(f, "x", [1, 2], "qint32"),
+                              input_min=_ph(f, "a", [-1.0], shape=None),
+                              input_max=_ph(f, "b", 1.0), requested_output_min=_ph(f, "c", -1.0),
+                              requested_output_max=_ph(f, "d", 1.0), out_type=tf.quint8)),
+        expect_error="`input_min` must be rank 0 but is rank 1")
+
+
+def _fetch_q(outputs):
+    return [_plain(outputs[0])] + list(outputs[1:])
+
+
+def _ranges():
+    tf = _tf()
+    for suffix, shape, lo, hi in [("", (3, 5), -10.0, 10.0), ("/pos", (4,), -1.0, 2.0),
+                                  ("", (0,), -1.0, 1.0)]:
+        name = f"RequantizationRange/qint32{list(shape)}{suffix}".replace(" ", "")
+        vals = np.abs(_acc(name, shape)) if suffix else _acc(name, shape)
+        yield _case(name, ["RequantizationRange"], lambda f, vals=vals, lo=lo, hi=hi: list(
+            tf.raw_ops.RequantizationRange(input=_q(f, "x", vals, "qint32"),
+                                           input_min=_ph(f, "a", lo), input_max=_ph(f, "b", hi))))
+        dname = name.replace("RequantizationRange/", "QuantizeDownAndShrinkRange/")
+        yield _case(dname, ["QuantizeDownAndShrinkRange"], lambda f, vals=vals, lo=lo, hi=hi:
+                    _fetch_q(tf.raw_ops.QuantizeDownAndShrinkRange(
+                        input=_q(f, "x", vals, "qint32"), input_min=_ph(f, "a", lo),
+                        input_max=_ph(f, "b", hi), out_type=tf.quint8)))
+    yield _case("RequantizationRange/error_empty", ["RequantizationRange"], lambda f: list(
+        tf.raw_ops.RequantizationRange(input=_q(f, "x", [1], "qint32"),
+                                       input_min=_ph(f, "a", np.zeros([0]), shape=None),
+                                       input_max=_ph(f, "b", 1.0))),
+        expect_error="Input min must not be empty.")
+    yield _case("QuantizeDownAndShrinkRange/error_rank", ["QuantizeDownAndShrinkRange"],
+                lambda f: _fetch_q(tf.raw_ops.QuantizeDownAndShrinkRange(
+                    input=_q(f, "x", [1], "qint32"), input_min=_ph(f, "a", [0.0], shape=None),
+                    input_max=_ph(f, "b", 1.0), out_type=tf.quint8)),
+                expect_error="`input_min` must be rank 0 but is rank 1")
+
+
+def _per_channel():
+    tf = _tf()
+    mins = np.array([-3.0, -0.5, -12.0], np.float32)
+    maxs = np.array([2.0, 0.75, 10.0], np.float32)
+    for out, req in [("quint8", (0.0, 6.0)), ("qint8", (-3.0, 3.0))]:
+        for shape in [(2, 2, 2, 3), (1, 1, 2, 2, 3)]:
+            name = f"RequantizePerChannel/qint32{list(shape)}_{out}".replace(" ", "")
+            kw = {} if len(shape) == 4 else {
+                "expect_error": "Current RequantizePerChannel operatorsupports 4D tensors only."}
+            yield _case(name, ["RequantizePerChannel"], lambda f, name=name, shape=shape,
+                        out=out, req=req: _fetch_q(tf.raw_ops.RequantizePerChannel(
+                            input=_q(f, "x", _acc(name, shape), "qint32"),
+                            input_min=_ph(f, "a", mins), input_max=_ph(f, "b", maxs),
+                            requested_output_min=_ph(f, "c", req[0]),
+                            requested_output_max=_ph(f, "d", req[1]),
+                            out_type=getattr(tf, out))), **kw)
+    yield _case("RequantizePerChannel/error_qint8_min", ["RequantizePerChannel"],
+                lambda f: _fetch_q(tf.raw_ops.RequantizePerChannel(
+                    input=_q(f, "x", np.zeros([1, 1, 1, 3]), "qint32"),
+                    input_min=_ph(f, "a", mins), input_max=_ph(f, "b", maxs),
+                    requested_output_min=_ph(f, "c", 0.0), requested_output_max=_ph(f, "d", 1.0),
+                    out_type=tf.qint8)),
+                expect_error="If out_type is QINT8, requested_output_max must be non negative")
+    for suffix, clip, pos in [("", 1e9, False), ("/clip", 0.5, False), ("/pos", 1e9, True)]:
+        name = f"RequantizationRangePerChannel/qint32[2,2,2,3]{suffix}"
+        vals = _acc(name, (2, 2, 2, 3))
+        if pos:
+            vals = np.abs(vals)
+        yield _case(name, ["RequantizationRangePerChannel"], lambda f, vals=vals, clip=clip: list(
+            tf.raw_ops.RequantizationRangePerChannel(
+                input=_q(f, "x", vals, "qint32"), input_min=_ph(f, "a", mins),
+                input_max=_ph(f, "b", maxs), clip_value_max=clip)))
+    yield _case("RequantizationRangePerChannel/error_rank", ["RequantizationRangePerChannel"],
+                lambda f: list(tf.raw_ops.RequantizationRangePerChannel(
+                    input=_q(f, "x", np.ones([2, 3]), "qint32"), input_min=_ph(f, "a", mins),
+                    input_max=_ph(f, "b", maxs), clip_value_max=6.0)),
+                expect_error="input must be in NHWC format")
+
+
+def cases():
+    yield from _fake_quant_args()
+    yield from _fake_quant_vars()
+    yield from _fake_quant_per_channel()
+    yield from _qdq_v2_v4()
+    yield from _qdq_v3()
+    yield from _qdq_v1()
+    yield from _qdq_v4_grad()
+    yield from _requantize()
+    yield from _ranges()
+    yield from _per_channel()
