@@ -132,6 +132,36 @@ void RegisterRequantization(OpTable& t) {
             .Kernels("CPU"));
 }
 
+// The quantized inference ops beyond those of the nn and math tables.
+void RegisterQuantizedNn(OpTable& t) {
+  t.Add(Op("QuantizedAvgPool")
+            .Input("input: T")
+            .Input("min_input: float")
+            .Input("max_input: float")
+            .Output("output: T")
+            .Output("min_output: float")
+            .Output("max_output: float")
+            .Attr("T: quantizedtype")
+            .Attr("ksize: list(int)")
+            .Attr("strides: list(int)")
+            .Attr("padding: {'SAME', 'VALID'}")
+            .Kernels("CPU"));
+  t.Add(Op("QuantizedBiasAdd")
+            .Input("input: T1")
+            .Input("bias: T2")
+            .Input("min_input: float")
+            .Input("max_input: float")
+            .Input("min_bias: float")
+            .Input("max_bias: float")
+            .Output("output: out_type")
+            .Output("min_out: float")
+            .Output("max_out: float")
+            .Attr("T1: quantizedtype")
+            .Attr("T2: quantizedtype")
+            .Attr("out_type: quantizedtype")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterQuantOps(OpRegistry* registry) {
@@ -139,6 +169,7 @@ void RegisterQuantOps(OpRegistry* registry) {
   RegisterFakeQuant(t);
   RegisterQuantizeAndDequantize(t);
   RegisterRequantization(t);
+  RegisterQuantizedNn(t);
 }
 
 }  // namespace dfg

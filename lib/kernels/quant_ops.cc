@@ -7,11 +7,13 @@ namespace dfg {
 void RegisterQuantFakeKernels(KernelRegistry* r);
 void RegisterQuantQdqKernels(KernelRegistry* r);
 void RegisterQuantRequantKernels(KernelRegistry* r);
+void RegisterQuantNnKernels(KernelRegistry* r);
 
 void RegisterQuantKernels(KernelRegistry* r) {
   RegisterQuantFakeKernels(r);
   RegisterQuantQdqKernels(r);
   RegisterQuantRequantKernels(r);
+  RegisterQuantNnKernels(r);
 }
 
 }  // namespace dfg

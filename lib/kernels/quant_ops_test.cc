@@ -133,5 +133,45 @@ TEST_CASE("RequantizationRange finds the float range in use", "[kernels]") {
   CHECK(r.out(1).flat<float>()[0] == Approx(0.25f).margin(1e-6));
 }
 
+TEST_CASE("QuantizedMatMul multiplies values minus their zero points",
+          "[kernels]") {
+  // [0, 255] has zero point 0, [-1, 254] has zero point 1.
+  Tensor a(tensorflow::DT_QUINT8, TensorShape({1, 2}));
+  Tensor b(tensorflow::DT_QUINT8, TensorShape({2, 1}));
+  a.flat<QUInt8>()[0].value = 3;
+  a.flat<QUInt8>()[1].value = 4;
+  b.flat<QUInt8>()[0].value = 6;
+  b.flat<QUInt8>()[1].value = 11;
+  auto r = RunKernel(Node("QuantizedMatMul",
+                          "attr { key: 'T1' value { type: DT_QUINT8 } } "
+                          "attr { key: 'T2' value { type: DT_QUINT8 } }"),
+                     {a, b, Tensor::Scalar(0.0f), Tensor::Scalar(255.0f),
+                      Tensor::Scalar(-1.0f), Tensor::Scalar(254.0f)});
+  REQUIRE(r.status.ok());
+  CHECK(r.out(0).flat<QInt32>()[0].value == 3 * 5 + 4 * 10);
+  CHECK(Floats(r.out(2)) == fmt::format("[] {}", 2147483648.0f));
+}
+
+TEST_CASE("QuantizedAvgPool truncates the int32 mean of the window",
+          "[kernels]") {
+  Tensor x(tensorflow::DT_QUINT8, TensorShape({1, 1, 3, 1}));
+  x.flat<QUInt8>()[0].value = 1;
+  x.flat<QUInt8>()[1].value = 2;
+  x.flat<QUInt8>()[2].value = 6;
+  auto r = RunKernel(
+      Node("QuantizedAvgPool",
+           "attr { key: 'T' value { type: DT_QUINT8 } } "
+           "attr { key: 'ksize' value { list { i: [1, 1, 2, 1] } } } "
+           "attr { key: 'strides' value { list { i: [1, 1, 1, 1] } } } "
+           "attr { key: 'padding' value { s: 'SAME' } }"),
+      {x, Tensor::Scalar(0.0f), Tensor::Scalar(1.0f)});
+  REQUIRE(r.status.ok());
+  const auto y = r.out(0).flat<QUInt8>();
+  // (1+2)/2, (2+6)/2, and 6 alone at the padded edge.
+  CHECK(int{y[0].value} == 1);
+  CHECK(int{y[1].value} == 4);
+  CHECK(int{y[2].value} == 6);
+}
+
 }  // namespace
 }  // namespace dfg

@@ -2,6 +2,8 @@
 requantization. Quantized tensors (qint8, quint8, qint32) cannot be fed or
 fetched as .npy files: a case feeds their integers as int8/uint8/int32 and
 Bitcasts them in the graph, and Bitcasts quantized results back."""
+import zlib
+
 import numpy as np
 
 from op_case import OpCase, data
@@ -25,10 +27,10 @@ def _ph(feeds, name, value, dtype=np.float32, shape="exact"):
     return p
 
 
-def _q(feeds, name, value, qtype):
+def _q(feeds, name, value, qtype, shape="exact"):
     """A quantized tensor of `qtype` ("qint32"...) holding the integers."""
     tf = _tf()
-    return tf.bitcast(_ph(feeds, name, value, _PLAIN[qtype]), getattr(tf, qtype))
+    return tf.bitcast(_ph(feeds, name, value, _PLAIN[qtype], shape), getattr(tf, qtype))
 
 
 def _plain(t):
@@ -450,6 +452,87 @@ def _per_channel():
                 expect_error="input must be in NHWC format")
 
 
+# ---- Quantized inference ops (TF1 quantized graphs) ------------------------------
+
+def _qdata(name, qtype, shape):
+    if qtype == "qint32":
+        return _acc(name, shape)
+    info = np.iinfo(_PLAIN[qtype])
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    return rng.integers(info.min, info.max + 1, shape).astype(_PLAIN[qtype])
+
+
+def _quantized_nn():
+    tf = _tf()
+    for op in ["QuantizedRelu", "QuantizedRelu6"]:
+        for qtype, lo, hi in [("quint8", -1.0, 2.0), ("quint8", -3.0, 10.0),
+                              ("qint32", -10.0, 10.0), ("qint32", -2.0, 7.5)]:
+            name = f"{op}/{qtype}[3,4]/{lo}_{hi}"
+            yield _case(name, [op], lambda f, op=op, name=name, qtype=qtype, lo=lo, hi=hi:
+                        _fetch_q(getattr(tf.raw_ops, op)(
+                            features=_q(f, "x", _qdata(name, qtype, (3, 4)), qtype),
+                            min_features=_ph(f, "a", lo), max_features=_ph(f, "b", hi),
+                            out_type=getattr(tf, qtype))))
+    for op in ["QuantizedMaxPool", "QuantizedAvgPool"]:
+        for padding in ["SAME", "VALID"]:
+            for shape, ksize, strides in [((2, 5, 6, 3), [1, 2, 3, 1], [1, 2, 2, 1]),
+                                          ((1, 4, 4, 1), [1, 3, 3, 1], [1, 1, 1, 1]),
+                                          ((0, 4, 4, 2), [1, 2, 2, 1], [1, 2, 2, 1])]:
+                name = f"{op}/quint8{list(shape)}/k{ksize[1]}{ksize[2]}_s{strides[1]}_{padding}"
+                name = name.replace(" ", "")
+                yield _case(name, [op], lambda f, op=op, name=name, shape=shape, ksize=ksize,
+                            strides=strides, padding=padding: _fetch_q(getattr(tf.raw_ops, op)(
+                                input=_q(f, "x", _qdata(name, "quint8", shape), "quint8"),
+                                min_input=_ph(f, "a", -1.0), max_input=_ph(f, "b", 2.0),
+                                ksize=ksize, strides=strides, padding=padding)))
+        yield _case(f"{op}/error_batch", [op], lambda f, op=op: _fetch_q(getattr(tf.raw_ops, op)(
+            input=_q(f, "x", np.zeros([2, 2, 2, 1]), "quint8"), min_input=_ph(f, "a", -1.0),
+            max_input=_ph(f, "b", 2.0), ksize=[2, 1, 1, 1], strides=[1, 1, 1, 1],
+            padding="VALID")), expect_error="Pooling is not yet supported on the batch dimension.")
+    for qtype in ["quint8", "qint8"]:
+        for shape, ranges in [((2, 3, 4), (-1.0, 2.0, -0.5, 0.25)), ((5, 4), (0.0, 6.0, -3.0, 3.0)),
+                              ((0, 4), (-1.0, 1.0, -1.0, 1.0))]:
+            name = f"QuantizedBiasAdd/{qtype}{list(shape)}".replace(" ", "")
+            yield _case(name, ["QuantizedBiasAdd"], lambda f, name=name, shape=shape,
+                        qtype=qtype, ranges=ranges: _fetch_q(tf.raw_ops.QuantizedBiasAdd(
+                            input=_q(f, "x", _qdata(name, qtype, shape), qtype),
+                            bias=_q(f, "b", _qdata(name + "/b", qtype, shape[-1:]), qtype),
+                            min_input=_ph(f, "a", ranges[0]), max_input=_ph(f, "c", ranges[1]),
+                            min_bias=_ph(f, "d", ranges[2]), max_bias=_ph(f, "e", ranges[3]),
+                            out_type=tf.qint32)))
+    yield _case("QuantizedBiasAdd/error_bias", ["QuantizedBiasAdd"], lambda f: _fetch_q(
+        tf.raw_ops.QuantizedBiasAdd(
+            input=_q(f, "x", np.zeros([2, 3]), "quint8", None),
+            bias=_q(f, "b", np.zeros([2]), "quint8", None),
+            min_input=_ph(f, "a", -1.0), max_input=_ph(f, "c", 1.0), min_bias=_ph(f, "d", -1.0),
+            max_bias=_ph(f, "e", 1.0), out_type=tf.qint32)),
+        expect_error="Must provide as many biases as the last dimension of the input tensor")
+    for ta, tb in [(False, False), (True, False), (False, True), (True, True)]:
+        name = f"QuantizedMatMul/quint8[3,5]x[5,4]/ta{int(ta)}_tb{int(tb)}"
+        a_shape = (5, 3) if ta else (3, 5)
+        b_shape = (4, 5) if tb else (5, 4)
+        yield _case(name, ["QuantizedMatMul"], lambda f, name=name, a_shape=a_shape,
+                    b_shape=b_shape, ta=ta, tb=tb: _fetch_q(tf.raw_ops.QuantizedMatMul(
+                        a=_q(f, "a", _qdata(name, "quint8", a_shape), "quint8"),
+                        b=_q(f, "b", _qdata(name + "/b", "quint8", b_shape), "quint8"),
+                        min_a=_ph(f, "a0", -1.0), max_a=_ph(f, "a1", 2.0),
+                        min_b=_ph(f, "b0", -0.3), max_b=_ph(f, "b1", 3.7),
+                        transpose_a=ta, transpose_b=tb, Toutput=tf.qint32)))
+    yield _case("QuantizedMatMul/error_range", ["QuantizedMatMul"], lambda f: _fetch_q(
+        tf.raw_ops.QuantizedMatMul(
+            a=_q(f, "a", np.zeros([2, 2]), "quint8"), b=_q(f, "b", np.zeros([2, 2]), "quint8"),
+            min_a=_ph(f, "a0", 1.0), max_a=_ph(f, "a1", 1.0), min_b=_ph(f, "b0", -1.0),
+            max_b=_ph(f, "b1", 1.0), Toutput=tf.qint32)),
+        expect_error="max_a must be larger than min_a.")
+    yield _case("QuantizedMatMul/error_shape", ["QuantizedMatMul"], lambda f: _fetch_q(
+        tf.raw_ops.QuantizedMatMul(
+            a=_q(f, "a", np.zeros([2, 3]), "quint8", None),
+            b=_q(f, "b", np.zeros([2, 2]), "quint8", None),
+            min_a=_ph(f, "a0", -1.0), max_a=_ph(f, "a1", 1.0), min_b=_ph(f, "b0", -1.0),
+            max_b=_ph(f, "b1", 1.0), Toutput=tf.qint32)),
+        expect_error=r"Matrix size-incompatible: In\[0\]: \[2,3\], In\[1\]: \[2,2\]")
+
+
 def cases():
     yield from _fake_quant_args()
     yield from _fake_quant_vars()
@@ -461,3 +544,4 @@ def cases():
     yield from _requantize()
     yield from _ranges()
     yield from _per_channel()
+    yield from _quantized_nn()
