@@ -8,12 +8,14 @@ void RegisterQuantFakeKernels(KernelRegistry* r);
 void RegisterQuantQdqKernels(KernelRegistry* r);
 void RegisterQuantRequantKernels(KernelRegistry* r);
 void RegisterQuantNnKernels(KernelRegistry* r);
+void RegisterQuantConvKernels(KernelRegistry* r);
 
 void RegisterQuantKernels(KernelRegistry* r) {
   RegisterQuantFakeKernels(r);
   RegisterQuantQdqKernels(r);
   RegisterQuantRequantKernels(r);
   RegisterQuantNnKernels(r);
+  RegisterQuantConvKernels(r);
 }
 
 }  // namespace dfg

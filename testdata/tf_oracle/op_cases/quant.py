@@ -533,6 +533,31 @@ def _quantized_nn():
         expect_error=r"Matrix size-incompatible: In\[0\]: \[2,3\], In\[1\]: \[2,2\]")
 
 
+
+def _quantized_conv():
+    tf = _tf()
+    for shape, fshape, stride, padding in [((2, 5, 6, 3), (3, 2, 3, 4), 1, "SAME"),
+                                           ((1, 7, 7, 2), (3, 3, 2, 3), 2, "SAME"),
+                                           ((1, 6, 5, 2), (2, 3, 2, 2), 2, "VALID")]:
+        name = f"QuantizedConv2D/quint8{list(shape)}x{list(fshape)}/s{stride}_{padding}"
+        name = name.replace(" ", "")
+        yield _case(name, ["QuantizedConv2D"], lambda f, name=name, shape=shape, fshape=fshape,
+                    stride=stride, padding=padding: _fetch_q(tf.raw_ops.QuantizedConv2D(
+                        input=_q(f, "x", _qdata(name, "quint8", shape), "quint8"),
+                        filter=_q(f, "w", _qdata(name + "/w", "quint8", fshape), "quint8"),
+                        min_input=_ph(f, "a", -1.0), max_input=_ph(f, "b", 2.0),
+                        min_filter=_ph(f, "c", -0.7), max_filter=_ph(f, "d", 0.4),
+                        strides=[1, stride, stride, 1], padding=padding, out_type=tf.qint32)))
+    yield _case("QuantizedConv2D/error_depth", ["QuantizedConv2D"], lambda f: _fetch_q(
+        tf.raw_ops.QuantizedConv2D(
+            input=_q(f, "x", np.zeros([1, 3, 3, 2]), "quint8", None),
+            filter=_q(f, "w", np.zeros([1, 1, 3, 1]), "quint8", None),
+            min_input=_ph(f, "a", -1.0), max_input=_ph(f, "b", 2.0),
+            min_filter=_ph(f, "c", -0.7), max_filter=_ph(f, "d", 0.4),
+            strides=[1, 1, 1, 1], padding="SAME", out_type=tf.qint32)),
+        expect_error="input and filter must have the same depth: 2 vs 3")
+
+
 def cases():
     yield from _fake_quant_args()
     yield from _fake_quant_vars()
@@ -545,3 +570,4 @@ def cases():
     yield from _ranges()
     yield from _per_channel()
     yield from _quantized_nn()
+    yield from _quantized_conv()
