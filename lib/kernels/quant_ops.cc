@@ -9,6 +9,7 @@ void RegisterQuantQdqKernels(KernelRegistry* r);
 void RegisterQuantRequantKernels(KernelRegistry* r);
 void RegisterQuantNnKernels(KernelRegistry* r);
 void RegisterQuantConvKernels(KernelRegistry* r);
+void RegisterQuantBinaryKernels(KernelRegistry* r);
 
 void RegisterQuantKernels(KernelRegistry* r) {
   RegisterQuantFakeKernels(r);
@@ -16,6 +17,7 @@ void RegisterQuantKernels(KernelRegistry* r) {
   RegisterQuantRequantKernels(r);
   RegisterQuantNnKernels(r);
   RegisterQuantConvKernels(r);
+  RegisterQuantBinaryKernels(r);
 }
 
 }  // namespace dfg

@@ -558,6 +558,39 @@ def _quantized_conv():
         expect_error="input and filter must have the same depth: 2 vs 3")
 
 
+
+def _quantized_binary():
+    tf = _tf()
+    for op in ["QuantizedAdd", "QuantizedMul"]:
+        for xs, ys in [((3, 4), (3, 4)), ((), (2, 5)), ((2, 5), ()), ((3, 4), (4,)),
+                       ((4,), (3, 4)), ((2, 3, 4), (3, 4)), ((3, 1), (3, 4)), ((0, 4), (4,))]:
+            if op == "QuantizedMul" and xs == (0, 4):
+                continue
+            name = f"{op}/quint8{list(xs)}x{list(ys)}".replace(" ", "")
+            # An empty "vector" operand: TensorFlow's add refuses it.
+            kw = {"expect_error": "Must have some elements to add"} if 0 in xs else {}
+            for ranges, suffix in [((-1.0, 2.0, -0.5, 0.25), ""), ((0.0, 6.0, -30.0, 1.0), "/wide")]:
+                yield _case(name + suffix, [op], lambda f, op=op, name=name, xs=xs, ys=ys,
+                            ranges=ranges: _fetch_q(getattr(tf.raw_ops, op)(
+                                x=_q(f, "x", _qdata(name, "quint8", xs), "quint8"),
+                                y=_q(f, "y", _qdata(name + "/y", "quint8", ys), "quint8"),
+                                min_x=_ph(f, "a", ranges[0]), max_x=_ph(f, "b", ranges[1]),
+                                min_y=_ph(f, "c", ranges[2]), max_y=_ph(f, "d", ranges[3]),
+                                Toutput=tf.qint32)), **kw)
+        for variant, xs, ys, rng, err in [
+                ("bcast3", (2, 1, 3), (2, 4, 3), (-1.0, 1.0), "Broadcast between \\[2,1,3\\] and "
+                 "\\[2,4,3\\] is not supported yet."),
+                ("shapes", (2, 3), (3, 3), (-1.0, 1.0), "Incompatible shapes: \\[2,3\\] vs. \\[3,3\\]"),
+                ("range", (2,), (2,), (1.0, 1.0), "max_x must be larger than min_")]:
+            yield _case(f"{op}/error_{variant}", [op], lambda f, op=op, xs=xs, ys=ys, rng=rng:
+                        _fetch_q(getattr(tf.raw_ops, op)(
+                            x=_q(f, "x", np.ones(xs), "quint8", None),
+                            y=_q(f, "y", np.ones(ys), "quint8", None),
+                            min_x=_ph(f, "a", rng[0]), max_x=_ph(f, "b", rng[1]),
+                            min_y=_ph(f, "c", -1.0), max_y=_ph(f, "d", 1.0), Toutput=tf.qint32)),
+                        expect_error=err)
+
+
 def cases():
     yield from _fake_quant_args()
     yield from _fake_quant_vars()
@@ -571,3 +604,4 @@ def cases():
     yield from _per_channel()
     yield from _quantized_nn()
     yield from _quantized_conv()
+    yield from _quantized_binary()
