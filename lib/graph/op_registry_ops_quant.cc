@@ -146,6 +146,17 @@ void RegisterQuantizedNn(OpTable& t) {
             .Attr("strides: list(int)")
             .Attr("padding: {'SAME', 'VALID'}")
             .Kernels("CPU"));
+  t.Add(Op("QuantizedConcat")
+            .Input("concat_dim: int32")
+            .Input("values: N * T")
+            .Input("input_mins: N * float")
+            .Input("input_maxes: N * float")
+            .Output("output: T")
+            .Output("output_min: float")
+            .Output("output_max: float")
+            .Attr("N: int >= 2")
+            .Attr("T: type")
+            .Kernels("CPU"));
   t.Add(Op("QuantizedMul")
             .Input("x: T1")
             .Input("y: T2")

@@ -10,6 +10,7 @@ void RegisterQuantRequantKernels(KernelRegistry* r);
 void RegisterQuantNnKernels(KernelRegistry* r);
 void RegisterQuantConvKernels(KernelRegistry* r);
 void RegisterQuantBinaryKernels(KernelRegistry* r);
+void RegisterQuantArrayKernels(KernelRegistry* r);
 
 void RegisterQuantKernels(KernelRegistry* r) {
   RegisterQuantFakeKernels(r);
@@ -18,6 +19,7 @@ void RegisterQuantKernels(KernelRegistry* r) {
   RegisterQuantNnKernels(r);
   RegisterQuantConvKernels(r);
   RegisterQuantBinaryKernels(r);
+  RegisterQuantArrayKernels(r);
 }
 
 }  // namespace dfg

@@ -591,6 +591,34 @@ def _quantized_binary():
                         expect_error=err)
 
 
+
+def _quantized_concat():
+    tf = _tf()
+    for qtype in ["quint8", "qint32"]:
+        for axis, shapes, ranges in [
+                (0, [(2, 3), (1, 3)], [(-1.0, 2.0), (-1.0, 2.0)]),
+                (1, [(2, 3), (2, 1), (2, 4)], [(-1.0, 2.0), (-3.0, 1.0), (0.0, 5.0)]),
+                (2, [(2, 2, 3), (2, 2, 0)], [(-1.0, 1.0), (-2.0, 2.0)])]:
+            name = f"QuantizedConcat/{qtype}/axis{axis}_n{len(shapes)}"
+
+            def body(f, qtype=qtype, axis=axis, shapes=shapes, ranges=ranges, name=name):
+                vals = [_q(f, f"x{i}", _qdata(f"{name}/{i}", qtype, s), qtype)
+                        for i, s in enumerate(shapes)]
+                return _fetch_q(tf.raw_ops.QuantizedConcat(
+                    concat_dim=tf.constant(axis), values=vals,
+                    input_mins=[_ph(f, f"lo{i}", r[0]) for i, r in enumerate(ranges)],
+                    input_maxes=[_ph(f, f"hi{i}", r[1]) for i, r in enumerate(ranges)]))
+            yield _case(name, ["QuantizedConcat"], body)
+    yield _case("QuantizedConcat/error_dims", ["QuantizedConcat"], lambda f: _fetch_q(
+        tf.raw_ops.QuantizedConcat(
+            concat_dim=_ph(f, "d", 0, np.int32),
+            values=[_q(f, "x0", np.ones([2, 3]), "quint8", None),
+                    _q(f, "x1", np.ones([2, 2]), "quint8", None)],
+            input_mins=[_ph(f, "lo0", -1.0), _ph(f, "lo1", -1.0)],
+            input_maxes=[_ph(f, "hi0", 1.0), _ph(f, "hi1", 1.0)])),
+        expect_error="ConcatOp : Dimensions of inputs should match")
+
+
 def cases():
     yield from _fake_quant_args()
     yield from _fake_quant_vars()
@@ -605,3 +633,4 @@ def cases():
     yield from _quantized_nn()
     yield from _quantized_conv()
     yield from _quantized_binary()
+    yield from _quantized_concat()
