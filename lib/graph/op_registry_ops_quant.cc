@@ -187,6 +187,41 @@ void RegisterQuantizedNn(OpTable& t) {
             .Kernels("CPU"));
 }
 
+// Uniform (scale, zero point) quantization.
+void RegisterUniform(OpTable& t) {
+  for (const char* name : {"UniformQuantize", "UniformDequantize"}) {
+    const bool quantize = std::string(name) == "UniformQuantize";
+    t.Add(
+        Op(name)
+            .Input("input: Tin")
+            .Input("scales: float")
+            .Input("zero_points: int32")
+            .Output("output: Tout")
+            .Attr(quantize ? "Tin: {float}" : "Tin: {qint8, quint8, qint32}")
+            .Attr(quantize ? "Tout: {qint8, quint8, qint32}" : "Tout: {float}")
+            .Attr("quantization_axis: int = -1")
+            .Attr("quantization_min_val: int")
+            .Attr("quantization_max_val: int")
+            .Kernels("CPU"));
+  }
+  t.Add(Op("UniformRequantize")
+            .Input("input: Tin")
+            .Input("input_scales: float")
+            .Input("input_zero_points: int32")
+            .Input("output_scales: float")
+            .Input("output_zero_points: int32")
+            .Output("output: Tout")
+            .Attr("Tin: {qint8, qint32}")
+            .Attr("Tout: {qint8, qint32}")
+            .Attr("input_quantization_axis: int = -1")
+            .Attr("input_quantization_min_val: int")
+            .Attr("input_quantization_max_val: int")
+            .Attr("output_quantization_axis: int = -1")
+            .Attr("output_quantization_min_val: int")
+            .Attr("output_quantization_max_val: int")
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterQuantOps(OpRegistry* registry) {
@@ -195,6 +230,7 @@ void RegisterQuantOps(OpRegistry* registry) {
   RegisterQuantizeAndDequantize(t);
   RegisterRequantization(t);
   RegisterQuantizedNn(t);
+  RegisterUniform(t);
 }
 
 }  // namespace dfg

@@ -11,6 +11,7 @@ void RegisterQuantNnKernels(KernelRegistry* r);
 void RegisterQuantConvKernels(KernelRegistry* r);
 void RegisterQuantBinaryKernels(KernelRegistry* r);
 void RegisterQuantArrayKernels(KernelRegistry* r);
+void RegisterQuantUniformKernels(KernelRegistry* r);
 
 void RegisterQuantKernels(KernelRegistry* r) {
   RegisterQuantFakeKernels(r);
@@ -20,6 +21,7 @@ void RegisterQuantKernels(KernelRegistry* r) {
   RegisterQuantConvKernels(r);
   RegisterQuantBinaryKernels(r);
   RegisterQuantArrayKernels(r);
+  RegisterQuantUniformKernels(r);
 }
 
 }  // namespace dfg

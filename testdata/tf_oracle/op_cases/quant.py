@@ -619,6 +619,82 @@ def _quantized_concat():
         expect_error="ConcatOp : Dimensions of inputs should match")
 
 
+
+_QRANGE = {"qint8": (-128, 127), "quint8": (0, 255), "qint32": (-(2**31), 2**31 - 1)}
+
+
+def _uniform_params(axis, shape, seed):
+    if axis < 0:
+        return np.float32(0.037 + 0.01 * seed), np.int32(3 - seed)
+    n = shape[axis]
+    return (np.linspace(0.02, 0.3, n).astype(np.float32),
+            (np.arange(n) - n // 2 + seed).astype(np.int32))
+
+
+def _uniform():
+    tf = _tf()
+    for qtype in ["qint8", "quint8", "qint32"]:
+        lo, hi = _QRANGE[qtype]
+        for axis, shape in [(-1, (3, 4)), (1, (3, 4)), (0, (2, 3, 2)), (-1, (0,))]:
+            name = f"UniformQuantize/{qtype}{list(shape)}/axis{axis}".replace(" ", "")
+            scales, zps = _uniform_params(axis, shape, 0)
+            narrow = lo + 1 if qtype == "qint8" and axis == 1 else lo
+            yield _case(name, ["UniformQuantize"], lambda f, name=name, shape=shape, axis=axis,
+                        scales=scales, zps=zps, qtype=qtype, lo=narrow, hi=hi: [
+                _plain(tf.raw_ops.UniformQuantize(
+                    input=_ph(f, "x", data(name, np.float32, shape) * 6),
+                    scales=_ph(f, "s", scales), zero_points=_ph(f, "z", zps, np.int32),
+                    Tout=getattr(tf, qtype), quantization_axis=axis,
+                    quantization_min_val=lo, quantization_max_val=hi))])
+            dname = name.replace("UniformQuantize", "UniformDequantize")
+            yield _case(dname, ["UniformDequantize"], lambda f, name=dname, shape=shape,
+                        axis=axis, scales=scales, zps=zps, qtype=qtype, lo=lo, hi=hi: [
+                tf.raw_ops.UniformDequantize(
+                    input=_q(f, "x", _qdata(name, qtype, shape), qtype),
+                    scales=_ph(f, "s", scales), zero_points=_ph(f, "z", zps, np.int32),
+                    Tout=tf.float32, quantization_axis=axis,
+                    quantization_min_val=lo, quantization_max_val=hi)])
+    yield _case("UniformQuantize/error_shapes", ["UniformQuantize"], lambda f: [_plain(
+        tf.raw_ops.UniformQuantize(
+            input=_ph(f, "x", np.ones([2, 3]), shape=None),
+            scales=_ph(f, "s", [0.1, 0.2], shape=None),
+            zero_points=_ph(f, "z", [0, 0], np.int32, shape=None), Tout=tf.qint8,
+            quantization_axis=1, quantization_min_val=-128, quantization_max_val=127))],
+        expect_error="If quantization_axis is not -1, scales and zero_points must be a tensor "
+                     "of rank 1")
+    for tin in ["qint32", "qint8"]:
+        for in_axis, out_axis in [(-1, -1), (1, -1), (-1, 1), (1, 1)]:
+            name = f"UniformRequantize/{tin}[3,4]_qint8/in{in_axis}_out{out_axis}"
+            in_s, in_z = _uniform_params(in_axis, (3, 4), 0)
+            out_s, out_z = _uniform_params(out_axis, (3, 4), 1)
+            if tin == "qint32":
+                in_s = (in_s * np.float32(0.001)).astype(np.float32)
+                vals = (data(name, np.float64, (3, 4)) * 3e4).astype(np.int32)
+            else:
+                vals = _qdata(name, tin, (3, 4))
+            yield _case(name, ["UniformRequantize"], lambda f, tin=tin, vals=vals,
+                        in_axis=in_axis, out_axis=out_axis, in_s=in_s, in_z=in_z,
+                        out_s=out_s, out_z=out_z: [_plain(tf.raw_ops.UniformRequantize(
+                            input=_q(f, "x", vals, tin), input_scales=_ph(f, "a", in_s),
+                            input_zero_points=_ph(f, "b", in_z, np.int32),
+                            output_scales=_ph(f, "c", out_s),
+                            output_zero_points=_ph(f, "d", out_z, np.int32), Tout=tf.qint8,
+                            input_quantization_axis=in_axis,
+                            input_quantization_min_val=_QRANGE[tin][0],
+                            input_quantization_max_val=_QRANGE[tin][1],
+                            output_quantization_axis=out_axis,
+                            output_quantization_min_val=-127,
+                            output_quantization_max_val=127))])
+    yield _case("UniformRequantize/error_scale", ["UniformRequantize"], lambda f: [_plain(
+        tf.raw_ops.UniformRequantize(
+            input=_q(f, "x", [1, 2], "qint8"), input_scales=_ph(f, "a", -1.0),
+            input_zero_points=_ph(f, "b", 0, np.int32), output_scales=_ph(f, "c", 1.0),
+            output_zero_points=_ph(f, "d", 0, np.int32), Tout=tf.qint8,
+            input_quantization_min_val=-128, input_quantization_max_val=127,
+            output_quantization_min_val=-128, output_quantization_max_val=127))],
+        expect_error="input/output scales elements must be all positive.")
+
+
 def cases():
     yield from _fake_quant_args()
     yield from _fake_quant_vars()
@@ -634,3 +710,4 @@ def cases():
     yield from _quantized_conv()
     yield from _quantized_binary()
     yield from _quantized_concat()
+    yield from _uniform()
