@@ -204,6 +204,33 @@ void RegisterUniform(OpTable& t) {
             .Attr("quantization_max_val: int")
             .Kernels("CPU"));
   }
+  OpBuilder add("UniformQuantizedAdd");
+  add.Input("lhs: T").Input("rhs: T");
+  add.Input("lhs_scales: float")
+      .Input("lhs_zero_points: int32")
+      .Input("rhs_scales: float")
+      .Input("rhs_zero_points: int32")
+      .Input("output_scales: float")
+      .Input("output_zero_points: int32")
+      .Output("output: T");
+  for (const char* side : {"lhs", "rhs", "output"}) {
+    add.Attr(std::string(side) + "_quantization_axis: int = -1")
+        .Attr(std::string(side) + "_quantization_min_val: int")
+        .Attr(std::string(side) + "_quantization_max_val: int");
+  }
+  t.Add(add.Attr("T: {qint32}").Kernels("CPU"));
+  t.Add(Op("UniformQuantizedClipByValue")
+            .Input("operand: T")
+            .Input("min: T")
+            .Input("max: T")
+            .Input("scales: float")
+            .Input("zero_points: int32")
+            .Output("output: T")
+            .Attr("T: {qint32}")
+            .Attr("quantization_axis: int = -1")
+            .Attr("quantization_min_val: int")
+            .Attr("quantization_max_val: int")
+            .Kernels("CPU"));
   t.Add(Op("UniformRequantize")
             .Input("input: Tin")
             .Input("input_scales: float")

@@ -695,6 +695,53 @@ def _uniform():
         expect_error="input/output scales elements must be all positive.")
 
 
+
+def _uniform_add_clip():
+    tf = _tf()
+    combos = [  # (lhs shape, rhs shape, lhs axis, rhs axis, output axis)
+        ((3, 4), (3, 4), -1, -1, -1), ((3, 4), (4,), -1, -1, -1), ((), (2, 3), -1, -1, -1),
+        ((3, 4), (3, 4), 1, 1, 1), ((3, 4), (4,), 1, 0, 1), ((2, 3), (2, 3), 0, -1, -1)]
+    for i, (ls, rs, la, ra, oa) in enumerate(combos):
+        name = f"UniformQuantizedAdd/qint32{list(ls)}+{list(rs)}/axes{la}_{ra}_{oa}".replace(" ", "")
+        out_shape = np.broadcast_shapes(ls, rs)
+
+        def body(f, name=name, ls=ls, rs=rs, la=la, ra=ra, oa=oa, out_shape=out_shape):
+            l_s, l_z = _uniform_params(la, ls, 0)
+            r_s, r_z = _uniform_params(ra, rs, 1)
+            o_s, o_z = _uniform_params(oa, out_shape, 2)
+            return [_plain(tf.raw_ops.UniformQuantizedAdd(
+                lhs=_q(f, "l", (data(name, np.float64, ls) * 500).astype(np.int32), "qint32"),
+                rhs=_q(f, "r", (data(name + "/r", np.float64, rs) * 500).astype(np.int32),
+                       "qint32"),
+                lhs_scales=_ph(f, "ls", l_s), lhs_zero_points=_ph(f, "lz", l_z, np.int32),
+                rhs_scales=_ph(f, "rs", r_s), rhs_zero_points=_ph(f, "rz", r_z, np.int32),
+                output_scales=_ph(f, "os", o_s), output_zero_points=_ph(f, "oz", o_z, np.int32),
+                lhs_quantization_axis=la, lhs_quantization_min_val=-(2**31),
+                lhs_quantization_max_val=2**31 - 1, rhs_quantization_axis=ra,
+                rhs_quantization_min_val=-(2**31), rhs_quantization_max_val=2**31 - 1,
+                output_quantization_axis=oa, output_quantization_min_val=-300,
+                output_quantization_max_val=250))]
+        yield _case(name, ["UniformQuantizedAdd"], body)
+    for axis, shape in [(-1, (3, 4)), (1, (3, 4))]:
+        name = f"UniformQuantizedClipByValue/qint32{list(shape)}/axis{axis}".replace(" ", "")
+        n = 1 if axis < 0 else shape[axis]
+
+        def body(f, name=name, shape=shape, axis=axis, n=n):
+            s, z = _uniform_params(axis, shape, 0)
+            lo = np.linspace(-200, -50, n).astype(np.int32)
+            hi = np.linspace(20, 300, n).astype(np.int32)
+            if axis < 0:
+                lo, hi = lo[0], hi[0]
+            return [_plain(tf.raw_ops.UniformQuantizedClipByValue(
+                operand=_q(f, "x", (data(name, np.float64, shape) * 300).astype(np.int32),
+                           "qint32"),
+                min=_q(f, "lo", lo, "qint32"), max=_q(f, "hi", hi, "qint32"),
+                scales=_ph(f, "s", s), zero_points=_ph(f, "z", z, np.int32),
+                quantization_axis=axis, quantization_min_val=-(2**31),
+                quantization_max_val=2**31 - 1))]
+        yield _case(name, ["UniformQuantizedClipByValue"], body)
+
+
 def cases():
     yield from _fake_quant_args()
     yield from _fake_quant_vars()
@@ -711,3 +758,4 @@ def cases():
     yield from _quantized_binary()
     yield from _quantized_concat()
     yield from _uniform()
+    yield from _uniform_add_clip()
