@@ -146,6 +146,17 @@ void RegisterQuantizedNn(OpTable& t) {
             .Attr("strides: list(int)")
             .Attr("padding: {'SAME', 'VALID'}")
             .Kernels("CPU"));
+  t.Add(Op("QuantizedReshape")
+            .Input("tensor: T")
+            .Input("shape: Tshape")
+            .Input("input_min: float")
+            .Input("input_max: float")
+            .Output("output: T")
+            .Output("output_min: float")
+            .Output("output_max: float")
+            .Attr("T: type")
+            .Attr("Tshape: {int32, int64} = DT_INT32")
+            .Kernels("CPU"));
   t.Add(Op("QuantizedConcat")
             .Input("concat_dim: int32")
             .Input("values: N * T")

@@ -1,3 +1,4 @@
+// QuantizedReshape (Reshape with the range passed through) and
 // QuantizedConcat as TensorFlow's quantized_concat_op.cc: the output range
 // spans every input's [min, max] (symmetric around 0 for qint32); an input with
 // another range is requantized into it (dequantize and quantize in float, as
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "lib/kernels/quant_ops.h"
+#include "lib/kernels/shape_args.h"
 
 namespace dfg {
 namespace {
@@ -108,11 +110,33 @@ class QuantizedConcatOp : public OpKernel {
   }
 };
 
+// Reshape, the range passed through.
+class QuantizedReshapeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    TensorShape shape;
+    DFG_OP_REQUIRES_OK(ctx, ReshapeShape(in, ctx->input(1), &shape));
+    Tensor out;
+    out.CopyFrom(in, shape);
+    ctx->set_output(0, std::move(out));
+    for (int i : {2, 3}) {
+      DFG_OP_REQUIRES(ctx, ctx->input(i).NumElements() > 0,
+                      InvalidArgument("{} must not be empty",
+                                      i == 2 ? "input_min" : "input_max"));
+      ctx->set_output(i - 1, Tensor::Scalar(ctx->input(i).flat<float>()[0]));
+    }
+  }
+};
+
 }  // namespace
 
 void RegisterQuantArrayKernels(KernelRegistry* r) {
   r->Register<QuantizedConcatOp>(
       "QuantizedConcat", {TypeConstraint("T", TypeList<QUInt8, QInt32>())});
+  r->Register<QuantizedReshapeOp>(
+      "QuantizedReshape", {TypeConstraint("T", TypeList<QUInt8, QInt32>())});
 }
 
 }  // namespace dfg

@@ -609,6 +609,20 @@ def _quantized_concat():
                     input_mins=[_ph(f, f"lo{i}", r[0]) for i, r in enumerate(ranges)],
                     input_maxes=[_ph(f, f"hi{i}", r[1]) for i, r in enumerate(ranges)]))
             yield _case(name, ["QuantizedConcat"], body)
+    for qtype in ["quint8", "qint32"]:
+        for shape, new in [((2, 3), [3, -1]), ((0, 4), [-1, 2, 2]), ((6,), [1, 2, 3])]:
+            name = f"QuantizedReshape/{qtype}{list(shape)}->{new}".replace(" ", "")
+            yield _case(name, ["QuantizedReshape"], lambda f, name=name, qtype=qtype,
+                        shape=shape, new=new: _fetch_q(tf.raw_ops.QuantizedReshape(
+                            tensor=_q(f, "x", _qdata(name, qtype, shape), qtype),
+                            shape=tf.constant(new, tf.int64), input_min=_ph(f, "a", -1.5),
+                            input_max=_ph(f, "b", 2.5))))
+    yield _case("QuantizedReshape/error_size", ["QuantizedReshape"], lambda f: _fetch_q(
+        tf.raw_ops.QuantizedReshape(
+            tensor=_q(f, "x", np.ones([2, 3]), "quint8", None),
+            shape=_ph(f, "s", [4], np.int32, None), input_min=_ph(f, "a", -1.5),
+            input_max=_ph(f, "b", 2.5))),
+        expect_error="Input to reshape is a tensor with 6 values, but the requested shape has 4")
     yield _case("QuantizedConcat/error_dims", ["QuantizedConcat"], lambda f: _fetch_q(
         tf.raw_ops.QuantizedConcat(
             concat_dim=_ph(f, "d", 0, np.int32),
