@@ -230,6 +230,37 @@ void RegisterUniform(OpTable& t) {
         .Attr(std::string(side) + "_quantization_max_val: int");
   }
   t.Add(add.Attr("T: {qint32}").Kernels("CPU"));
+  OpBuilder dot("UniformQuantizedDot");
+  dot.Input("lhs: Tin")
+      .Input("rhs: Tin")
+      .Input("lhs_scales: float")
+      .Input("lhs_zero_points: int32")
+      .Input("rhs_scales: float")
+      .Input("rhs_zero_points: int32")
+      .Input("output_scales: float")
+      .Input("output_zero_points: int32")
+      .Output("output: Tout")
+      .Attr("Tin: {qint8}")
+      .Attr("Tout: {qint32}");
+  for (const char* side : {"lhs", "rhs", "output"}) {
+    dot.Attr(std::string(side) + "_quantization_axis: int = -1")
+        .Attr(std::string(side) + "_quantization_min_val: int")
+        .Attr(std::string(side) + "_quantization_max_val: int");
+  }
+  t.Add(dot.Kernels("CPU"));
+  t.Add(Op("UniformQuantizedDotHybrid")
+            .Input("lhs: Tlhs")
+            .Input("rhs: Trhs")
+            .Input("rhs_scales: float")
+            .Input("rhs_zero_points: int32")
+            .Output("output: Tout")
+            .Attr("Tlhs: {float}")
+            .Attr("Trhs: {qint8}")
+            .Attr("Tout: {float}")
+            .Attr("rhs_quantization_axis: int = -1")
+            .Attr("rhs_quantization_min_val: int")
+            .Attr("rhs_quantization_max_val: int")
+            .Kernels("CPU"));
   t.Add(Op("UniformQuantizedClipByValue")
             .Input("operand: T")
             .Input("min: T")

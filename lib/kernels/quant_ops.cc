@@ -12,6 +12,7 @@ void RegisterQuantConvKernels(KernelRegistry* r);
 void RegisterQuantBinaryKernels(KernelRegistry* r);
 void RegisterQuantArrayKernels(KernelRegistry* r);
 void RegisterQuantUniformKernels(KernelRegistry* r);
+void RegisterQuantUniformDotKernels(KernelRegistry* r);
 
 void RegisterQuantKernels(KernelRegistry* r) {
   RegisterQuantFakeKernels(r);
@@ -22,6 +23,7 @@ void RegisterQuantKernels(KernelRegistry* r) {
   RegisterQuantBinaryKernels(r);
   RegisterQuantArrayKernels(r);
   RegisterQuantUniformKernels(r);
+  RegisterQuantUniformDotKernels(r);
 }
 
 }  // namespace dfg

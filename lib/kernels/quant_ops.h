@@ -91,6 +91,20 @@ struct Requantizer {
   float scale, min_scaled;
 };
 
+// Uniform (scale, zero point) quantization, shared by quant_ops_uniform*.cc.
+// TensorFlow's QuantizationAxisAndShapeValid: scalar scales and zero points
+// for axis -1, vectors of data.dim_size(axis) otherwise.
+Status CheckAxis(const Tensor& data, const Tensor& scales,
+                 const Tensor& zero_points, int64_t axis);
+// TFLite's QuantizeMultiplier: m = q * 2^shift with q a Q31 in [0.5, 1);
+// errors for a non-positive or non-finite m.
+Status QuantizeMultiplier(double m, int32_t* q, int32_t* shift);
+// x * q * 2^shift with one rounding (TFLite's single-rounding form),
+// saturated to int32.
+int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t q, int shift);
+// Every float of `t` > 0.
+bool AllPositive(const Tensor& t);
+
 }  // namespace dfg
 
 #endif  // DFG_LIB_KERNELS_QUANT_OPS_H_

@@ -15,9 +15,6 @@
 #include "lib/kernels/quant_ops.h"
 
 namespace dfg {
-namespace {
-
-using UniformTypes = TypeList<QInt8, QUInt8, QInt32>;
 
 // TensorFlow's QuantizationAxisAndShapeValid.
 Status CheckAxis(const Tensor& data, const Tensor& scales,
@@ -51,6 +48,52 @@ Status CheckAxis(const Tensor& data, const Tensor& scales,
   }
   return Status::Ok();
 }
+
+// TFLite's QuantizeMultiplier: m = q * 2^shift, q in [0.5, 1) as Q31.
+Status QuantizeMultiplier(double m, int32_t* q, int32_t* shift) {
+  if (!std::isfinite(m) || m <= 0) {
+    return InvalidArgument(
+        "double_multiplier must be a poisitive finite number. Given {}", m);
+  }
+  int exp = 0;
+  const double frac = std::frexp(m, &exp);
+  int64_t fixed = static_cast<int64_t>(std::round(frac * (1LL << 31)));
+  if (fixed == (1LL << 31)) {
+    fixed /= 2;
+    ++exp;
+  }
+  if (exp < -31) {
+    exp = 0;
+    fixed = 0;
+  }
+  if (exp > 30) {
+    exp = 30;
+    fixed = (1LL << 31) - 1;
+  }
+  *q = static_cast<int32_t>(fixed);
+  *shift = exp;
+  return Status::Ok();
+}
+
+int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t q, int shift) {
+  const int64_t total_shift = 31 - shift;
+  const int64_t round = int64_t{1} << (total_shift - 1);
+  const int64_t r = (x * static_cast<int64_t>(q) + round) >> total_shift;
+  return static_cast<int32_t>(
+      std::clamp<int64_t>(r, std::numeric_limits<int32_t>::min(),
+                          std::numeric_limits<int32_t>::max()));
+}
+
+bool AllPositive(const Tensor& t) {
+  for (float s : t.flat<float>()) {
+    if (!(s > 0)) return false;
+  }
+  return true;
+}
+
+namespace {
+
+using UniformTypes = TypeList<QInt8, QUInt8, QInt32>;
 
 // Calls fn(i, channel) for every element, channel along `axis` (0 if -1).
 template <typename Fn>
@@ -133,41 +176,6 @@ class UniformDequantizeOp : public OpKernel {
   int64_t axis_ = -1, lo_ = 0, hi_ = 0;
 };
 
-// TFLite's QuantizeMultiplier: m = q * 2^shift, q in [0.5, 1) as Q31.
-Status QuantizeMultiplier(double m, int32_t* q, int32_t* shift) {
-  if (!std::isfinite(m) || m <= 0) {
-    return InvalidArgument(
-        "double_multiplier must be a poisitive finite number. Given {}", m);
-  }
-  int exp = 0;
-  const double frac = std::frexp(m, &exp);
-  int64_t fixed = static_cast<int64_t>(std::round(frac * (1LL << 31)));
-  if (fixed == (1LL << 31)) {
-    fixed /= 2;
-    ++exp;
-  }
-  if (exp < -31) {
-    exp = 0;
-    fixed = 0;
-  }
-  if (exp > 30) {
-    exp = 30;
-    fixed = (1LL << 31) - 1;
-  }
-  *q = static_cast<int32_t>(fixed);
-  *shift = exp;
-  return Status::Ok();
-}
-
-int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t q, int shift) {
-  const int64_t total_shift = 31 - shift;
-  const int64_t round = int64_t{1} << (total_shift - 1);
-  const int64_t r = (x * static_cast<int64_t>(q) + round) >> total_shift;
-  return static_cast<int32_t>(
-      std::clamp<int64_t>(r, std::numeric_limits<int32_t>::min(),
-                          std::numeric_limits<int32_t>::max()));
-}
-
 // TensorFlow's EvalRequantize on int32 values `x` of `in`'s shape: per
 // tensor when both axes are -1, else per channel along the one given (the
 // other side's scalar scale and zero point broadcast). `out_z` null: zero
@@ -195,13 +203,6 @@ Status RequantizeValues(const Tensor& in, const std::vector<int32_t>& x,
         static_cast<int32_t>(std::max<int64_t>(std::min<int64_t>(r, hi), lo));
   });
   return Status::Ok();
-}
-
-bool AllPositive(const Tensor& t) {
-  for (float s : t.flat<float>()) {
-    if (!(s > 0)) return false;
-  }
-  return true;
 }
 
 class UniformRequantizeOp : public OpKernel {

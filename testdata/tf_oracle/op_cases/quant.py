@@ -756,6 +756,46 @@ def _uniform_add_clip():
         yield _case(name, ["UniformQuantizedClipByValue"], body)
 
 
+
+def _uniform_dot():
+    tf = _tf()
+    for rhs_axis, out_axis in [(-1, -1), (1, -1), (1, 1)]:
+        for lshape, rshape in [((3, 5), (5, 4)), ((0, 5), (5, 4))]:
+            name = f"UniformQuantizedDot/qint8{list(lshape)}x{list(rshape)}/rhs{rhs_axis}_out{out_axis}"
+            name = name.replace(" ", "")
+
+            def body(f, name=name, lshape=lshape, rshape=rshape, ra=rhs_axis, oa=out_axis):
+                r_s, r_z = _uniform_params(ra, rshape, 1)
+                o_s, o_z = _uniform_params(oa, (lshape[0], rshape[1]), 2)
+                return [_plain(tf.raw_ops.UniformQuantizedDot(
+                    lhs=_q(f, "l", _qdata(name, "qint8", lshape), "qint8"),
+                    rhs=_q(f, "r", _qdata(name + "/r", "qint8", rshape), "qint8"),
+                    lhs_scales=_ph(f, "ls", 0.05), lhs_zero_points=_ph(f, "lz", 2, np.int32),
+                    rhs_scales=_ph(f, "rs", r_s), rhs_zero_points=_ph(f, "rz", r_z, np.int32),
+                    output_scales=_ph(f, "os", o_s), output_zero_points=_ph(f, "oz", o_z, np.int32),
+                    Tout=tf.qint32, lhs_quantization_min_val=-128, lhs_quantization_max_val=127,
+                    rhs_quantization_axis=ra, rhs_quantization_min_val=-128,
+                    rhs_quantization_max_val=127, output_quantization_axis=oa,
+                    output_quantization_min_val=-5000, output_quantization_max_val=5000))]
+            yield _case(name, ["UniformQuantizedDot"], body)
+            hname = name.replace("UniformQuantizedDot/qint8", "UniformQuantizedDotHybrid/f32")
+            if out_axis == 1:
+                continue
+
+            def hbody(f, name=hname, lshape=lshape, rshape=rshape, ra=rhs_axis):
+                r_s, r_z = _uniform_params(ra, rshape, 1)
+                x = data(name, np.float32, lshape) * 3
+                if lshape[0]:
+                    x[0] = np.abs(x[0])  # a row without negatives
+                return [tf.raw_ops.UniformQuantizedDotHybrid(
+                    lhs=_ph(f, "l", x),
+                    rhs=_q(f, "r", _qdata(name + "/r", "qint8", rshape), "qint8"),
+                    rhs_scales=_ph(f, "rs", r_s), rhs_zero_points=_ph(f, "rz", r_z, np.int32),
+                    Tout=tf.float32, rhs_quantization_axis=ra, rhs_quantization_min_val=-128,
+                    rhs_quantization_max_val=127)]
+            yield _case(hname, ["UniformQuantizedDotHybrid"], hbody)
+
+
 def cases():
     yield from _fake_quant_args()
     yield from _fake_quant_vars()
@@ -773,3 +813,4 @@ def cases():
     yield from _quantized_concat()
     yield from _uniform()
     yield from _uniform_add_clip()
+    yield from _uniform_dot()
