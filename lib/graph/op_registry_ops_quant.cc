@@ -182,6 +182,20 @@ void RegisterQuantizedNn(OpTable& t) {
             .Attr("T2: quantizedtype")
             .Attr("Toutput: quantizedtype = DT_QINT32")
             .Kernels("CPU"));
+  OpBuilder bn("QuantizedBatchNormWithGlobalNormalization");
+  for (const char* in : {"t", "m", "v", "beta", "gamma"}) {
+    bn.Input(std::string(in) + ": Tinput")
+        .Input(std::string(in) + "_min: float")
+        .Input(std::string(in) + "_max: float");
+  }
+  t.Add(bn.Output("result: out_type")
+            .Output("result_min: float")
+            .Output("result_max: float")
+            .Attr("Tinput: quantizedtype")
+            .Attr("out_type: quantizedtype")
+            .Attr("variance_epsilon: float")
+            .Attr("scale_after_normalization: bool")
+            .Kernels("CPU"));
   t.Add(Op("QuantizedBiasAdd")
             .Input("input: T1")
             .Input("bias: T2")

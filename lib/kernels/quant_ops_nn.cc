@@ -3,8 +3,10 @@
 // quantized 0 and 6), QuantizedMaxPool / AvgPool (NHWC windows; the average
 // in int32, truncated), QuantizedBiasAdd (both operands moved into a qint32
 // range 2^17 times the widest input, then added) and QuantizedMatMul
-// (quint8 GEMM on values minus their zero points, exact in int32).
+// (quint8 GEMM on values minus their zero points, exact in int32),
+// QuantizedBatchNormWithGlobalNormalization (fixed point, below).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -257,6 +259,71 @@ class QuantizedMatMulOp : public OpKernel {
   bool transpose_a_ = false, transpose_b_ = false;
 };
 
+// QuantizedBatchNormWithGlobalNormalization (quint8 -> qint32) in
+// TensorFlow's fixed point: per channel, scale and offset are quantized into
+// [-2^20, 2^20], the input requantized there, and input * scale / one +
+// offset computed in int32 (the product wraps, the division truncates).
+class QuantizedBatchNormOp : public OpKernel {
+ public:
+  explicit QuantizedBatchNormOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("variance_epsilon", &epsilon_));
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("scale_after_normalization",
+                                         &scale_after_normalization_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    DFG_OP_REQUIRES(ctx, in.dims() == 4,
+                    InvalidArgument("input must be 4-dimensional{}",
+                                    in.shape().DebugString()));
+    const char* names[] = {"mean", "var", "beta", "gamma"};
+    for (int i = 0; i < 4; ++i) {
+      const Tensor& t = ctx->input(3 + 3 * i);
+      DFG_OP_REQUIRES(ctx, t.dims() == 1,
+                      InvalidArgument("{} must be 1-dimensional{}", names[i],
+                                      t.shape().DebugString()));
+    }
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    constexpr float kLo = -(1 << 20), kHi = 1 << 20;
+    const int64_t depth = ctx->input(3).dim_size(0);
+    std::vector<int32_t> scale(depth), offset(depth);
+    for (int64_t c = 0; c < depth; ++c) {
+      const float mean = Param(ctx, 3, c), var = Param(ctx, 6, c);
+      const float beta = Param(ctx, 9, c), gamma = Param(ctx, 12, c);
+      float s = 1.0f / std::sqrt(var + epsilon_);
+      if (scale_after_normalization_) s *= gamma;
+      scale[c] = FloatToQuantized<int32_t>(s, kLo, kHi);
+      offset[c] = FloatToQuantized<int32_t>((-mean * s) + beta, kLo, kHi);
+    }
+    const int32_t one = FloatToQuantized<int32_t>(1.0f, kLo, kHi);
+    const float in_lo = FirstFloat(ctx, 1), in_hi = FirstFloat(ctx, 2);
+    const uint8_t* x = reinterpret_cast<const uint8_t*>(in.data());
+    int32_t* y = reinterpret_cast<int32_t*>(out->data());
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      const int64_t c = i % depth;
+      const int32_t v = FloatToQuantized<int32_t>(
+          QuantizedToFloat<uint8_t>(x[i], in_lo, in_hi), kLo, kHi);
+      const int32_t product = static_cast<int32_t>(
+          static_cast<uint32_t>(v) * static_cast<uint32_t>(scale[c]));
+      y[i] = static_cast<int32_t>(static_cast<uint32_t>(product / one) +
+                                  static_cast<uint32_t>(offset[c]));
+    }
+    SetRange(ctx, 1, kLo, kHi);
+  }
+
+ private:
+  // Element c of quantized input i (quint8) with its range at i + 1, i + 2.
+  static float Param(OpKernelContext* ctx, int i, int64_t c) {
+    const uint8_t q = reinterpret_cast<const uint8_t*>(ctx->input(i).data())[c];
+    return QuantizedToFloat<uint8_t>(q, FirstFloat(ctx, i + 1),
+                                     FirstFloat(ctx, i + 2));
+  }
+
+  float epsilon_ = 0;
+  bool scale_after_normalization_ = false;
+};
+
 }  // namespace
 
 void RegisterQuantNnKernels(KernelRegistry* r) {
@@ -278,6 +345,10 @@ void RegisterQuantNnKernels(KernelRegistry* r) {
         "QuantizedBiasAdd",
         {{"T1", {t}}, {"T2", {t}}, {"out_type", {tensorflow::DT_QINT32}}});
   }
+  r->Register<QuantizedBatchNormOp>(
+      "QuantizedBatchNormWithGlobalNormalization",
+      {TypeConstraint("Tinput", TypeList<QUInt8>()),
+       TypeConstraint("out_type", TypeList<QInt32>())});
   r->Register<QuantizedMatMulOp>(
       "QuantizedMatMul", {TypeConstraint("T1", TypeList<QUInt8>()),
                           TypeConstraint("T2", TypeList<QUInt8>()),

@@ -796,6 +796,28 @@ def _uniform_dot():
             yield _case(hname, ["UniformQuantizedDotHybrid"], hbody)
 
 
+
+def _quantized_batch_norm():
+    tf = _tf()
+    for scale_after in [True, False]:
+        for shape in [(2, 3, 2, 4), (0, 2, 2, 4)]:
+            name = (f"QuantizedBatchNormWithGlobalNormalization/quint8{list(shape)}/"
+                    f"scale{int(scale_after)}").replace(" ", "")
+
+            def body(f, name=name, shape=shape, scale_after=scale_after):
+                args = {}
+                for key, shp, lo, hi in [("t", shape, -2.0, 3.0), ("m", (4,), -1.0, 1.0),
+                                         ("v", (4,), 0.0, 4.0), ("beta", (4,), -0.5, 0.5),
+                                         ("gamma", (4,), 0.0, 2.0)]:
+                    args[key] = _q(f, key, _qdata(f"{name}/{key}", "quint8", shp), "quint8")
+                    args[key + "_min"] = _ph(f, key + "_lo", lo)
+                    args[key + "_max"] = _ph(f, key + "_hi", hi)
+                return _fetch_q(tf.raw_ops.QuantizedBatchNormWithGlobalNormalization(
+                    out_type=tf.qint32, variance_epsilon=0.001,
+                    scale_after_normalization=scale_after, **args))
+            yield _case(name, ["QuantizedBatchNormWithGlobalNormalization"], body)
+
+
 def cases():
     yield from _fake_quant_args()
     yield from _fake_quant_vars()
@@ -814,3 +836,4 @@ def cases():
     yield from _uniform()
     yield from _uniform_add_clip()
     yield from _uniform_dot()
+    yield from _quantized_batch_norm()
