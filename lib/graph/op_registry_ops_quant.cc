@@ -196,6 +196,18 @@ void RegisterQuantizedNn(OpTable& t) {
             .Attr("variance_epsilon: float")
             .Attr("scale_after_normalization: bool")
             .Kernels("CPU"));
+  t.Add(Op("QuantizedResizeBilinear")
+            .Input("images: T")
+            .Input("size: int32")
+            .Input("min: float")
+            .Input("max: float")
+            .Output("resized_images: T")
+            .Output("out_min: float")
+            .Output("out_max: float")
+            .Attr("T: {quint8, qint32, float}")
+            .Attr("align_corners: bool = false")
+            .Attr("half_pixel_centers: bool = false")
+            .Kernels("CPU"));
   t.Add(Op("QuantizedBiasAdd")
             .Input("input: T1")
             .Input("bias: T2")

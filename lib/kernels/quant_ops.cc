@@ -13,6 +13,7 @@ void RegisterQuantBinaryKernels(KernelRegistry* r);
 void RegisterQuantArrayKernels(KernelRegistry* r);
 void RegisterQuantUniformKernels(KernelRegistry* r);
 void RegisterQuantUniformDotKernels(KernelRegistry* r);
+void RegisterQuantImageKernels(KernelRegistry* r);
 
 void RegisterQuantKernels(KernelRegistry* r) {
   RegisterQuantFakeKernels(r);
@@ -24,6 +25,7 @@ void RegisterQuantKernels(KernelRegistry* r) {
   RegisterQuantArrayKernels(r);
   RegisterQuantUniformKernels(r);
   RegisterQuantUniformDotKernels(r);
+  RegisterQuantImageKernels(r);
 }
 
 }  // namespace dfg

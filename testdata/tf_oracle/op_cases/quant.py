@@ -818,6 +818,27 @@ def _quantized_batch_norm():
             yield _case(name, ["QuantizedBatchNormWithGlobalNormalization"], body)
 
 
+
+def _quantized_resize():
+    tf = _tf()
+    for dtype in ["quint8", "float32"]:
+        for size, ac, hp in [((5, 7), False, False), ((5, 7), True, False), ((5, 7), False, True),
+                             ((2, 3), False, True), ((3, 4), False, False)]:
+            name = (f"QuantizedResizeBilinear/{dtype}[2,3,4,3]->{list(size)}/"
+                    f"ac{int(ac)}_hp{int(hp)}").replace(" ", "")
+
+            def body(f, name=name, dtype=dtype, size=size, ac=ac, hp=hp):
+                if dtype == "float32":
+                    x = _ph(f, "x", data(name, np.float32, (2, 3, 4, 3)))
+                else:
+                    x = _q(f, "x", _qdata(name, dtype, (2, 3, 4, 3)), dtype)
+                outs = tf.raw_ops.QuantizedResizeBilinear(
+                    images=x, size=tf.constant(size, tf.int32), min=_ph(f, "a", -1.0),
+                    max=_ph(f, "b", 2.0), align_corners=ac, half_pixel_centers=hp)
+                return _fetch_q(outs) if dtype != "float32" else list(outs)
+            yield _case(name, ["QuantizedResizeBilinear"], body)
+
+
 def cases():
     yield from _fake_quant_args()
     yield from _fake_quant_vars()
@@ -837,3 +858,4 @@ def cases():
     yield from _uniform_add_clip()
     yield from _uniform_dot()
     yield from _quantized_batch_norm()
+    yield from _quantized_resize()
