@@ -173,5 +173,43 @@ TEST_CASE("QuantizedAvgPool truncates the int32 mean of the window",
   CHECK(int{y[2].value} == 6);
 }
 
+TEST_CASE("UniformQuantize rounds x / scale half up and adds the zero point",
+          "[kernels]") {
+  // scale 0.5, zero point 3: -1.25 -> floor(-2.5 + 0.5) + 3 = 1; 100 clamps.
+  auto r = RunKernel(
+      Node("UniformQuantize",
+           "attr { key: 'Tin' value { type: DT_FLOAT } } "
+           "attr { key: 'Tout' value { type: DT_QINT8 } } "
+           "attr { key: 'quantization_min_val' value { i: -127 } } "
+           "attr { key: 'quantization_max_val' value { i: 127 } }"),
+      {F({-1.25f, 0.75f, 100}), Tensor::Scalar(0.5f), Tensor::Scalar(3)});
+  REQUIRE(r.status.ok());
+  const auto q = r.out(0).flat<QInt8>();
+  CHECK(int{q[0].value} == 1);
+  CHECK(int{q[1].value} == 5);
+  CHECK(int{q[2].value} == 127);
+}
+
+TEST_CASE("UniformRequantize applies the fixed-point scale ratio",
+          "[kernels]") {
+  // Scale 0.1 -> 0.2 halves the value: (7 - 1) / 2 + 0 = 3, rounding 2.5 up.
+  Tensor x(tensorflow::DT_QINT8, TensorShape({2}));
+  x.flat<QInt8>()[0].value = 7;
+  x.flat<QInt8>()[1].value = 6;
+  auto r = RunKernel(
+      Node("UniformRequantize",
+           "attr { key: 'Tin' value { type: DT_QINT8 } } "
+           "attr { key: 'Tout' value { type: DT_QINT8 } } "
+           "attr { key: 'input_quantization_min_val' value { i: -128 } } "
+           "attr { key: 'input_quantization_max_val' value { i: 127 } } "
+           "attr { key: 'output_quantization_min_val' value { i: -128 } } "
+           "attr { key: 'output_quantization_max_val' value { i: 127 } }"),
+      {x, Tensor::Scalar(0.1f), Tensor::Scalar(1), Tensor::Scalar(0.2f),
+       Tensor::Scalar(0)});
+  REQUIRE(r.status.ok());
+  CHECK(int{r.out(0).flat<QInt8>()[0].value} == 3);
+  CHECK(int{r.out(0).flat<QInt8>()[1].value} == 3);  // 2.5 rounds up
+}
+
 }  // namespace
 }  // namespace dfg
