@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -90,23 +91,27 @@ class QuantizedPoolOp : public OpKernel {
     DFG_OP_REQUIRES_OK(
         ctx, ctx->allocate_output(
                  0, TensorShape({batch, rows.out, cols.out, depth}), &out));
-    const uint8_t* x = reinterpret_cast<const uint8_t*>(in.data());
-    uint8_t* y = reinterpret_cast<uint8_t*>(out->data());
-    for (int64_t b = 0; b < batch; ++b) {
-      for (int64_t r = 0; r < rows.out; ++r) {
-        for (int64_t c = 0; c < cols.out; ++c) {
-          uint8_t* o = y + ((b * rows.out + r) * cols.out + c) * depth;
-          PoolWindow(x, b, r, c, rows, cols, in, o);
+    Dispatch(TypeList<QUInt8, QInt8>(), in.dtype(), [&](auto z) {
+      using R = QRaw<decltype(z)>;
+      const R* x = reinterpret_cast<const R*>(in.data());
+      R* y = reinterpret_cast<R*>(out->data());
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t r = 0; r < rows.out; ++r) {
+          for (int64_t c = 0; c < cols.out; ++c) {
+            R* o = y + ((b * rows.out + r) * cols.out + c) * depth;
+            PoolWindow<R>(x, b, r, c, rows, cols, in, o);
+          }
         }
       }
-    }
+    });
     SetRange(ctx, 1, FirstFloat(ctx, 1), FirstFloat(ctx, 2));
   }
 
  private:
-  void PoolWindow(const uint8_t* x, int64_t b, int64_t r, int64_t c,
+  template <typename R>
+  void PoolWindow(const R* x, int64_t b, int64_t r, int64_t c,
                   const Window& rows, const Window& cols, const Tensor& in,
-                  uint8_t* o) const {
+                  R* o) const {
     const int64_t depth = in.dim_size(3);
     const int64_t r0 = r * rows.stride - rows.pad_before;
     const int64_t c0 = c * cols.stride - cols.pad_before;
@@ -115,7 +120,7 @@ class QuantizedPoolOp : public OpKernel {
     const int64_t c1 = std::min(c0 + cols.k, cols.in),
                   cs = std::max<int64_t>(c0, 0);
     for (int64_t d = 0; d < depth; ++d) {
-      int32_t acc = 0, count = 0;
+      int32_t acc = kAvg ? 0 : std::numeric_limits<R>::lowest(), count = 0;
       for (int64_t i = rs; i < r1; ++i) {
         for (int64_t j = cs; j < c1; ++j) {
           const int32_t v = x[((b * rows.in + i) * cols.in + j) * depth + d];
@@ -123,7 +128,7 @@ class QuantizedPoolOp : public OpKernel {
           ++count;
         }
       }
-      o[d] = static_cast<uint8_t>(kAvg && count > 0 ? acc / count : acc);
+      o[d] = static_cast<R>(kAvg && count > 0 ? acc / count : acc);
     }
   }
 
@@ -337,9 +342,9 @@ void RegisterQuantNnKernels(KernelRegistry* r) {
       }
     }
   }
-  const auto u8 = TypeConstraint("T", TypeList<QUInt8>());
-  r->Register<QuantizedPoolOp<false>>("QuantizedMaxPool", {u8});
-  r->Register<QuantizedPoolOp<true>>("QuantizedAvgPool", {u8});
+  const auto pool = TypeConstraint("T", TypeList<QUInt8, QInt8>());
+  r->Register<QuantizedPoolOp<false>>("QuantizedMaxPool", {pool});
+  r->Register<QuantizedPoolOp<true>>("QuantizedAvgPool", {pool});
   for (DataType t : {tensorflow::DT_QUINT8, tensorflow::DT_QINT8}) {
     r->Register<QuantizedBiasAddOp>(
         "QuantizedBiasAdd",

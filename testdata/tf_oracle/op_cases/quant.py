@@ -2,6 +2,7 @@
 requantization. Quantized tensors (qint8, quint8, qint32) cannot be fed or
 fetched as .npy files: a case feeds their integers as int8/uint8/int32 and
 Bitcasts them in the graph, and Bitcasts quantized results back."""
+import itertools
 import zlib
 
 import numpy as np
@@ -473,16 +474,17 @@ def _quantized_nn():
                             features=_q(f, "x", _qdata(name, qtype, (3, 4)), qtype),
                             min_features=_ph(f, "a", lo), max_features=_ph(f, "b", hi),
                             out_type=getattr(tf, qtype))))
+    pools = [((2, 5, 6, 3), [1, 2, 3, 1], [1, 2, 2, 1]), ((1, 4, 4, 1), [1, 3, 3, 1], [1, 1, 1, 1]),
+             ((0, 4, 4, 2), [1, 2, 2, 1], [1, 2, 2, 1])]
     for op in ["QuantizedMaxPool", "QuantizedAvgPool"]:
-        for padding in ["SAME", "VALID"]:
-            for shape, ksize, strides in [((2, 5, 6, 3), [1, 2, 3, 1], [1, 2, 2, 1]),
-                                          ((1, 4, 4, 1), [1, 3, 3, 1], [1, 1, 1, 1]),
-                                          ((0, 4, 4, 2), [1, 2, 2, 1], [1, 2, 2, 1])]:
-                name = f"{op}/quint8{list(shape)}/k{ksize[1]}{ksize[2]}_s{strides[1]}_{padding}"
-                name = name.replace(" ", "")
-                yield _case(name, [op], lambda f, op=op, name=name, shape=shape, ksize=ksize,
-                            strides=strides, padding=padding: _fetch_q(getattr(tf.raw_ops, op)(
-                                input=_q(f, "x", _qdata(name, "quint8", shape), "quint8"),
+        for padding, qtype, (shape, ksize, strides) in itertools.product(
+                ["SAME", "VALID"], ["quint8", "qint8"], pools):
+            name = f"{op}/{qtype}{list(shape)}/k{ksize[1]}{ksize[2]}_s{strides[1]}_{padding}"
+            name = name.replace(" ", "")
+            yield _case(name, [op], lambda f, op=op, name=name, shape=shape, ksize=ksize,
+                        strides=strides, padding=padding, qtype=qtype: _fetch_q(
+                            getattr(tf.raw_ops, op)(
+                                input=_q(f, "x", _qdata(name, qtype, shape), qtype),
                                 min_input=_ph(f, "a", -1.0), max_input=_ph(f, "b", 2.0),
                                 ksize=ksize, strides=strides, padding=padding)))
         yield _case(f"{op}/error_batch", [op], lambda f, op=op: _fetch_q(getattr(tf.raw_ops, op)(
