@@ -277,7 +277,7 @@ def _qdq_v3():
                 expect_error="The `num_bits` tensor should be a scalar. Got dimensions: 1")
 
 
-def _as_v1(input_min, input_max, range_given):
+def _as_v1(input_min, input_max, range_given, producer=21):
     """Rewrites the graph's QuantizeAndDequantizeV2 node into the deprecated
     QuantizeAndDequantize (the range in attrs) at a producer before 22."""
     def edit(graph_def):
@@ -291,7 +291,7 @@ def _as_v1(input_min, input_max, range_given):
             node.attr["input_min"].f = input_min
             node.attr["input_max"].f = input_max
             node.attr["range_given"].b = range_given
-        graph_def.versions.producer = 21
+        graph_def.versions.producer = producer
     return edit
 
 
@@ -306,6 +306,12 @@ def _qdq_v1():
     yield OpCase("QuantizeAndDequantize/error_range", ["QuantizeAndDequantize"],
                  _v1_build(tf, "QuantizeAndDequantize/error_range", np.float32),
                  edit=_as_v1(2.0, 1.0, True), expect_error="Invalid range: input_min 2 > input_max 1")
+    yield OpCase("QuantizeAndDequantize/deprecated", ["QuantizeAndDequantize"],
+                 _v1_build(tf, "QuantizeAndDequantize/deprecated", np.float32),
+                 edit=_as_v1(0.0, 0.0, False, producer=22),
+                 expect_error="Op QuantizeAndDequantize is not available in GraphDef version 22. "
+                              "It has been removed in version 22. Replaced by "
+                              "QuantizeAndDequantizeV2.")
 
 
 def _v1_build(tf, name, dtype):
