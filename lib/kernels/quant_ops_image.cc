@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "lib/kernels/image_resizer.h"
@@ -141,12 +142,98 @@ class QuantizedResizeBilinearOp : public OpKernel {
   bool align_corners_ = false, half_pixel_ = false;
 };
 
+// QuantizedInstanceNorm (quint8 NHWC) as TensorFlow's unoptimized x86 path:
+// per image and channel the mean and variance over H x W (in order, float),
+// x scaled by the input step, normalized, and quantized into the output
+// range (the normalized min / max unless given, at least min_separation
+// wide).
+class QuantizedInstanceNormOp : public OpKernel {
+ public:
+  explicit QuantizedInstanceNormOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("variance_epsilon", &epsilon_));
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("min_separation", &separation_));
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("output_range_given", &given_));
+    if (given_) {
+      DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("given_y_min", &y_min_));
+      DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("given_y_max", &y_max_));
+      DFG_OP_REQUIRES(ctx, y_min_ < y_max_,
+                      InvalidArgument("given_y_min must be less than "
+                                      "given_y_max : {} >= {}",
+                                      y_min_, y_max_));
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    for (int i : {1, 2}) {
+      DFG_OP_REQUIRES(
+          ctx, ctx->input(i).dims() == 0,
+          InvalidArgument("`{}` must be rank 0 but is rank {}",
+                          i == 1 ? "x_min" : "x_max", ctx->input(i).dims()));
+    }
+    const float lo = ctx->input(1).flat<float>()[0];
+    const float hi = ctx->input(2).flat<float>()[0];
+    DFG_OP_REQUIRES(ctx, lo < hi,
+                    InvalidArgument("input_min must be less than input_max : "
+                                    "{} >= {}",
+                                    lo, hi));
+    DFG_OP_REQUIRES(ctx, in.dims() == 4,
+                    InvalidArgument("input must be 4-dimensional"));
+    const float step = (hi - lo) / 255.0f;
+    const int64_t n = in.dim_size(0), hw = in.dim_size(1) * in.dim_size(2);
+    const int64_t c = in.dim_size(3);
+    const uint8_t* x = reinterpret_cast<const uint8_t*>(in.data());
+    std::vector<float> normed(in.NumElements());
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const int64_t base = b * hw * c + ch;
+        float sum = 0;
+        for (int64_t i = 0; i < hw; ++i) sum += x[base + i * c];
+        const float mean = sum / hw;
+        float var = 0;
+        for (int64_t i = 0; i < hw; ++i) {
+          const float d = step * (x[base + i * c] - mean);
+          var += d * d;
+        }
+        var /= hw;
+        const float inv = 1.0f / std::sqrt(var + epsilon_);
+        for (int64_t i = 0; i < hw; ++i) {
+          normed[base + i * c] = step * (x[base + i * c] - mean) * inv;
+        }
+      }
+    }
+    float y_lo = y_min_, y_hi = y_max_;
+    if (!given_) {
+      y_lo = std::numeric_limits<float>::infinity();
+      y_hi = -std::numeric_limits<float>::infinity();
+      for (float v : normed) {
+        y_lo = std::min(y_lo, v);
+        y_hi = std::max(y_hi, v);
+      }
+    }
+    if (y_hi - y_lo < separation_) y_hi = y_lo + separation_;
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    const Requantizer<uint8_t> rq(y_lo, y_hi);
+    uint8_t* y = reinterpret_cast<uint8_t*>(out->data());
+    for (size_t i = 0; i < normed.size(); ++i) y[i] = rq(normed[i]);
+    ctx->set_output(1, Tensor::Scalar(y_lo));
+    ctx->set_output(2, Tensor::Scalar(y_hi));
+  }
+
+ private:
+  float epsilon_ = 1e-5f, separation_ = 1e-3f, y_min_ = 0, y_max_ = 0;
+  bool given_ = false;
+};
+
 }  // namespace
 
 void RegisterQuantImageKernels(KernelRegistry* r) {
   r->Register<QuantizedResizeBilinearOp>(
       "QuantizedResizeBilinear",
       {TypeConstraint("T", TypeList<QUInt8, float>())});
+  r->Register<QuantizedInstanceNormOp>(
+      "QuantizedInstanceNorm", {TypeConstraint("T", TypeList<QUInt8>())});
 }
 
 }  // namespace dfg

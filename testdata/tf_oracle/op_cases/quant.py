@@ -847,6 +847,19 @@ def _quantized_resize():
             yield _case(name, ["QuantizedResizeBilinear"], body)
 
 
+
+def _quantized_instance_norm():
+    tf = _tf()
+    for shape, given in [((2, 4, 5, 3), False), ((1, 3, 3, 8), False), ((2, 4, 5, 3), True),
+                         ((2, 9, 7, 16), False)]:
+        name = f"QuantizedInstanceNorm/quint8{list(shape)}/given{int(given)}".replace(" ", "")
+        yield _case(name, ["QuantizedInstanceNorm"], lambda f, name=name, shape=shape,
+                    given=given: _fetch_q(tf.raw_ops.QuantizedInstanceNorm(
+                        x=_q(f, "x", _qdata(name, "quint8", shape), "quint8"),
+                        x_min=_ph(f, "a", -1.0), x_max=_ph(f, "b", 3.0),
+                        output_range_given=given, given_y_min=-2.0, given_y_max=2.5)))
+
+
 def cases():
     yield from _fake_quant_args()
     yield from _fake_quant_vars()
@@ -867,3 +880,4 @@ def cases():
     yield from _uniform_dot()
     yield from _quantized_batch_norm()
     yield from _quantized_resize()
+    yield from _quantized_instance_norm()
