@@ -2,7 +2,8 @@
 // quint8 in 7-bit fixed point (int16 steps), float in float; qint32 (a
 // 30-bit fixed point whose rounding this does not reproduce yet) has no
 // kernel here; the lerp weights from the source position
-// (half-pixel centers or not) and the range passed through.
+// (half-pixel centers or not) and the range passed through. And
+// QuantizedInstanceNorm (per image and channel normalization of quint8).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
