@@ -9,6 +9,7 @@ packages=(
   libleveldb-dev libsnappy-dev libdnnl-dev
   libfarmhash-dev libicu-dev  # Fingerprint64 and UTF-8 case mapping of string ops
   libfftw3-dev              # the FFT kernels
+  libeigen3-dev             # the sparse CSR kernels TensorFlow runs with Eigen
   libjpeg62-turbo-dev libpng-dev  # the image codec kernels
   libgrpc++-dev protobuf-compiler-grpc python3-grpcio python3-protobuf
   dpkg-dev file man-db zsh  # cmake --install / cpack -G DEB and their tests

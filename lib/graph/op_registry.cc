@@ -69,12 +69,16 @@ const OpRegistry& OpRegistry::Global() {
     RegisterLookupOps(r);
     RegisterMathExtOps(r);
     RegisterLinalgOps(r);
+    RegisterLinalgExtOps(r);
     RegisterScatterOps(r);
     RegisterArrayExtOps(r);
     RegisterStringOps(r);
     RegisterImageNnOps(r);
     RegisterSparseOps(r);
+    RegisterSparseExtOps(r);
     RegisterOptimizerOps(r);
+    RegisterRandomExtOps(r);
+    RegisterRnnOps(r);
     RegisterQuantOps(r);
     return r;
   }();

@@ -128,12 +128,16 @@ void RegisterMiscOps(OpRegistry* registry);
 void RegisterLookupOps(OpRegistry* registry);
 void RegisterMathExtOps(OpRegistry* registry);
 void RegisterLinalgOps(OpRegistry* registry);
+void RegisterLinalgExtOps(OpRegistry* registry);
 void RegisterScatterOps(OpRegistry* registry);
 void RegisterArrayExtOps(OpRegistry* registry);
 void RegisterStringOps(OpRegistry* registry);
 void RegisterImageNnOps(OpRegistry* registry);
 void RegisterSparseOps(OpRegistry* registry);
+void RegisterSparseExtOps(OpRegistry* registry);
 void RegisterOptimizerOps(OpRegistry* registry);
+void RegisterRandomExtOps(OpRegistry* registry);
+void RegisterRnnOps(OpRegistry* registry);
 void RegisterQuantOps(OpRegistry* registry);
 
 // The args TensorFlow's CPU kernels of `op` keep in host memory, or nullptr

@@ -122,8 +122,7 @@ void RegisterRuntimeOps(OpTable& t) {
         .Attr("send_device_incarnation: int")
         .Attr("recv_device: string")
         .Attr("client_terminated: bool = false")
-        .Stateful()
-        .DistributedCommunication()
+        .Stateful()  // TensorFlow marks only the receiving side distributed
         .Kernels("CPU", "GPU");
     if (std::string_view(name) == "_HostSend") op.HostMemory("GPU", "tensor");
     t.Add(op);
@@ -289,7 +288,10 @@ void RegisterFunctional(OpTable& t) {
         .Attr("config_proto: string = ''")
         .Attr("executor_type: string = ''")
         .Kernels("CPU", "GPU");
-    if (std::string_view(name) == "StatefulPartitionedCall") op.Stateful();
+    // TensorFlow marks StatefulPartitionedCall distributed communication too.
+    if (std::string_view(name) == "StatefulPartitionedCall") {
+      op.Stateful().DistributedCommunication();
+    }
     t.Add(op);
   }
   t.Add(Op("SymbolicGradient")
@@ -317,10 +319,9 @@ void RegisterRefVariables(OpTable& t) {
       "{half, bfloat16, float, double, int64, complex64, complex128, bool, "
       "int32}";
   for (const char* name : {"VariableV2", "Variable"}) {
-    bool v2 = std::string_view(name) == "VariableV2";
     t.Add(Op(name)
               .Output("ref: Ref(dtype)")
-              .Attr(v2 ? "shape: shape" : "shape: shape = {}")
+              .Attr("shape: shape")
               .Attr("dtype: type")
               .Attr("container: string = ''")
               .Attr("shared_name: string = ''")
@@ -379,27 +380,31 @@ void RegisterResourceVariables(OpTable& t) {
             .Output("value: dtype")
             .Attr("dtype: type")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "resource"));
+            .HostMemory("GPU", "resource")
+            .Stateful());
   t.Add(Op("AssignVariableOp")
             .Input("resource: resource")
             .Input("value: dtype")
             .Attr("dtype: type")
             .Attr("validate_shape: bool = false")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "resource"));
+            .HostMemory("GPU", "resource")
+            .Stateful());
   for (const char* name : {"AssignAddVariableOp", "AssignSubVariableOp"}) {
     t.Add(Op(name)
               .Input("resource: resource")
               .Input("value: dtype")
               .Attr("dtype: type")
               .Kernels("CPU", "GPU")
-              .HostMemory("GPU", "resource"));
+              .HostMemory("GPU", "resource")
+              .Stateful());
   }
   t.Add(Op("VarIsInitializedOp")
             .Input("resource: resource")
             .Output("is_initialized: bool")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "resource", "is_initialized"));
+            .HostMemory("GPU", "resource", "is_initialized")
+            .Stateful());
   t.Add(Op("DestroyResourceOp")
             .Input("resource: resource")
             .Attr("ignore_lookup_error: bool = true")
@@ -409,7 +414,8 @@ void RegisterResourceVariables(OpTable& t) {
   t.Add(Op("DisableCopyOnRead")
             .Input("resource: resource")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "resource"));
+            .HostMemory("GPU", "resource")
+            .Stateful());
   t.Add(Op("ResourceGather")
             .Input("resource: resource")
             .Input("indices: Tindices")
@@ -419,7 +425,8 @@ void RegisterResourceVariables(OpTable& t) {
             .Attr("dtype: type")
             .Attr("Tindices: {int32, int64}")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "resource"));
+            .HostMemory("GPU", "resource")
+            .Stateful());
 }
 
 }  // namespace

@@ -294,15 +294,15 @@ void RegisterFills(OpTable& t) {
             .Attr("dtype: type")
             .Attr("init: bool = false")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "shape"));
+            .HostMemory("GPU", "shape")
+            .Stateful());
   t.Add(Op("Range")
             .Input("start: Tidx")
             .Input("limit: Tidx")
             .Input("delta: Tidx")
             .Output("output: Tidx")
             .Attr("Tidx: {bfloat16, half, float, double, int8, int16, int32, "
-                  "int64, uint16, "
-                  "uint32} = DT_INT32")
+                  "int64, uint16, uint32, uint64} = DT_INT32")
             .Kernels("CPU", "GPU")
             .HostMemory("GPU", "start", "limit", "delta", "output"));
   for (const char* name : {"Pad", "PadV2", "MirrorPad"}) {
@@ -347,6 +347,7 @@ void RegisterGathers(OpTable& t) {
             .Output("output: Tparams")
             .Attr("Tparams: type")
             .Attr("Tindices: {int16, int32, int64}")
+            .Attr("bad_indices_policy: string = ''")
             .Kernels("CPU", "GPU"));
   t.Add(Op("OneHot")
             .Input("indices: TI")

@@ -37,28 +37,33 @@ void RegisterQueues(OpTable& t) {
             .Input("components: Tcomponents")
             .Attr("Tcomponents: list(type) >= 1")
             .Attr("timeout_ms: int = -1")
-            .Kernels("CPU"));
+            .Kernels("CPU")
+            .Stateful());
   t.Add(Op("QueueDequeueV2")
             .Input("handle: resource")
             .Output("components: component_types")
             .Attr("component_types: list(type) >= 1")
             .Attr("timeout_ms: int = -1")
-            .Kernels("CPU"));
+            .Kernels("CPU")
+            .Stateful());
   t.Add(Op("QueueDequeueManyV2")
             .Input("handle: resource")
             .Input("n: int32")
             .Output("components: component_types")
             .Attr("component_types: list(type) >= 1")
             .Attr("timeout_ms: int = -1")
-            .Kernels("CPU"));
+            .Kernels("CPU")
+            .Stateful());
   t.Add(Op("QueueCloseV2")
             .Input("handle: resource")
             .Attr("cancel_pending_enqueues: bool = false")
-            .Kernels("CPU"));
+            .Kernels("CPU")
+            .Stateful());
   t.Add(Op("QueueSizeV2")
             .Input("handle: resource")
             .Output("size: int32")
-            .Kernels("CPU"));
+            .Kernels("CPU")
+            .Stateful());
   for (const char* name : {"Stage", "Unstage"}) {
     OpBuilder op = Op(name);
     if (std::string_view(name) == "Stage") {
@@ -106,7 +111,8 @@ void RegisterTensorArrays(OpTable& t) {
             .Output("flow_out: float")
             .Attr("T: type")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "handle", "index"));
+            .HostMemory("GPU", "handle", "index")
+            .Stateful());
   t.Add(Op("TensorArrayReadV3")
             .Input("handle: resource")
             .Input("index: int32")
@@ -114,7 +120,8 @@ void RegisterTensorArrays(OpTable& t) {
             .Output("value: dtype")
             .Attr("dtype: type")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "handle", "index"));
+            .HostMemory("GPU", "handle", "index")
+            .Stateful());
   t.Add(Op("TensorArrayGatherV3")
             .Input("handle: resource")
             .Input("indices: int32")
@@ -123,7 +130,8 @@ void RegisterTensorArrays(OpTable& t) {
             .Attr("dtype: type")
             .Attr("element_shape: shape = { unknown_rank: true }")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "handle", "indices"));
+            .HostMemory("GPU", "handle", "indices")
+            .Stateful());
   t.Add(Op("TensorArrayScatterV3")
             .Input("handle: resource")
             .Input("indices: int32")
@@ -132,17 +140,20 @@ void RegisterTensorArrays(OpTable& t) {
             .Output("flow_out: float")
             .Attr("T: type")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "handle", "indices"));
+            .HostMemory("GPU", "handle", "indices")
+            .Stateful());
   t.Add(Op("TensorArraySizeV3")
             .Input("handle: resource")
             .Input("flow_in: float")
             .Output("size: int32")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "handle", "size"));
+            .HostMemory("GPU", "handle", "size")
+            .Stateful());
   t.Add(Op("TensorArrayCloseV3")
             .Input("handle: resource")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "handle"));
+            .HostMemory("GPU", "handle")
+            .Stateful());
 }
 
 void RegisterTensorLists(OpTable& t) {
@@ -165,9 +176,10 @@ void RegisterTensorLists(OpTable& t) {
   t.Add(Op("TensorListGetItem")
             .Input("input_handle: variant")
             .Input("index: int32")
-            .Input("element_shape: int32")
+            .Input("element_shape: Tshape")
             .Output("item: element_dtype")
             .Attr("element_dtype: type")
+            .Attr("Tshape: {int32, int64} = DT_INT32")
             .Kernels("CPU", "GPU")
             .HostMemory("GPU", "index", "element_shape"));
   t.Add(Op("TensorListSetItem")
@@ -206,16 +218,19 @@ void RegisterDatasets(OpTable& t) {
             .Attr(kShapes)
             .Attr("is_files: bool = false")
             .Attr(kMetadata)
-            .Attr("replicate_on_split: bool = false"));
+            .Attr("replicate_on_split: bool = false")
+            .Stateful());
   t.Add(Dataset("RangeDataset", {"start: int64", "stop: int64", "step: int64"})
             .Attr(kTypes)
             .Attr(kShapes)
             .Attr(kMetadata)
-            .Attr("replicate_on_split: bool = false"));
+            .Attr("replicate_on_split: bool = false")
+            .Stateful());
   t.Add(Dataset("TFRecordDataset",
                 {"filenames: string", "compression_type: string",
                  "buffer_size: int64"})
-            .Attr(kMetadata));
+            .Attr(kMetadata)
+            .Stateful());
   t.Add(Dataset("MapDataset",
                 {"input_dataset: variant", "other_arguments: Targuments"})
             .Attr("f: func")
@@ -316,7 +331,8 @@ void RegisterDatasets(OpTable& t) {
   t.Add(Dataset("ExperimentalThreadPoolDataset",
                 {"input_dataset: variant", "thread_pool: resource"})
             .Attr(kTypes)
-            .Attr(kShapes));
+            .Attr(kShapes)
+            .Stateful());
   t.Add(Op("ExperimentalThreadPoolHandle")
             .Output("handle: resource")
             .Attr("num_threads: int")
@@ -368,7 +384,8 @@ void RegisterIterators(OpTable& t) {
             .Input("multi_device_iterator: resource")
             .Input("max_buffer_size: int64")
             .Output("incarnation_id: int64")
-            .Kernels("CPU"));
+            .Kernels("CPU")
+            .Stateful());
   t.Add(Op("MultiDeviceIteratorGetNextFromShard")
             .Input("multi_device_iterator: resource")
             .Input("shard_num: int32")
@@ -376,17 +393,20 @@ void RegisterIterators(OpTable& t) {
             .Output("components: output_types")
             .Attr(kTypes)
             .Attr(kShapes)
-            .Kernels("CPU"));
+            .Kernels("CPU")
+            .Stateful());
   t.Add(Op("MultiDeviceIteratorToStringHandle")
             .Input("multi_device_iterator: resource")
             .Output("string_handle: string")
-            .Kernels("CPU"));
+            .Kernels("CPU")
+            .Stateful());
   t.Add(Op("MultiDeviceIteratorFromStringHandle")
             .Input("string_handle: string")
             .Output("multi_device_iterator: resource")
             .Attr("output_types: list(type) >= 0 = []")
             .Attr("output_shapes: list(shape) >= 0 = []")
-            .Kernels("CPU"));
+            .Kernels("CPU")
+            .Stateful());
 }
 
 void RegisterParsing(OpTable& t) {

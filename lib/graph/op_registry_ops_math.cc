@@ -45,9 +45,10 @@ OpBuilder Binary(const char* name, const char* types,
 }
 
 void RegisterUnary(OpTable& t) {
-  for (const char* name :
-       {"Neg", "Inv", "Reciprocal", "Round", "Tan", "Asin", "Acos", "Atan"})
+  for (const char* name : {"Neg", "Inv", "Reciprocal", "Round"})
     t.Add(Unary(name, kUnary).Int32OnHost("GPU"));
+  for (const char* name : {"Tan", "Asin", "Acos", "Atan"})
+    t.Add(Unary(name, kGpuFloatComplex).Int32OnHost("GPU"));
   t.Add(Unary("Square",
               "{bfloat16, half, float, double, int8, int16, int32, int64, "
               "uint8, uint16, "
@@ -137,10 +138,15 @@ void RegisterBinary(OpTable& t) {
             .Commutative()
             .Int32OnHost("GPU"));
   t.Add(Binary("Pow",
-               "{bfloat16, float, half, double, int32, int64, complex64, "
-               "complex128}")
+               "{bfloat16, float, half, double, int8, int16, int32, int64, "
+               "complex64, complex128}")
             .Int32OnHost("GPU"));
-  t.Add(Binary("Atan2", "{bfloat16, half, float, double}"));
+  t.Add(Op("Atan2")
+            .Input("y: T")
+            .Input("x: T")
+            .Output("z: T")
+            .Attr("T: {bfloat16, half, float, double}")
+            .Kernels("CPU", "GPU"));
   for (const char* name : {"Less", "LessEqual", "Greater", "GreaterEqual"})
     t.Add(Binary(name, "realnumbertype", "z: bool").Int32OnHost("GPU"));
   for (const char* name : {"Equal", "NotEqual"}) {
@@ -192,23 +198,24 @@ void RegisterMatMuls(OpTable& t) {
             .Attr("grad_b: bool = false")
             .Kernels("CPU", "GPU")
             .KernelTypes("GPU", "T", kGpuFloatComplex));
-  constexpr const char* kBatchTypes =
-      "T: {bfloat16, half, float, double, int16, int32, int64, complex64, "
-      "complex128}";
   t.Add(Op("BatchMatMul")
             .Input("x: T")
             .Input("y: T")
             .Output("output: T")
-            .Attr(kBatchTypes)
+            .Attr("T: {bfloat16, half, float, double, int32, int64, complex64, "
+                  "complex128}")
             .Attr("adj_x: bool = false")
             .Attr("adj_y: bool = false")
+            .Attr("grad_x: bool = false")
+            .Attr("grad_y: bool = false")
             .Kernels("CPU", "GPU")
             .KernelTypes("GPU", "T", kGpuFloatComplex));
   t.Add(Op("BatchMatMulV2")
             .Input("x: T")
             .Input("y: T")
             .Output("output: T")
-            .Attr(kBatchTypes)
+            .Attr("T: {bfloat16, half, float, double, int16, int32, int64, "
+                  "uint8, uint16, uint32, uint64, complex64, complex128}")
             .Attr("adj_x: bool = false")
             .Attr("adj_y: bool = false")
             .Attr("grad_x: bool = false")
@@ -261,9 +268,8 @@ void RegisterMatMuls(OpTable& t) {
 void RegisterReductions(OpTable& t) {
   // Max and Min: the real number types and three quantized ones.
   constexpr const char* kMinMaxTypes =
-      "T: {float, double, int32, uint8, int16, int8, int64, qint8, quint8, "
-      "qint32, "
-      "bfloat16, uint16, half, uint32, uint64}";
+      "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, "
+      "half, uint32, uint64, qint8, quint8, qint32, qint16, quint16}";
   constexpr const char* kTidx = "Tidx: {int32, int64} = DT_INT32";
   for (const char* name : {"Sum", "Mean", "Prod", "Max", "Min"}) {
     bool minmax =
@@ -290,15 +296,21 @@ void RegisterReductions(OpTable& t) {
               .HostMemory("GPU", "reduction_indices"));
   }
   for (const char* name : {"ArgMax", "ArgMin"}) {
-    t.Add(Op(name)
-              .Input("input: T")
-              .Input("dimension: Tidx")
-              .Output("output: output_type")
-              .Attr("T: {numbertype, bool}")
-              .Attr("Tidx: {int16, int32, int64} = DT_INT32")
-              .Attr("output_type: {int16, int32, int64} = DT_INT64")
-              .Kernels("CPU", "GPU")
-              .HostMemory("GPU", "dimension"));
+    const bool max = std::string_view(name) == "ArgMax";
+    t.Add(
+        Op(name)
+            .Input("input: T")
+            .Input("dimension: Tidx")
+            .Output("output: output_type")
+            .Attr("T: {float, double, int32, uint8, int16, int8, int64, "
+                  "bfloat16, uint16, half, uint32, uint64, qint8, quint8, "
+                  "qint32, qint16, quint16, bool}")
+            .Attr(max ? "Tidx: {int16, int32, int64} = DT_INT32"
+                      : "Tidx: {int32, int64} = DT_INT32")
+            .Attr(max ? "output_type: {int16, uint16, int32, int64} = DT_INT64"
+                      : "output_type: {int32, int64} = DT_INT64")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "dimension"));
   }
   for (const char* name : {"Cumsum", "Cumprod"}) {
     t.Add(Op(name)
@@ -353,7 +365,6 @@ void RegisterQuantizedMath(OpTable& t) {
             .Attr("T1: quantizedtype")
             .Attr("T2: quantizedtype")
             .Attr("Toutput: quantizedtype = DT_QINT32")
-            .Commutative()
             .Kernels("CPU"));
   t.Add(Op("Requantize")
             .Input("input: Tinput")

@@ -274,7 +274,8 @@ void RegisterTraining(OpTable& t) {
             .Attr("T: numbertype")
             .Attr("use_locking: bool = false")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "var"));
+            .HostMemory("GPU", "var")
+            .Stateful());
   t.Add(Op("ApplyAdam")
             .Input("var: Ref(T)")
             .Input("m: Ref(T)")
@@ -326,6 +327,7 @@ void RegisterTpu(OpTable& t) {
             .Attr("Targs: list(type) >= 0")
             .Attr("Tresults: list(type) >= 0")
             .Stateful()
+            .DistributedCommunication()
             .Kernels("TPU"));
 }
 

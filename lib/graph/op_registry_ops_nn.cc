@@ -368,8 +368,8 @@ void RegisterImageOps(OpTable& t) {
             .Input("box_ind: int32")
             .Input("crop_size: int32")
             .Output("crops: float")
-            .Attr("T: {uint8, uint16, int8, int16, int32, int64, half, "
-                  "bfloat16, float, double}")
+            .Attr("T: {uint8, uint16, int8, int16, int32, int64, half, float, "
+                  "double}")
             .Attr("method: {'bilinear', 'nearest'} = 'bilinear'")
             .Attr("extrapolation_value: float = 0")
             .Kernels("CPU", "GPU")

@@ -233,14 +233,16 @@ void RegisterMutableTables(OpTable& t) {
     if (!s.empty()) dense.Input("deleted_key: key_dtype");
     t.Add(dense.Attr("initial_num_buckets: int = 131072")
               .Attr("max_load_factor: float = 0.8"));
-    t.Add(CpuOp("LookupTableInsert" + s)
-              .Input(s.empty() ? "table_handle: Ref(string)"
-                               : "table_handle: resource")
-              .Input("keys: Tin")
-              .Input("values: Tout")
-              .Attr("Tin: type")
-              .Attr("Tout: type")
-              .Stateful());
+    OpBuilder insert = CpuOp("LookupTableInsert" + s);
+    insert
+        .Input(s.empty() ? "table_handle: Ref(string)"
+                         : "table_handle: resource")
+        .Input("keys: Tin")
+        .Input("values: Tout")
+        .Attr("Tin: type")
+        .Attr("Tout: type");
+    if (!s.empty()) insert.Stateful();  // as TensorFlow: the V2 op only
+    t.Add(insert);
   }
   t.Add(TableCtor("AnonymousHashTable", false, false));
   t.Add(TableCtor("AnonymousMutableHashTable", false, false));

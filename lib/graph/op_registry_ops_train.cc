@@ -24,6 +24,7 @@ void AddOptimizer(OpTable& t, const std::string& name,
     op.Kernels("CPU", "GPU");
     if (resource) {
       for (const std::string& s : slots) op.HostMemory("GPU", s);
+      op.Stateful();  // TensorFlow marks these resource updates stateful
     }
     t.Add(op);
   }
@@ -51,7 +52,8 @@ void RegisterOptimizers(OpTable& t) {
             .Attr("T: numbertype")
             .Attr("use_locking: bool = false")
             .Attr("use_nesterov: bool = false")
-            .Kernels("CPU", "GPU"));
+            .Kernels("CPU", "GPU")
+            .Stateful());
   t.Add(Op("ResourceApplyRMSProp")
             .Input("var: resource")
             .Input("ms: resource")
@@ -63,7 +65,8 @@ void RegisterOptimizers(OpTable& t) {
             .Input("grad: T")
             .Attr("T: numbertype")
             .Attr("use_locking: bool = false")
-            .Kernels("CPU", "GPU"));
+            .Kernels("CPU", "GPU")
+            .Stateful());
 }
 
 // Gradient ops the other tables lack.
@@ -91,7 +94,7 @@ void RegisterGradients(OpTable& t) {
             .Input("num_segments: Tnumsegments")
             .Output("output: T")
             .Attr("T: numbertype")
-            .Attr("Tindices: {int32, int64}")
+            .Attr("Tindices: {int16, int32, int64}")
             .Attr("Tnumsegments: {int32, int64} = DT_INT32")
             .Kernels("CPU", "GPU")
             .HostMemory("GPU", "num_segments"));
@@ -157,7 +160,8 @@ void RegisterListsAndArrays(OpTable& t) {
             .Attr("dtype: type")
             .Attr("element_shape_except0: shape = { unknown_rank: true }")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "handle", "lengths"));
+            .HostMemory("GPU", "handle", "lengths")
+            .Stateful());
   t.Add(Op("TensorArraySplitV3")
             .Input("handle: resource")
             .Input("value: T")
@@ -166,7 +170,8 @@ void RegisterListsAndArrays(OpTable& t) {
             .Output("flow_out: float")
             .Attr("T: type")
             .Kernels("CPU", "GPU")
-            .HostMemory("GPU", "handle", "lengths"));
+            .HostMemory("GPU", "handle", "lengths")
+            .Stateful());
   // The stacks of v1 while loops' gradients (forward values saved per
   // iteration, popped in reverse).
   t.Add(Op("StackV2")

@@ -141,12 +141,20 @@ class BatchMatMulOp : public OpKernel {
 }  // namespace
 
 void RegisterBatchMatMulKernels(KernelRegistry* r) {
-  r->Register<BatchMatMulOp<1>>("BatchMatMul",
-                                {TypeConstraint("T", NumberTypes())});
-  r->Register<BatchMatMulOp<2>>("BatchMatMulV2",
-                                {TypeConstraint("T", NumberTypes())});
-  r->Register<BatchMatMulOp<3>>("BatchMatMulV3",
-                                {TypeConstraint("Ta", NumberTypes())});
+  // TensorFlow's CPU kernels: the float, complex and 16-64 bit signed types;
+  // V3 with Ta, Tb and Tout the same but half (its mixed bfloat16/int8 forms
+  // are not in dfg).
+  const auto types =
+      FloatTypes() + TypeList<int16_t, int32_t, int64_t>() + ComplexTypes();
+  r->Register<BatchMatMulOp<1>>("BatchMatMul", {TypeConstraint("T", types)});
+  r->Register<BatchMatMulOp<2>>("BatchMatMulV2", {TypeConstraint("T", types)});
+  for (DataType t : DataTypes(types)) {
+    if (t == tensorflow::DT_HALF) continue;  // no half V3 in TensorFlow
+    r->Register<BatchMatMulOp<3>>(
+        "BatchMatMulV3",
+        {KernelTypeConstraint{"Ta", {t}}, KernelTypeConstraint{"Tb", {t}},
+         KernelTypeConstraint{"Tout", {t}}});
+  }
 }
 
 }  // namespace dfg

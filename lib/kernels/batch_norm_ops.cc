@@ -205,9 +205,14 @@ class FusedBatchNormOp : public OpKernel {
 }  // namespace
 
 void RegisterBatchNormKernels(KernelRegistry* r) {
-  for (const char* op :
-       {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}) {
-    r->Register<FusedBatchNormOp>(op, {TypeConstraint("T", FloatTypes())});
+  // TensorFlow's CPU kernels: V1 float; V2 and V3 float, half and bfloat16
+  // with float statistics (U).
+  r->Register<FusedBatchNormOp>("FusedBatchNorm",
+                                {TypeConstraint("T", TypeList<float>())});
+  for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"}) {
+    r->Register<FusedBatchNormOp>(
+        op, {TypeConstraint("T", TypeList<float, Half, BFloat16>()),
+             TypeConstraint("U", TypeList<float>())});
   }
 }
 

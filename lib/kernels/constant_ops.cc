@@ -198,7 +198,9 @@ void RegisterConstantKernels(KernelRegistry* r) {
                                   {TypeConstraint("T", AllTypes())});
   r->Register<ConstLikeOp<true>>(
       "OnesLike", {TypeConstraint("T", NumberTypes() + TypeList<bool>())});
-  r->Register<RangeOp>("Range", {TypeConstraint("Tidx", RealTypes())});
+  r->Register<RangeOp>(
+      "Range",
+      {TypeConstraint("Tidx", FloatTypes() + TypeList<int32_t, int64_t>())});
 }
 
 }  // namespace dfg

@@ -327,8 +327,10 @@ class Pool3DOp : public OpKernel {
 
 void RegisterConv3DKernels(KernelRegistry* r) {
   r->Register<Conv3DOp>("Conv3D", {TypeConstraint("T", FloatTypes())});
-  r->Register<Pool3DOp>("MaxPool3D", {TypeConstraint("T", FloatTypes())});
-  r->Register<Pool3DOp>("AvgPool3D", {TypeConstraint("T", FloatTypes())});
+  // TensorFlow's CPU kernels: float and bfloat16 only.
+  const auto pool_types = TypeList<float, BFloat16>();
+  r->Register<Pool3DOp>("MaxPool3D", {TypeConstraint("T", pool_types)});
+  r->Register<Pool3DOp>("AvgPool3D", {TypeConstraint("T", pool_types)});
 }
 
 }  // namespace dfg

@@ -165,8 +165,10 @@ struct SquaredDifferenceF {
   }
 };
 
+// Add (not AddV2) has no kernel for uint16, uint32, uint64 in TensorFlow.
 using AddTypes =
-    decltype(RealTypes() + ComplexTypes() + TypeList<std::string>());
+    decltype(FloatTypes() + SignedIntTypes() + TypeList<uint8_t>() +
+             ComplexTypes() + TypeList<std::string>());
 using ArithTypes = decltype(RealTypes() + ComplexTypes());
 using FloatComplexTypes = decltype(FloatTypes() + ComplexTypes());
 using DivTypes = decltype(FloatTypes() + ComplexTypes() + IntTypes());

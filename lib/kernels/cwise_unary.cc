@@ -251,7 +251,8 @@ void RegisterCwiseUnaryKernels(KernelRegistry* r) {
   RegisterUnary<SoftsignF>(r, "Softsign", FloatTypes());
   RegisterUnary<FloorF>(r, "Floor", FloatTypes());
   RegisterUnary<CeilF>(r, "Ceil", FloatTypes());
-  RegisterUnary<RoundF>(r, "Round", SignedRealTypes());
+  RegisterUnary<RoundF>(r, "Round",
+                        FloatTypes() + TypeList<int32_t, int64_t>());
   RegisterUnary<SignF>(r, "Sign", NegTypes());
   RegisterUnary<IsNanF>(r, "IsNan", FloatTypes());
   RegisterUnary<IsInfF>(r, "IsInf", FloatTypes());

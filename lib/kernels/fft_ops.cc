@@ -371,12 +371,25 @@ void RegisterFftKernels(KernelRegistry* r) {
   r->Register<FftKernel<2, false, true>>("IRFFT2D", {});
   r->Register<FftKernel<3, true, true>>("RFFT3D", {});
   r->Register<FftKernel<3, false, true>>("IRFFT3D", {});
-  const auto real = TypeConstraint("T", TypeList<float, double>());
+  // One kernel per (T, Tout) pair, as TensorFlow registers them: float with
+  // complex64, double with complex128.
+  for (const auto& [re, cx] :
+       {std::pair{TypeConstraint("T", TypeList<float>()),
+                  TypeConstraint("Tout", TypeList<std::complex<float>>())},
+        std::pair{TypeConstraint("T", TypeList<double>()),
+                  TypeConstraint("Tout", TypeList<std::complex<double>>())}}) {
+    r->Register<ComplexOp>("Complex", {re, cx});
+  }
+  for (const auto& [cx, re] :
+       {std::pair{TypeConstraint("T", TypeList<std::complex<float>>()),
+                  TypeConstraint("Tout", TypeList<float>())},
+        std::pair{TypeConstraint("T", TypeList<std::complex<double>>()),
+                  TypeConstraint("Tout", TypeList<double>())}}) {
+    r->Register<ComplexPartOp<ComplexPart::kReal>>("Real", {cx, re});
+    r->Register<ComplexPartOp<ComplexPart::kImag>>("Imag", {cx, re});
+    r->Register<ComplexPartOp<ComplexPart::kAngle>>("Angle", {cx, re});
+  }
   const auto cplx = TypeConstraint("T", ComplexTypes());
-  r->Register<ComplexOp>("Complex", {real});
-  r->Register<ComplexPartOp<ComplexPart::kReal>>("Real", {cplx});
-  r->Register<ComplexPartOp<ComplexPart::kImag>>("Imag", {cplx});
-  r->Register<ComplexPartOp<ComplexPart::kAngle>>("Angle", {cplx});
   r->Register<ComplexPartOp<ComplexPart::kAbs>>("ComplexAbs", {cplx});
   r->Register<ComplexPartOp<ComplexPart::kConj>>("Conj", {cplx});
 }

@@ -276,8 +276,8 @@ class FusedMatMulOp : public OpKernel {
 void RegisterFusedKernels(KernelRegistry* r) {
   r->Register<FusedConv2DOp>(
       "_FusedConv2D", {TypeConstraint("T", TypeList<float, double, Half>())});
-  r->Register<FusedMatMulOp>("_FusedMatMul",
-                             {TypeConstraint("T", FloatTypes())});
+  r->Register<FusedMatMulOp>(
+      "_FusedMatMul", {TypeConstraint("T", TypeList<float, Half, BFloat16>())});
 }
 
 }  // namespace dfg

@@ -442,7 +442,8 @@ void RegisterGatherKernels(KernelRegistry* r) {
   r->Register<SplitOp>("Split");
   r->Register<SplitVOp>("SplitV");
   r->Register<OneHotOp>("OneHot");
-  r->Register<WhereOp>("Where");
+  r->Register<WhereOp>("Where",
+                       {TypeConstraint("T", NumberTypes() + TypeList<bool>())});
 }
 
 }  // namespace dfg

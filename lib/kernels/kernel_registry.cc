@@ -73,6 +73,7 @@ void RegisterMatrixDiagKernels(KernelRegistry* r);
 void RegisterLinalgDecompKernels(KernelRegistry* r);
 void RegisterSpecialKernels(KernelRegistry* r);
 void RegisterLinalgKernels(KernelRegistry* r);
+void RegisterLinalgExtKernels(KernelRegistry* r);
 void RegisterScatterKernels(KernelRegistry* r);
 void RegisterArrayMiscKernels(KernelRegistry* r);
 void RegisterImageExtKernels(KernelRegistry* r);
@@ -83,8 +84,12 @@ void RegisterImageTransformKernels(KernelRegistry* r);
 void RegisterNnGradExtKernels(KernelRegistry* r);
 void RegisterTensorListExtKernels(KernelRegistry* r);
 void RegisterStatelessRandomKernels(KernelRegistry* r);
+void RegisterRandomExtKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
+void RegisterSparseExtKernels(KernelRegistry* r);
 void RegisterTrainingExtKernels(KernelRegistry* r);
+void RegisterRnnKernels(KernelRegistry* r);
+void RegisterFusedExtKernels(KernelRegistry* r);
 void RegisterQuantKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
@@ -148,6 +153,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterLinalgDecompKernels(r);
   RegisterSpecialKernels(r);
   RegisterLinalgKernels(r);
+  RegisterLinalgExtKernels(r);
   RegisterScatterKernels(r);
   RegisterArrayMiscKernels(r);
   RegisterImageExtKernels(r);
@@ -158,8 +164,12 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterNnGradExtKernels(r);
   RegisterTensorListExtKernels(r);
   RegisterStatelessRandomKernels(r);
+  RegisterRandomExtKernels(r);
   RegisterSparseKernels(r);
+  RegisterSparseExtKernels(r);
   RegisterTrainingExtKernels(r);
+  RegisterRnnKernels(r);
+  RegisterFusedExtKernels(r);
   RegisterQuantKernels(r);
 }
 

@@ -16,11 +16,10 @@ bool IsIntTensor(const Tensor& t) {
 
 std::vector<int64_t> IntValues(const Tensor& t) {
   std::vector<int64_t> out;
-  if (t.dtype() == tensorflow::DT_INT32) {
-    for (int32_t v : t.flat<int32_t>()) out.push_back(v);
-  } else if (t.dtype() == tensorflow::DT_INT64) {
-    for (int64_t v : t.flat<int64_t>()) out.push_back(v);
-  }
+  Dispatch(IntTypes(), t.dtype(), [&](auto v) {
+    using T = decltype(v);
+    for (T x : t.flat<T>()) out.push_back(static_cast<int64_t>(x));
+  });
   return out;
 }
 

@@ -11,6 +11,7 @@
 // from TensorFlow's Eigen).
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "lib/kernels/linalg_lapack.h"
 
@@ -134,10 +135,13 @@ void RegisterLinalgSolveKernels(KernelRegistry* r);
 
 void RegisterLinalgDecompKernels(KernelRegistry* r) {
   const auto types = TypeConstraint("T", LinalgTypes());
-  r->Register<MatrixInverseOp>("MatrixInverse", {types});
-  r->Register<DeterminantOp<false>>("MatrixDeterminant", {types});
+  // The Batch* names are the deprecated aliases of the same kernels.
+  for (const std::string p : {"", "Batch"}) {
+    r->Register<MatrixInverseOp>(p + "MatrixInverse", {types});
+    r->Register<DeterminantOp<false>>(p + "MatrixDeterminant", {types});
+    r->Register<CholeskyOp>(p + "Cholesky", {types});
+  }
   r->Register<DeterminantOp<true>>("LogMatrixDeterminant", {types});
-  r->Register<CholeskyOp>("Cholesky", {types});
   RegisterLinalgSolveKernels(r);
 }
 

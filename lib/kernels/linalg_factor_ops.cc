@@ -5,6 +5,7 @@
 // scalar TensorFlow allocates for them (0 here; TensorFlow leaves it
 // uninitialized).
 #include <algorithm>
+#include <string>
 
 #include "lib/kernels/linalg_lapack.h"
 
@@ -177,8 +178,11 @@ class SvdOp : public OpKernel {
 void RegisterLinalgFactorKernels(KernelRegistry* r) {
   const auto types = TypeConstraint("T", LinalgTypes());
   r->Register<QrOp>("Qr", {types});
-  r->Register<SelfAdjointEigOp>("SelfAdjointEigV2", {types});
-  r->Register<SvdOp>("Svd", {types});
+  // The Batch* names are the deprecated aliases of the same kernels.
+  for (const std::string p : {"", "Batch"}) {
+    r->Register<SelfAdjointEigOp>(p + "SelfAdjointEigV2", {types});
+    r->Register<SvdOp>(p + "Svd", {types});
+  }
 }
 
 }  // namespace dfg

@@ -236,9 +236,12 @@ void RegisterLinalgFactorKernels(KernelRegistry* r);
 
 void RegisterLinalgSolveKernels(KernelRegistry* r) {
   const auto types = TypeConstraint("T", LinalgTypes());
-  r->Register<MatrixSolveOp>("MatrixSolve", {types});
-  r->Register<MatrixTriangularSolveOp>("MatrixTriangularSolve", {types});
-  r->Register<MatrixSolveLsOp>("MatrixSolveLs", {types});
+  // The Batch* names are the deprecated aliases of the same kernels.
+  for (const std::string p : {"", "Batch"}) {
+    r->Register<MatrixSolveOp>(p + "MatrixSolve", {types});
+    r->Register<MatrixTriangularSolveOp>(p + "MatrixTriangularSolve", {types});
+    r->Register<MatrixSolveLsOp>(p + "MatrixSolveLs", {types});
+  }
   RegisterLinalgFactorKernels(r);
 }
 

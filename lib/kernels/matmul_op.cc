@@ -140,7 +140,11 @@ class MatMulOp : public OpKernel {
 }  // namespace
 
 void RegisterMatMulKernels(KernelRegistry* r) {
-  r->Register<MatMulOp>("MatMul", {TypeConstraint("T", NumberTypes())});
+  // TensorFlow's CPU MatMul: the float, complex and 16-64 bit signed types.
+  r->Register<MatMulOp>(
+      "MatMul", {TypeConstraint("T", FloatTypes() +
+                                         TypeList<int16_t, int32_t, int64_t>() +
+                                         ComplexTypes())});
 }
 
 }  // namespace dfg

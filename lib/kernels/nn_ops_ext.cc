@@ -197,7 +197,7 @@ class ScanOp : public OpKernel {
 
 void RegisterNnExtKernels(KernelRegistry* r) {
   r->Register<LeakyReluOp>("LeakyRelu", {TypeConstraint("T", FloatTypes())});
-  r->Register<LrnOp>("LRN", {TypeConstraint("T", FloatTypes())});
+  r->Register<LrnOp>("LRN", {TypeConstraint("T", TypeList<float, Half>())});
   r->Register<TopKOp>("TopKV2", {TypeConstraint("T", RealTypes())});
   r->Register<ScanOp<false>>("Cumsum", {TypeConstraint("T", NumberTypes())});
   r->Register<ScanOp<true>>("Cumprod", {TypeConstraint("T", NumberTypes())});

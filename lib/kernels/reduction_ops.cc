@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "lib/kernels/cwise_ops.h"
 
@@ -287,10 +288,10 @@ class ArgOp : public OpKernel {
       inner *= in.dim_size(d);
     }
     const int64_t outer = out->NumElements() / std::max<int64_t>(inner, 1);
+    std::vector<int64_t> best_at(static_cast<size_t>(outer * inner), 0);
     Dispatch(RealTypes() + TypeList<bool>(), in.dtype(), [&](auto v) {
       using T = decltype(v);
       const T* x = static_cast<const T*>(in.data());
-      const bool i64 = output_type(0) == tensorflow::DT_INT64;
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t i = 0; i < inner; ++i) {
           const T* p = x + o * size * inner + i;
@@ -303,14 +304,19 @@ class ArgOp : public OpKernel {
               best_v = cur;
             }
           }
-          if (i64) {
-            out->flat<int64_t>()[o * inner + i] = best;
-          } else {
-            out->flat<int32_t>()[o * inner + i] = static_cast<int32_t>(best);
-          }
+          best_at[o * inner + i] = best;
         }
       }
     });
+    // output_type: int16, uint16 (ArgMax only), int32 or int64.
+    Dispatch(TypeList<int16_t, uint16_t, int32_t, int64_t>(), out->dtype(),
+             [&](auto w) {
+               using I = decltype(w);
+               auto o = out->flat<I>();
+               for (size_t k = 0; k < best_at.size(); ++k) {
+                 o[k] = static_cast<I>(best_at[k]);
+               }
+             });
   }
 };
 

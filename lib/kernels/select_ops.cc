@@ -1,11 +1,13 @@
 // Select (same shape, scalar or row-vector condition), SelectV2 (three-way
 // NumPy broadcasting) and ClipByValue.
 #include "lib/kernels/cwise_ops.h"
+#include "lib/kernels/variant.h"
 
 namespace dfg {
 namespace {
 
-using SelectTypes = decltype(AllTypes() + TypeList<ResourceHandle>());
+// Select of lists (DT_VARIANT) too: the gradients of loops over TensorLists.
+using SelectTypes = decltype(AllTypes() + TypeList<ResourceHandle, Variant>());
 
 // Strides of `in` walked in the index space of `out` (0 where broadcast).
 std::vector<int64_t> BroadcastStrides(const TensorShape& in,
@@ -174,7 +176,9 @@ class ClipByValueOp : public OpKernel {
 void RegisterSelectKernels(KernelRegistry* r) {
   r->Register<SelectOp>("Select", {TypeConstraint("T", SelectTypes())});
   r->Register<SelectV2Op>("SelectV2", {TypeConstraint("T", SelectTypes())});
-  r->Register<ClipByValueOp>("ClipByValue", {TypeConstraint("T", RealTypes())});
+  r->Register<ClipByValueOp>(
+      "ClipByValue", {TypeConstraint("T", FloatTypes() + SignedIntTypes() +
+                                              TypeList<uint8_t, uint16_t>())});
 }
 
 }  // namespace dfg

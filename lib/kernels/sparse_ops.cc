@@ -408,8 +408,11 @@ void RegisterSparseKernels(KernelRegistry* r) {
   r->Register<SparseReshapeOp>("SparseReshape");
   r->Register<SparseReorderOp>("SparseReorder");
   r->Register<SparseFillEmptyRowsOp>("SparseFillEmptyRows");
-  r->Register<SparseFillEmptyRowsGradOp>("SparseFillEmptyRowsGrad",
-                                         {TypeConstraint("T", NumberTypes())});
+  for (const char* op :
+       {"SparseFillEmptyRowsGrad", "RaggedFillEmptyRowsGrad"}) {
+    r->Register<SparseFillEmptyRowsGradOp>(
+        op, {TypeConstraint("T", NumberTypes())});
+  }
   r->Register<SparseTensorDenseAddOp>("SparseTensorDenseAdd",
                                       {TypeConstraint("T", NumberTypes())});
   RegisterSparseSegmentKernels(r);

@@ -440,8 +440,8 @@ void RegisterSparseReduceKernels(KernelRegistry* r) {
                          "SparseReduceMax", "SparseReduceMaxSparse"}) {
     r->Register<SparseReduceOp>(op, {TypeConstraint("T", RealTypes())});
   }
-  r->Register<SparseSoftmaxOp>("SparseSoftmax",
-                               {TypeConstraint("T", FloatTypes())});
+  r->Register<SparseSoftmaxOp>(
+      "SparseSoftmax", {TypeConstraint("T", TypeList<float, double, Half>())});
   r->Register<SparseBinaryOp>(
       "SparseAdd",
       {TypeConstraint("T",

@@ -422,6 +422,7 @@ class ResizeOp : public OpKernel {
 }  // namespace
 
 void RegisterTensorListBatchKernels(KernelRegistry* r);
+void RegisterTensorListMathKernels(KernelRegistry* r);
 
 void RegisterTensorListExtKernels(KernelRegistry* r) {
   r->Register<ConcatOp>("TensorListConcat");
@@ -433,6 +434,7 @@ void RegisterTensorListExtKernels(KernelRegistry* r) {
   r->Register<SplitOp>("TensorListSplit");
   r->Register<ResizeOp>("TensorListResize");
   RegisterTensorListBatchKernels(r);
+  RegisterTensorListMathKernels(r);
 }
 
 }  // namespace dfg

@@ -186,5 +186,41 @@ TEST_CASE("TensorListFromTensor splits the first dim", "[train]") {
              Catch::Matchers::Contains("Tensor must be at least a vector"));
 }
 
+TEST_CASE(
+    "AddN and ZerosLike of lists: element by element, unset elements "
+    "take the other list's",
+    "[train]") {
+  const std::string from =
+      std::string("name: 'l' op: 'TensorListFromTensor' ") + kElem + kShapeType;
+  const Tensor a =
+      Run1(from, {MakeTensor<float>({2, 2}, {1, 2, 3, 4}), kUnknown});
+  const Tensor reserved =
+      Run1(Node("TensorListReserve", kShapeType),
+           {MakeTensor<int32_t>({1}, {2}), Tensor::Scalar<int32_t>(2)});
+  const Tensor b = Run1(
+      Node("TensorListSetItem"),
+      {reserved, Tensor::Scalar<int32_t>(1), MakeTensor<float>({2}, {10, 20})});
+  const std::string variant = "attr { key: 'T' value { type: DT_VARIANT } } ";
+  const std::string add_n =
+      "name: 's' op: 'AddN' attr { key: 'N' value { i: 2 } } " + variant;
+  const std::string stack =
+      Node("TensorListStack", "attr { key: 'num_elements' value { i: -1 } }");
+  const Tensor sum = Run1(add_n, {a, b});
+  CHECK(Render(Run1(stack, {sum, kUnknown})) ==
+        "float [2,2] [[ 1  2]\n [13 24]]");
+  const Tensor zeros = Run1("name: 'z' op: 'ZerosLike' " + variant, {a});
+  CHECK(Render(Run1(stack, {zeros, kUnknown})) ==
+        "float [2,2] [[0 0]\n [0 0]]");
+
+  const Tensor longer =
+      Run1(Node("TensorListPushBack"), {a, MakeTensor<float>({2}, {5, 6})});
+  KernelRun lengths = RunKernel(add_n, {a, longer});
+  CHECK_THAT(
+      lengths.status.message(),
+      Catch::Matchers::Contains("Trying to add two lists of tensors with "
+                                "different lengths. One is 2 and the "
+                                "other is 3"));
+}
+
 }  // namespace
 }  // namespace dfg

@@ -68,6 +68,7 @@ THIRD_PARTY = {
     "unicode/": {"lib/kernels"},
     "jpeglib.h": {"lib/kernels"},
     "png.h": {"lib/kernels"},
+    "Eigen/": {"lib/kernels"},
     "CLI/": {"subcommands", "cli"},
 }
 

@@ -4,10 +4,20 @@
 must run or belongs to a family dfg leaves out, with the reason. Run it with
 the TF venv's python when the TensorFlow version changes:
 
-    ~/.cache/dfg/tf-venv/bin/python testdata/tf_oracle/op_list.py docs/ops/tf-cpu-ops.tsv
+    ~/.cache/dfg/tf-venv/bin/python testdata/tf_oracle/op_list.py \
+        docs/ops/tf-cpu-ops.tsv docs/ops/tf-cpu-kernels.tsv
 
 Columns: op, scope (core or the excluded family), reason (for exclusions).
 The TF oracle's op coverage (coverage.py) counts the core ops that pass.
+
+The second file has one line per CPU/DEFAULT kernel registration of a core
+op (unlabelled; labelled kernels are picked by a `_kernel` attr, which graphs
+do not carry): "op<TAB>attr=type,type;attr=..." over the op's type attrs, the
+registration's type constraint (within the OpDef's allowed types: TensorFlow
+registers some kernels for types no node can have) or else the OpDef's allowed
+types, an attr
+that takes any type left out; sorted. `dfg_op_list --constraints` prints
+dfg's in the same form and testdata/ops/check_op_list.py compares the two.
 """
 import os
 import re
@@ -92,6 +102,32 @@ def classify(op):
     return "core", ""
 
 
+def _type_list(types):
+    from tensorflow.core.framework import types_pb2  # pylint: disable=import-outside-toplevel
+    return ",".join(sorted({types_pb2.DataType.Name(t)[3:].lower() for t in types}))
+
+
+def kernel_lines(registered, core):
+    """The core ops' CPU kernel registrations, in dfg_op_list's form."""
+    from tensorflow.python.framework import op_def_registry  # pylint: disable=import-outside-toplevel
+    lines = set()
+    for k in registered:
+        if k.device_type not in ("CPU", "DEFAULT") or k.op not in core or k.label:
+            continue
+        op_def = op_def_registry.get(k.op)
+        allowed = {a.name: set(a.allowed_values.list.type)
+                   for a in op_def.attr if a.type in ("type", "list(type)")}
+        lists = {name: _type_list(types) for name, types in allowed.items()}
+        for c in k.constraint:
+            if c.name in lists:  # only what the OpDef lets a node have
+                types = set(c.allowed_values.list.type)
+                lists[c.name] = _type_list(types & allowed[c.name] if allowed[c.name] else types)
+        if any(c.name in lists and not lists[c.name] for c in k.constraint):
+            continue  # a kernel for types the OpDef does not allow
+        lines.add(k.op + "\t" + ";".join(f"{a}={t}" for a, t in sorted(lists.items()) if t))
+    return sorted(lines)
+
+
 def main():
     from tensorflow.python.framework import kernels  # pylint: disable=import-outside-toplevel
     registered = kernels.get_all_registered_kernels().kernel
@@ -103,8 +139,13 @@ def main():
         lines.append(f"{op}\t{scope}\t{reason}".rstrip("\t"))
     with open(sys.argv[1], "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    core = sum(1 for line in lines[1:] if line.split("\t")[1] == "core")
-    print(f"{len(ops)} ops, {core} core")
+    core = {line.split("\t")[0] for line in lines[1:] if line.split("\t")[1] == "core"}
+    print(f"{len(ops)} ops, {len(core)} core")
+    if len(sys.argv) > 2:
+        with open(sys.argv[2], "w", encoding="utf-8") as f:
+            f.write("# op\tattr=types;... per CPU kernel registration (TensorFlow 2.21; "
+                    "written by testdata/tf_oracle/op_list.py)\n")
+            f.write("\n".join(kernel_lines(registered, core)) + "\n")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,7 @@
 Cholesky, MatrixSolve, MatrixTriangularSolve, MatrixSolveLs, Qr, Svd,
 SelfAdjointEigV2 (float32 / float64). Matrix structure ops: Diag / DiagPart, the MatrixDiag / MatrixDiagPart /
 MatrixSetDiag families (V1, V2, V3 with every align). The deprecated
-BatchMatrix* aliases have no cases: TensorFlow's Python refuses to build them
-at today's GraphDef version."""
+BatchMatrix* aliases are in deprecated.py (graphs of an older producer)."""
 import numpy as np
 
 from op_case import OpCase, data
