@@ -81,6 +81,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterRnnOps(r);
     RegisterNnGradExtOps(r);
     RegisterIoOps(r);
+    RegisterQuantOps(r);
     return r;
   }();
   return *registry;

@@ -410,9 +410,11 @@ class ToBoolOp : public OpKernel {
 
 void RegisterArrayMiscKernels(KernelRegistry* r) {
   r->Register<BroadcastArgsOp>("BroadcastArgs");
-  const auto bitcast = TypeConstraint("T", NumberTypes());
-  r->Register<BitcastOp>("Bitcast",
-                         {bitcast, TypeConstraint("type", NumberTypes())});
+  // TensorFlow's Bitcast kernel takes every type, the quantized ones too.
+  const auto types =
+      NumberTypes() + TypeList<QInt8, QUInt8, QInt16, QUInt16, QInt32>();
+  r->Register<BitcastOp>(
+      "Bitcast", {TypeConstraint("T", types), TypeConstraint("type", types)});
   r->Register<EnsureShapeOp>("EnsureShape");
   r->Register<DataFormatDimMapOp>("DataFormatDimMap");
   r->Register<DataFormatVecPermuteOp>("DataFormatVecPermute");

@@ -99,6 +99,7 @@ void RegisterSaveRestoreV1Kernels(KernelRegistry* r);
 void RegisterParseSequenceExampleV1Kernels(KernelRegistry* r);
 void RegisterVocabRemapKernels(KernelRegistry* r);
 void RegisterProtoKernels(KernelRegistry* r);
+void RegisterQuantKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -187,6 +188,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterParseSequenceExampleV1Kernels(r);
   RegisterVocabRemapKernels(r);
   RegisterProtoKernels(r);
+  RegisterQuantKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

@@ -1,8 +1,67 @@
 // Shape manipulation that never copies elements: Reshape, ExpandDims,
 // Squeeze; and shape queries: Shape, ShapeN, Size, Rank.
 #include "lib/kernels/kernel_util.h"
+#include "lib/kernels/shape_args.h"
 
 namespace dfg {
+
+Status ReshapeShape(const Tensor& in, const Tensor& sizes, TensorShape* shape) {
+  if (sizes.dims() > 1) {
+    return InvalidArgument("sizes input must be 1-D, not {}",
+                           sizes.shape().DebugString());
+  }
+  const std::vector<int64_t> s = IntValues(sizes);
+  std::vector<int64_t> dims;
+  int unknown = -1;
+  int64_t product = 1;
+  for (int d = 0; d < static_cast<int>(s.size()); ++d) {
+    if (s[d] == -1) {
+      if (unknown != -1) {
+        return InvalidArgument(
+            "Only one input size may be -1, not both {} "
+            "and {}",
+            unknown, d);
+      }
+      unknown = d;
+      dims.push_back(1);
+      continue;
+    }
+    if (s[d] < 0) {
+      return InvalidArgument("Size {} must be non-negative, not {}", d, s[d]);
+    }
+    if (s[d] != 0 && product > INT64_MAX / s[d]) {
+      return InvalidArgument("Shape {} is too large", VectorString(s));
+    }
+    product *= s[d];
+    dims.push_back(s[d]);
+  }
+  const int64_t n = in.NumElements();
+  if (unknown != -1) {
+    if (product <= 0) {
+      return InvalidArgument(
+          "Reshape cannot infer the missing input size for an empty tensor "
+          "unless all specified input sizes are non-zero");
+    }
+    const int64_t missing = n / product;
+    if (product * missing != n) {
+      return InvalidArgument(
+          "Input to reshape is a tensor with {} values, but the requested "
+          "shape requires a multiple of {}",
+          n, product);
+    }
+    dims[unknown] = missing;
+    product *= missing;
+  }
+  if (product != n) {
+    return InvalidArgument(
+        "Input to reshape is a tensor with {} values, but the requested shape "
+        "has {}",
+        n, product);
+  }
+  *shape = TensorShape(std::span<const int64_t>(dims));
+  return Status::Ok();
+}
+
 namespace {
 
 class ReshapeOp : public OpKernel {
@@ -12,55 +71,10 @@ class ReshapeOp : public OpKernel {
   }
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    const Tensor& sizes = ctx->input(1);
-    DFG_OP_REQUIRES(ctx, sizes.dims() == 1 || (sizes.dims() == 0),
-                    InvalidArgument("sizes input must be 1-D, not {}",
-                                    sizes.shape().DebugString()));
-    const std::vector<int64_t> s = IntValues(sizes);
-    std::vector<int64_t> dims;
-    int unknown = -1;
-    int64_t product = 1;
-    for (int d = 0; d < static_cast<int>(s.size()); ++d) {
-      if (s[d] == -1) {
-        DFG_OP_REQUIRES(ctx, unknown == -1,
-                        InvalidArgument("Only one input size may be -1, not "
-                                        "both {} and {}",
-                                        unknown, d));
-        unknown = d;
-        dims.push_back(1);
-      } else {
-        DFG_OP_REQUIRES(
-            ctx, s[d] >= 0,
-            InvalidArgument("Size {} must be non-negative, not {}", d, s[d]));
-        DFG_OP_REQUIRES(
-            ctx, s[d] == 0 || product <= INT64_MAX / s[d],
-            InvalidArgument("Shape {} is too large", VectorString(s)));
-        product *= s[d];
-        dims.push_back(s[d]);
-      }
-    }
-    const int64_t n = in.NumElements();
-    if (unknown != -1) {
-      DFG_OP_REQUIRES(
-          ctx, product > 0,
-          InvalidArgument("Reshape cannot infer the missing input size for an "
-                          "empty tensor unless all specified input sizes are "
-                          "non-zero"));
-      const int64_t missing = n / product;
-      DFG_OP_REQUIRES(ctx, product * missing == n,
-                      InvalidArgument("Input to reshape is a tensor with {} "
-                                      "values, but the requested shape "
-                                      "requires a multiple of {}",
-                                      n, product));
-      dims[unknown] = missing;
-      product *= missing;
-    }
-    DFG_OP_REQUIRES(ctx, product == n,
-                    InvalidArgument("Input to reshape is a tensor with {} "
-                                    "values, but the requested shape has {}",
-                                    n, product));
+    TensorShape shape;
+    DFG_OP_REQUIRES_OK(ctx, ReshapeShape(in, ctx->input(1), &shape));
     Tensor out;
-    out.CopyFrom(in, TensorShape(std::span<const int64_t>(dims)));
+    out.CopyFrom(in, shape);
     ctx->set_output(0, std::move(out));
   }
 };
