@@ -10,7 +10,7 @@ namespace {
 using Catch::Matchers::Contains;
 using testing::RunKernel;
 
-TEST_CASE("DecodeGif gives [frames, height, width, 3]", "[kernels]") {
+TEST_CASE("DecodeGif gives frames x height x width x 3", "[kernels]") {
   // One red pixel: global palette {ff0000, 000000}, LZW codes clear, 0, end.
   const std::string gif(
       "GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\x00\x00\x00\x00\x00"

@@ -48,7 +48,8 @@ TEST_CASE("CholeskyGrad is the symmetric gradient of A from L and dL",
   CHECK(bad.status.message().find("same rank") != std::string::npos);
 }
 
-TEST_CASE("Lu packs L\\U and the row permutation", "[kernels]") {
+TEST_CASE("Lu packs L and U in one matrix and the row permutation",
+          "[kernels]") {
   KernelRun r = Op("Lu", {MakeTensor<double>({2, 2}, {1, 2, 3, 4})});
   REQUIRE(r.status.ok());
   CHECK(r.out(0).flat<double>()[0] == 3);

@@ -58,8 +58,9 @@ TEST_CASE("FakeQuant rounds to the nudged levels and clamps", "[kernels]") {
   CHECK(Floats(vars.out(2)) == "[] 3");
 }
 
-TEST_CASE("FakeQuantWithMinMaxVarsPerChannel: a [0, 0] channel is zero",
-          "[kernels]") {
+TEST_CASE(
+    "FakeQuantWithMinMaxVarsPerChannel: a channel whose range is 0..0 is zero",
+    "[kernels]") {
   auto r = RunKernel(Node("FakeQuantWithMinMaxVarsPerChannel"),
                      {MakeTensor<float>({2, 2}, {0.014f, 5, -1, 1}), F({0, 0}),
                       F({2.55f, 0})});
