@@ -75,6 +75,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterImageNnOps(r);
     RegisterSparseOps(r);
     RegisterOptimizerOps(r);
+    RegisterStateOps(r);
     return r;
   }();
   return *registry;

@@ -134,6 +134,7 @@ void RegisterStringOps(OpRegistry* registry);
 void RegisterImageNnOps(OpRegistry* registry);
 void RegisterSparseOps(OpRegistry* registry);
 void RegisterOptimizerOps(OpRegistry* registry);
+void RegisterStateOps(OpRegistry* registry);
 
 // The args TensorFlow's CPU kernels of `op` keep in host memory, or nullptr
 // (op_registry_cpu_hostmem.cc).

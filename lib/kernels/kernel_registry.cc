@@ -85,6 +85,7 @@ void RegisterTensorListExtKernels(KernelRegistry* r);
 void RegisterStatelessRandomKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
 void RegisterTrainingExtKernels(KernelRegistry* r);
+void RegisterStateKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -159,6 +160,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterStatelessRandomKernels(r);
   RegisterSparseKernels(r);
   RegisterTrainingExtKernels(r);
+  RegisterStateKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

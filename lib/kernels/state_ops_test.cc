@@ -1,0 +1,154 @@
+// TF1 stateful containers: the staging areas (Stage, MapStage,
+// OrderedMapStage families) and the conditional accumulators, run as the
+// nodes of one session (one ResourceMgr).
+#include "lib/kernels/kernel_test_util.h"
+#include "lib/testing/catch.h"
+
+namespace dfg {
+namespace {
+
+using Catch::Matchers::Contains;
+using testing::Flat;
+using testing::KernelRun;
+using testing::KernelTester;
+using testing::MakeTensor;
+
+class Session {
+ public:
+  KernelRun Run(const std::string& node, std::initializer_list<Tensor> in) {
+    auto t = KernelTester::Create(node);
+    if (!t.ok()) return KernelRun{t.status(), {}};
+    (*t)->services().resource_mgr = &rm_;
+    return (*t)->Run(in);
+  }
+
+ private:
+  ResourceMgr rm_;
+};
+
+// A staging node of `op` on the area "area"; `types` the dtypes list.
+std::string Node(const std::string& op, const std::string& types,
+                 const std::string& extra = "") {
+  return "name: 'n' op: '" + op +
+         "' attr { key: 'shared_name' value { s: 'area' } } attr { key: "
+         "'dtypes' value { list { " +
+         types + " } } } " + extra;
+}
+
+Tensor Ints(std::vector<int32_t> v) {
+  return MakeTensor<int32_t>({static_cast<int64_t>(v.size())}, v);
+}
+
+TEST_CASE("Stage and Unstage pass tuples first in, first out", "[kernels]") {
+  Session s;
+  const std::string types = "type: DT_FLOAT type: DT_INT32";
+  for (float f : {1.5f, 2.5f}) {
+    REQUIRE(
+        s.Run(Node("Stage", types), {Tensor::Scalar<float>(f), Ints({1, 2})})
+            .status.ok());
+  }
+  KernelRun size = s.Run(Node("StageSize", ""), {});
+  REQUIRE(size.status.ok());
+  CHECK(size.out(0).scalar<int32_t>() == 2);
+  KernelRun peek =
+      s.Run(Node("StagePeek", types), {Tensor::Scalar<int32_t>(1)});
+  REQUIRE(peek.status.ok());
+  CHECK(peek.out(0).scalar<float>() == 2.5f);
+  KernelRun un = s.Run(Node("Unstage", types), {});
+  REQUIRE(un.status.ok());
+  CHECK(un.out(0).scalar<float>() == 1.5f);
+  CHECK(Flat<int32_t>(un.out(1)) == "[2] 1 2");
+  REQUIRE(s.Run(Node("StageClear", ""), {}).status.ok());
+  CHECK(s.Run(Node("StageSize", ""), {}).out(0).scalar<int32_t>() == 0);
+}
+
+TEST_CASE("Unstage of fewer dtypes than staged fails", "[kernels]") {
+  Session s;
+  REQUIRE(s.Run(Node("Stage", "type: DT_FLOAT type: DT_FLOAT"),
+                {Tensor::Scalar<float>(1), Tensor::Scalar<float>(2)})
+              .status.ok());
+  KernelRun un = s.Run(Node("Unstage", "type: DT_FLOAT"), {});
+  CHECK_THAT(un.status.message(), Contains("Mismatch stage/unstage: 2 vs. 1"));
+}
+
+TEST_CASE("a staged tuple over the memory limit is refused", "[kernels]") {
+  Session s;
+  KernelRun r = s.Run(Node("Stage", "type: DT_FLOAT",
+                           "attr { key: 'memory_limit' value { i: 8 } }"),
+                      {MakeTensor<float>({3}, {1, 2, 3})});
+  CHECK(r.status.code() == Code::kResourceExhausted);
+  CHECK_THAT(r.status.message(), Contains("combined size of '12' bytes"));
+}
+
+TEST_CASE("an ordered map stages keys and unstages the smallest first",
+          "[kernels]") {
+  Session s;
+  const std::string fake =
+      "attr { key: 'fake_dtypes' value { list { type: "
+      "DT_FLOAT } } }";
+  for (int64_t key : {7, 3, 5}) {
+    REQUIRE(s.Run(Node("OrderedMapStage", "type: DT_FLOAT", fake),
+                  {Tensor::Scalar<int64_t>(key), Ints({0}),
+                   Tensor::Scalar<float>(key * 10.0f)})
+                .status.ok());
+  }
+  CHECK(s.Run(Node("OrderedMapSize", ""), {}).out(0).scalar<int32_t>() == 3);
+  KernelRun peek = s.Run(Node("OrderedMapPeek", "type: DT_FLOAT"),
+                         {Tensor::Scalar<int64_t>(5), Ints({0})});
+  REQUIRE(peek.status.ok());
+  CHECK(peek.out(0).scalar<float>() == 50.0f);
+  KernelRun first =
+      s.Run(Node("OrderedMapUnstageNoKey", "type: DT_FLOAT"), {Ints({0})});
+  REQUIRE(first.status.ok());
+  CHECK(first.out(0).scalar<int64_t>() == 3);
+  CHECK(first.out(1).scalar<float>() == 30.0f);
+  KernelRun seven = s.Run(Node("OrderedMapUnstage", "type: DT_FLOAT"),
+                          {Tensor::Scalar<int64_t>(7), Ints({0})});
+  REQUIRE(seven.status.ok());
+  CHECK(seven.out(0).scalar<float>() == 70.0f);
+  CHECK(s.Run(Node("OrderedMapSize", ""), {}).out(0).scalar<int32_t>() == 1);
+}
+
+TEST_CASE("a map key completes when all its indices are staged", "[kernels]") {
+  Session s;
+  const std::string types = "type: DT_FLOAT type: DT_INT32";
+  const std::string one =
+      "attr { key: 'fake_dtypes' value { list { type: "
+      "DT_INT32 } } }";
+  REQUIRE(
+      s.Run(Node("MapStage", types, one),
+            {Tensor::Scalar<int64_t>(4), Ints({1}), Tensor::Scalar<int32_t>(9)})
+          .status.ok());
+  CHECK(s.Run(Node("MapIncompleteSize", ""), {}).out(0).scalar<int32_t>() == 1);
+  CHECK(s.Run(Node("MapSize", ""), {}).out(0).scalar<int32_t>() == 0);
+  KernelRun again = s.Run(
+      Node("MapStage", types, one),
+      {Tensor::Scalar<int64_t>(4), Ints({1}), Tensor::Scalar<int32_t>(8)});
+  CHECK_THAT(again.status.message(),
+             Contains("The tensor for index '1' for key '4' was already "
+                      "initialized '2'."));
+  const std::string f =
+      "attr { key: 'fake_dtypes' value { list { type: "
+      "DT_FLOAT } } }";
+  REQUIRE(
+      s.Run(Node("MapStage", types, f), {Tensor::Scalar<int64_t>(4), Ints({0}),
+                                         Tensor::Scalar<float>(0.5f)})
+          .status.ok());
+  CHECK(s.Run(Node("MapSize", ""), {}).out(0).scalar<int32_t>() == 1);
+  KernelRun un = s.Run(Node("MapUnstage", "type: DT_INT32"),
+                       {Tensor::Scalar<int64_t>(4), Ints({1})});
+  REQUIRE(un.status.ok());
+  CHECK(un.out(0).scalar<int32_t>() == 9);
+  KernelRun gone = s.Run(Node("MapPeek", "type: DT_INT32"),
+                         {Tensor::Scalar<int64_t>(4), Ints({1})});
+  CHECK_THAT(gone.status.message(),
+             Contains("Tensor at index '1' for key '4' has already been "
+                      "removed."));
+  KernelRun unordered = s.Run(Node("MapPeek", "type: DT_INT32 type: DT_FLOAT"),
+                              {Tensor::Scalar<int64_t>(4), Ints({1, 0})});
+  CHECK_THAT(unordered.status.message(),
+             Contains("Indices are not strictly ordered"));
+}
+
+}  // namespace
+}  // namespace dfg

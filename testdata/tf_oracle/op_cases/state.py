@@ -1,0 +1,209 @@
+"""TF1 stateful containers: staging areas (Stage, MapStage, OrderedMapStage
+families), conditional accumulators, TensorArray v1/v2 and Stack v1. Every
+case runs in one step; control dependencies order each put before its get
+(a get of what is not there blocks, in TensorFlow as in dfg)."""
+import numpy as np
+
+from op_case import OpCase, data
+
+STAGE_TYPES = [np.float32, np.float64, np.int32, np.int64, np.float16, np.bool_, object]
+
+
+def _case(name, ops, body, **kw):
+    """body(tf) -> (fetches, feeds), imported lazily (the TF venv only)."""
+    def build():
+        import tensorflow as tf  # pylint: disable=import-outside-toplevel
+        return body(tf)
+    return OpCase(name, ops, build, **kw)
+
+
+def _tf_dtype(tf, dtype):
+    return tf.string if dtype is object else tf.as_dtype(dtype)
+
+
+def _chain(tf, ops):
+    """Runs the op builders in order, each after the previous one."""
+    outs = []
+    for build in ops:
+        deps = tf.nest.flatten(outs[-1]) if outs else []
+        with tf.control_dependencies(deps):
+            outs.append(build())
+    return outs
+
+
+def _stage(dtype, shape):
+    def body(tf):
+        dt = _tf_dtype(tf, dtype)
+        x = tf.compat.v1.placeholder(dt, shape, name="x")
+        y = tf.compat.v1.placeholder(tf.int32, [2], name="y")
+        kw = dict(dtypes=[dt, tf.int32], shared_name="area")
+        rev = tf.reverse(x, [0]) if len(shape) else x
+        s1, s2, size, peek, un, clear = _chain(tf, [
+            lambda: tf.raw_ops.Stage(values=[x, y], shared_name="area"),
+            lambda: tf.raw_ops.Stage(values=[rev, y * 2], shared_name="area"),
+            lambda: tf.raw_ops.StageSize(**kw),
+            lambda: tf.raw_ops.StagePeek(index=1, **kw),
+            lambda: tf.raw_ops.Unstage(**kw),
+            lambda: tf.raw_ops.StageClear(**kw),
+        ])
+        del s1, s2
+        with tf.control_dependencies([clear]):
+            after = tf.raw_ops.StageSize(**kw)
+        return ([tf.identity(size, name="size"), tf.identity(peek[0], name="peek0"),
+                 tf.identity(peek[1], name="peek1"), tf.identity(un[0], name="un0"),
+                 tf.identity(un[1], name="un1"), tf.identity(after, name="after")],
+                {x: data("stage/" + str(shape), dtype, (int(np.prod(shape)),)).reshape(shape),
+                 y: np.array([3, -4], np.int32)})
+    return body
+
+
+def _stage_mismatch(tf):
+    x = tf.constant([1.0, 2.0])
+    s = tf.raw_ops.Stage(values=[x, x], shared_name="m")
+    with tf.control_dependencies([s]):
+        u = tf.raw_ops.Unstage(dtypes=[tf.float32], shared_name="m")
+    return [tf.identity(u[0], name="u")], {}
+
+
+def _stage_memory(tf):
+    x = tf.compat.v1.placeholder(tf.float32, [4], name="x")
+    s = tf.raw_ops.Stage(values=[x], memory_limit=8, shared_name="m")
+    with tf.control_dependencies([s]):
+        n = tf.raw_ops.StageSize(dtypes=[tf.float32], memory_limit=8, shared_name="m")
+    return [tf.identity(n, name="n")], {x: np.arange(4, dtype=np.float32)}
+
+
+def _stage_capacity(tf):
+    """Capacity 2: two puts fit, the third waits for the Unstage before it."""
+    kw = dict(dtypes=[tf.int32], capacity=2, shared_name="c")
+    put = lambda v: tf.raw_ops.Stage(values=[tf.constant(v)], capacity=2,  # noqa: E731
+                                     shared_name="c")
+    outs = _chain(tf, [
+        lambda: put(1),
+        lambda: put(2),
+        lambda: tf.raw_ops.Unstage(**kw)[0],
+        lambda: put(3),
+        lambda: tf.raw_ops.StageSize(**kw),
+        lambda: tf.raw_ops.Unstage(**kw)[0],
+        lambda: tf.raw_ops.Unstage(**kw)[0],
+    ])
+    return [tf.identity(outs[2], name="a"), tf.identity(outs[4], name="n"),
+            tf.identity(outs[5], name="b"), tf.identity(outs[6], name="c")], {}
+
+
+def _stage_peek_bad(tf):
+    kw = dict(dtypes=[tf.float32], shared_name="p")
+    s = tf.raw_ops.Stage(values=[tf.constant(1.0)], shared_name="p")
+    with tf.control_dependencies([s]):
+        p = tf.raw_ops.StagePeek(index=tf.constant([0]), **kw)
+    return [tf.identity(p[0], name="p")], {}
+
+
+def _map(prefix, dtype):
+    """Three keys staged whole, one in two halves; peek, unstage by key,
+    unstage the first key, sizes, clear."""
+    def body(tf):
+        op = lambda name: getattr(tf.raw_ops, prefix + name)  # noqa: E731
+        dt = _tf_dtype(tf, dtype)
+        x = tf.compat.v1.placeholder(dt, [3, 2], name="x")
+        kw = dict(dtypes=[dt, tf.int64], shared_name="map")
+        key = lambda k: tf.constant(k, tf.int64)  # noqa: E731
+        idx = lambda *i: tf.constant(list(i), tf.int32)  # noqa: E731
+        steps = [lambda k=k, i=i: op("Stage")(key=key(k), indices=idx(0, 1),
+                                               values=[x[i], tf.constant(k, tf.int64)], **kw)
+                 for i, k in enumerate([20, 5, 11])]
+        steps += [
+            lambda: op("Stage")(key=key(8), indices=idx(1), values=[tf.constant(-8, tf.int64)],
+                                **kw),
+            lambda: op("IncompleteSize")(**kw),
+            lambda: op("Stage")(key=key(8), indices=idx(0), values=[tf.reverse(x[0], [0])], **kw),
+            lambda: op("Size")(**kw),
+            lambda: op("IncompleteSize")(**kw),
+            lambda: op("Peek")(key=key(11), indices=idx(0, 1), dtypes=[dt, tf.int64],
+                               shared_name="map"),
+            lambda: op("Unstage")(key=key(5), indices=idx(1), dtypes=[tf.int64],
+                                  shared_name="map"),
+            lambda: op("Unstage")(key=key(5), indices=idx(0), dtypes=[dt], shared_name="map"),
+            lambda: op("UnstageNoKey")(indices=idx(0, 1), **kw),
+            lambda: op("Size")(**kw),
+            lambda: op("Clear")(**kw),
+        ]
+        outs = _chain(tf, steps)
+        with tf.control_dependencies([outs[-1]]):
+            after = op("Size")(**kw)
+        peek, un1, un0, nokey = outs[8], outs[9], outs[10], outs[11]
+        fetches = [outs[4], outs[6], outs[7], peek[0], peek[1], un1[0], un0[0], nokey[0],
+                   nokey[1][0], nokey[1][1], outs[12], after]
+        return ([tf.identity(f, name=f"out{i}") for i, f in enumerate(fetches)],
+                {x: data("map/" + prefix, dtype, (6,)).reshape(3, 2)})
+    return body
+
+
+def _map_error(prefix, what):
+    def body(tf):
+        op = lambda name: getattr(tf.raw_ops, prefix + name)  # noqa: E731
+        kw = dict(dtypes=[tf.float32, tf.float32], shared_name="e")
+        one = tf.constant(1.0)
+        key = tf.constant(3, tf.int64)
+        first = op("Stage")(key=key, indices=[0], values=[one], **kw)
+        with tf.control_dependencies([first]):
+            if what == "twice":
+                out = op("Stage")(key=key, indices=[0], values=[one], **kw)
+            elif what == "bounds":
+                out = op("Stage")(key=key, indices=[5], values=[one], **kw)
+            elif what == "order":
+                out = op("Stage")(key=key, indices=[1, 0], values=[one, one], **kw)
+            elif what == "key":
+                out = op("Stage")(key=tf.constant([1, 2], tf.int64), indices=[0, 1],
+                                  values=[one, one], **kw)
+            else:  # removed
+                full = op("Stage")(key=tf.constant(4, tf.int64), indices=[0, 1],
+                                   values=[one, one], **kw)
+                with tf.control_dependencies([full]):
+                    un = op("Unstage")(key=tf.constant(4, tf.int64), indices=[0],
+                                       dtypes=[tf.float32], shared_name="e")
+                with tf.control_dependencies(un):
+                    out = op("Peek")(key=tf.constant(4, tf.int64), indices=[0],
+                                     dtypes=[tf.float32], shared_name="e")[0]
+        with tf.control_dependencies([out]):
+            n = op("Size")(**kw)
+        return [tf.identity(n, name="n")], {}
+    return body
+
+
+MAP_ERRORS = {
+    "twice": r"The tensor for index '0' for key '3' was already initialized '2'\.",
+    "bounds": r"Index '5' for key '3' was out of bounds '2'\.",
+    "order": r"Indices are not strictly ordered",
+    "key": r"key must be an int64 scalar, got tensor with shape: \[2\]",
+    "removed": r"Tensor at index '0' for key '4' has already been removed\.",
+}
+
+
+def _staging_cases():
+    ops = ["Stage", "Unstage", "StagePeek", "StageSize", "StageClear"]
+    for dtype in STAGE_TYPES:
+        for shape in [(3, 2), (0,), ()]:
+            name = np.dtype(dtype).name if dtype is not object else "string"
+            yield _case(f"Stage/{name}{list(shape)}", ops, _stage(dtype, shape))
+    yield _case("Unstage/mismatch", ["Unstage"], _stage_mismatch,
+                expect_error=r"Mismatch stage/unstage: 2 vs\. 1")
+    yield _case("Stage/memory-limit", ["Stage"], _stage_memory,
+                expect_error=r"Attempted to insert tensors with combined size of '16' bytes "
+                             r"into Staging Area with a memory limit of '8'\.")
+    yield _case("Stage/capacity", ["Stage", "Unstage", "StageSize"], _stage_capacity)
+    yield _case("StagePeek/index-not-scalar", ["StagePeek"], _stage_peek_bad,
+                expect_error=r"index must be scalar")
+    for prefix in ["Map", "OrderedMap"]:
+        ops = [prefix + s for s in ["Stage", "Unstage", "UnstageNoKey", "Peek", "Size",
+                                    "IncompleteSize", "Clear"]]
+        for dtype in [np.float32, np.float64, np.int32, np.int64, object]:
+            name = np.dtype(dtype).name if dtype is not object else "string"
+            yield _case(f"{prefix}Stage/{name}", ops, _map(prefix, dtype))
+        for what, err in MAP_ERRORS.items():
+            yield _case(f"{prefix}Stage/{what}", [prefix + "Stage"], _map_error(prefix, what),
+                        expect_error=err)
+
+
+def cases():
+    yield from _staging_cases()
