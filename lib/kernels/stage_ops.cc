@@ -413,7 +413,10 @@ void RegisterMapStage(KernelRegistry* r, const std::string& prefix) {
 
 }  // namespace
 
+void RegisterAccumulatorKernels(KernelRegistry* r);
+
 void RegisterStateKernels(KernelRegistry* r) {
+  RegisterAccumulatorKernels(r);
   r->Register<StagingAreaOp<AreaOp::kStage>>("Stage");
   r->Register<StagingAreaOp<AreaOp::kUnstage>>("Unstage");
   r->Register<StagingAreaOp<AreaOp::kPeek>>("StagePeek");

@@ -150,5 +150,47 @@ TEST_CASE("a map key completes when all its indices are staged", "[kernels]") {
              Contains("Indices are not strictly ordered"));
 }
 
+std::string AccNode(const std::string& op, const std::string& extra = "") {
+  return "name: 'n' op: '" + op +
+         "' attr { key: 'dtype' value { type: DT_FLOAT } } " + extra;
+}
+
+TEST_CASE("an accumulator averages the fresh gradients it was given",
+          "[kernels]") {
+  Session s;
+  KernelRun made = s.Run(AccNode("ResourceConditionalAccumulator",
+                                 "attr { key: 'shape' value { shape { dim { "
+                                 "size: 2 } } } } attr { key: "
+                                 "'shared_name' value { s: 'acc' } }"),
+                         {});
+  REQUIRE(made.status.ok());
+  const Tensor h = made.out(0);
+  auto apply = [&](int64_t step, std::vector<float> g) {
+    const int64_t n = static_cast<int64_t>(g.size());
+    return s.Run(AccNode("ResourceAccumulatorApplyGradient"),
+                 {h, Tensor::Scalar<int64_t>(step), MakeTensor<float>({n}, g)});
+  };
+  REQUIRE(apply(0, {1, 2}).status.ok());
+  REQUIRE(s.Run("name: 'n' op: 'ResourceAccumulatorSetGlobalStep'",
+                {h, Tensor::Scalar<int64_t>(2)})
+              .status.ok());
+  REQUIRE(apply(1, {100, 100}).status.ok());  // stale: dropped
+  REQUIRE(apply(2, {3, 6}).status.ok());
+  KernelRun num =
+      s.Run("name: 'n' op: 'ResourceAccumulatorNumAccumulated'", {h});
+  REQUIRE(num.status.ok());
+  CHECK(num.out(0).scalar<int32_t>() == 2);
+  KernelRun take = s.Run(AccNode("ResourceAccumulatorTakeGradient"),
+                         {h, Tensor::Scalar<int32_t>(2)});
+  REQUIRE(take.status.ok());
+  CHECK(Flat<float>(take.out(0)) == "[2] 2 4");
+  CHECK_THAT(apply(3, {1, 2, 3}).status.message(),
+             Contains("Shape mismatch: expected [2], got [3]"));
+  CHECK_THAT(s.Run(AccNode("ResourceAccumulatorTakeGradient"),
+                   {h, Tensor::Scalar<int32_t>(0)})
+                 .status.message(),
+             Contains("num_required must be positive, but was 0"));
+}
+
 }  // namespace
 }  // namespace dfg

@@ -205,5 +205,124 @@ def _staging_cases():
                         expect_error=err)
 
 
+
+ACC_DENSE = ["ConditionalAccumulator", "AccumulatorApplyGradient", "AccumulatorNumAccumulated",
+             "AccumulatorSetGlobalStep", "AccumulatorTakeGradient"]
+
+
+def _accumulator(dtype, reduction, resource):
+    """Two fresh gradients, a global step of 5, a stale one dropped, a third
+    at step 5, then the mean or sum of the three."""
+    def body(tf):
+        dt = tf.as_dtype(dtype)
+        pre = "Resource" if resource else ""
+        op = lambda name: getattr(tf.raw_ops, pre + name)  # noqa: E731
+        g = tf.compat.v1.placeholder(dt, [3, 2, 2], name="g")
+        acc = op("ConditionalAccumulator")(dtype=dt, shape=[2, 2], shared_name="acc",
+                                           reduction_type=reduction)
+        apply = lambda step, i: op("AccumulatorApplyGradient")(  # noqa: E731
+            handle=acc, local_step=tf.constant(step, tf.int64), gradient=g[i])
+        num = lambda: op("AccumulatorNumAccumulated")(handle=acc)  # noqa: E731
+        outs = _chain(tf, [
+            lambda: apply(0, 0), lambda: apply(0, 1), num,
+            lambda: op("AccumulatorSetGlobalStep")(handle=acc,
+                                                   new_global_step=tf.constant(5, tf.int64)),
+            lambda: apply(3, 2), num, lambda: apply(5, 2),
+            lambda: op("AccumulatorTakeGradient")(handle=acc, num_required=3, dtype=dt),
+            num,
+            lambda: apply(6, 0),
+            lambda: op("AccumulatorTakeGradient")(handle=acc, num_required=1, dtype=dt),
+        ])
+        return ([tf.identity(outs[i], name=f"out{i}") for i in (2, 5, 7, 8, 10)],
+                {g: data("acc", dtype, (3, 2, 2))})
+    return body
+
+
+def _accumulator_error(what):
+    def body(tf):
+        acc = tf.raw_ops.ConditionalAccumulator(dtype=tf.float32, shape=[2], shared_name="a")
+        if what == "shape":
+            out = tf.raw_ops.AccumulatorApplyGradient(
+                handle=acc, local_step=tf.constant(0, tf.int64), gradient=tf.zeros([3]))
+        else:  # required
+            out = tf.raw_ops.AccumulatorTakeGradient(handle=acc, num_required=0,
+                                                     dtype=tf.float32)
+        with tf.control_dependencies(tf.nest.flatten(out)):
+            n = tf.raw_ops.AccumulatorNumAccumulated(handle=acc)
+        return [tf.identity(n, name="n")], {}
+    return body
+
+
+ACC_ERRORS = {
+    "shape": r"Shape mismatch: expected \[2\], got \[3\]",
+    "required": r"Argument num_required must be positive, but was 0",
+}
+# (A TakeGradient of another dtype than the accumulator's crashes TensorFlow
+# 2.21's process; dfg fails with its "Signature mismatch" text.)
+
+
+def _sparse_accumulator(dtype, reduction, known):
+    def body(tf):
+        dt = tf.as_dtype(dtype)
+        v = tf.compat.v1.placeholder(dt, [7, 3], name="v")
+        acc = tf.raw_ops.SparseConditionalAccumulator(
+            dtype=dt, shape=[6, 3] if known else tf.TensorShape(None), shared_name="s",
+            reduction_type=reduction)
+        apply = lambda step, idx, rows: tf.raw_ops.SparseAccumulatorApplyGradient(  # noqa
+            handle=acc, local_step=tf.constant(step, tf.int64),
+            gradient_indices=tf.constant(idx, tf.int64), gradient_values=tf.gather(v, rows),
+            gradient_shape=tf.constant([6, 3], tf.int64), has_known_shape=known)
+        outs = _chain(tf, [
+            lambda: apply(0, [1, 4], [0, 1]),
+            lambda: apply(0, [0, 1, 5], [2, 3, 4]),
+            lambda: apply(0, [4, 5], [5, 6]),
+            lambda: tf.raw_ops.AccumulatorNumAccumulated(handle=acc),
+            lambda: tf.raw_ops.SparseAccumulatorTakeGradient(handle=acc, num_required=2,
+                                                             dtype=dt),
+        ])
+        idx, val, shape = outs[4]
+        return ([tf.identity(outs[3], name="n"), tf.identity(idx, name="idx"),
+                 tf.identity(val, name="val"), tf.identity(shape, name="shape")],
+                {v: data("sparse-acc", dtype, (7, 3))})
+    return body
+
+
+def _sparse_accumulator_error(tf):
+    acc = tf.raw_ops.SparseConditionalAccumulator(dtype=tf.float32, shape=[4, 2],
+                                                  shared_name="s")
+    out = tf.raw_ops.SparseAccumulatorApplyGradient(
+        handle=acc, local_step=tf.constant(0, tf.int64),
+        gradient_indices=tf.constant([1, 7], tf.int64), gradient_values=tf.ones([2, 2]),
+        gradient_shape=tf.constant([4, 2], tf.int64), has_known_shape=True)
+    with tf.control_dependencies([out]):
+        n = tf.raw_ops.AccumulatorNumAccumulated(handle=acc)
+    return [tf.identity(n, name="n")], {}
+
+
+def _accumulator_cases():
+    for dtype in [np.float32, np.float64, np.float16]:
+        for reduction in ["MEAN", "SUM"]:
+            for resource in [False, True]:
+                ops = [("Resource" if resource else "") + o for o in ACC_DENSE]
+                yield _case(f"{ops[0]}/{np.dtype(dtype).name}/{reduction}", ops,
+                            _accumulator(dtype, reduction, resource),
+                            rtol=1e-3 if dtype == np.float16 else None)
+            for known in [True, False]:
+                yield _case(f"SparseConditionalAccumulator/{np.dtype(dtype).name}/{reduction}"
+                            f"/{'known' if known else 'unknown'}-shape",
+                            ["SparseConditionalAccumulator", "SparseAccumulatorApplyGradient",
+                             "SparseAccumulatorTakeGradient"],
+                            _sparse_accumulator(dtype, reduction, known),
+                            rtol=1e-3 if dtype == np.float16 else None)
+    for what, err in ACC_ERRORS.items():
+        yield _case(f"ConditionalAccumulator/{what}", ["ConditionalAccumulator"],
+                    _accumulator_error(what), expect_error=err)
+    yield _case("SparseConditionalAccumulator/index-out-of-shape",
+                ["SparseAccumulatorApplyGradient"], _sparse_accumulator_error,
+                expect_error=r"Shape mismatch: index of slice 1 exceeded limits of shape; "
+                             r"index is 7 exceeded 4")
+
+
 def cases():
     yield from _staging_cases()
+    yield from _accumulator_cases()
