@@ -1,9 +1,11 @@
 // Op table: TF1 stateful containers (TensorFlow's core/ops/data_flow_ops.cc):
 // the staging areas (Stage/Unstage and the keyed MapStage/OrderedMapStage
-// families) and the conditional accumulators of synchronous training, in
-// their Ref(string) handle form and the resource form.
+// families), the conditional accumulators of synchronous training (in their
+// Ref(string) handle form and the resource form), and the string-handle
+// TensorArrays and stacks of TF1 graphs.
 //
-// Kernels: CPU only (lib/kernels/stage_ops.cc, accumulator_ops.cc).
+// Kernels: CPU only (lib/kernels/stage_ops.cc, accumulator_ops.cc,
+// tensor_array_ops.cc, stack_ops.cc).
 #include "lib/graph/op_registry_builder.h"
 
 namespace dfg {
@@ -112,12 +114,131 @@ void RegisterAccumulators(OpTable& t) {
             .Kernels("CPU"));
 }
 
+// The TF1 TensorArrays (deprecated: graphs of older producers carry them)
+// with string handles: v1 a Ref(string), V2 a string; both without the flow
+// output of TensorArrayV3 on creation.
+void RegisterTensorArraysV1(OpTable& t) {
+  for (const std::string v : {"", "V2"}) {
+    const bool v1 = v.empty();
+    const std::string handle = v1 ? "handle: Ref(string)" : "handle: string";
+    t.Add(Op("TensorArray" + v)
+              .Input("size: int32")
+              .Output(handle)
+              .Attr("dtype: type")
+              .Attr("element_shape: shape = { unknown_rank: true }")
+              .Attr("dynamic_size: bool = false")
+              .Attr("clear_after_read: bool = true")
+              .Attr("tensor_array_name: string = ''")
+              .Stateful()
+              .Kernels("CPU"));
+    t.Add(Op("TensorArrayGrad" + v)
+              .Input("handle: string")
+              .Input("flow_in: float")
+              .Output(v1 ? "grad_handle: Ref(string)" : "grad_handle: string")
+              .Attr("source: string")
+              .Stateful()
+              .Kernels("CPU"));
+    t.Add(Op("TensorArrayWrite" + v)
+              .Input(handle)
+              .Input("index: int32")
+              .Input("value: T")
+              .Input("flow_in: float")
+              .Output("flow_out: float")
+              .Attr("T: type")
+              .Kernels("CPU"));
+    t.Add(Op("TensorArrayRead" + v)
+              .Input(handle)
+              .Input("index: int32")
+              .Input("flow_in: float")
+              .Output("value: dtype")
+              .Attr("dtype: type")
+              .Kernels("CPU"));
+    t.Add(Op("TensorArrayGather" + v)
+              .Input(handle)
+              .Input("indices: int32")
+              .Input("flow_in: float")
+              .Output("value: dtype")
+              .Attr("dtype: type")
+              .Attr("element_shape: shape = { unknown_rank: true }")
+              .Kernels("CPU"));
+    t.Add(Op("TensorArrayScatter" + v)
+              .Input(handle)
+              .Input("indices: int32")
+              .Input("value: T")
+              .Input("flow_in: float")
+              .Output("flow_out: float")
+              .Attr("T: type")
+              .Kernels("CPU"));
+    t.Add(Op("TensorArrayConcat" + v)
+              .Input(handle)
+              .Input("flow_in: float")
+              .Output("value: dtype")
+              .Output("lengths: int64")
+              .Attr("dtype: type")
+              .Attr("element_shape_except0: shape = { unknown_rank: true }")
+              .Kernels("CPU"));
+    t.Add(Op("TensorArraySplit" + v)
+              .Input(handle)
+              .Input("value: T")
+              .Input("lengths: int64")
+              .Input("flow_in: float")
+              .Output("flow_out: float")
+              .Attr("T: type")
+              .Kernels("CPU"));
+    t.Add(Op("TensorArraySize" + v)
+              .Input(handle)
+              .Input("flow_in: float")
+              .Output("size: int32")
+              .Kernels("CPU"));
+    t.Add(Op("TensorArrayClose" + v).Input(handle).Kernels("CPU"));
+  }
+  t.Add(Op("TensorArrayPack")
+            .Input("handle: Ref(string)")
+            .Input("flow_in: float")
+            .Output("value: dtype")
+            .Attr("dtype: type")
+            .Attr("element_shape: shape = { unknown_rank: true }")
+            .Kernels("CPU"));
+  t.Add(Op("TensorArrayUnpack")
+            .Input("handle: Ref(string)")
+            .Input("value: T")
+            .Input("flow_in: float")
+            .Output("flow_out: float")
+            .Attr("T: type")
+            .Kernels("CPU"));
+}
+
+// The TF1 stacks of while-loop gradients, with a Ref(string) handle.
+void RegisterStacksV1(OpTable& t) {
+  t.Add(Op("Stack")
+            .Output("handle: Ref(string)")
+            .Attr("elem_type: type")
+            .Attr("stack_name: string = ''")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("StackPush")
+            .Input("handle: Ref(string)")
+            .Input("elem: T")
+            .Output("output: T")
+            .Attr("T: type")
+            .Attr("swap_memory: bool = false")
+            .Kernels("CPU"));
+  t.Add(Op("StackPop")
+            .Input("handle: Ref(string)")
+            .Output("elem: elem_type")
+            .Attr("elem_type: type")
+            .Kernels("CPU"));
+  t.Add(Op("StackClose").Input("handle: Ref(string)").Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterStateOps(OpRegistry* registry) {
   OpTable t(registry);
   RegisterStagingAreas(t);
   RegisterAccumulators(t);
+  RegisterTensorArraysV1(t);
+  RegisterStacksV1(t);
 }
 
 }  // namespace dfg

@@ -192,5 +192,35 @@ TEST_CASE("an accumulator averages the fresh gradients it was given",
              Contains("num_required must be positive, but was 0"));
 }
 
+TEST_CASE("a TensorArrayV2 names its array by a string handle", "[kernels]") {
+  ResourceMgr rm;
+  auto run = [&](const std::string& node, std::initializer_list<Tensor> in) {
+    auto k = KernelTester::Create(node);
+    REQUIRE(k.ok());
+    (*k)->services().resource_mgr = &rm;
+    (*k)->services().step_id = 3;
+    return (*k)->Run(in);
+  };
+  const std::string f = "attr { key: 'dtype' value { type: DT_FLOAT } } ";
+  KernelRun ta =
+      run("name: 'ta' op: 'TensorArrayV2' " + f, {Tensor::Scalar<int32_t>(2)});
+  REQUIRE(ta.status.ok());
+  REQUIRE(ta.outputs.size() == 1);
+  const Tensor h = ta.out(0);
+  REQUIRE(h.NumElements() == 2);
+  CHECK(h.flat<std::string>()[0] == "_tensor_arrays");
+  const Tensor flow = Tensor::Scalar<float>(0);
+  REQUIRE(run("name: 'w' op: 'TensorArrayWriteV2' attr { key: 'T' value { "
+              "type: DT_FLOAT } }",
+              {h, Tensor::Scalar<int32_t>(1), Tensor::Scalar<float>(4), flow})
+              .status.ok());
+  KernelRun read = run("name: 'r' op: 'TensorArrayReadV2' " + f,
+                       {h, Tensor::Scalar<int32_t>(1), flow});
+  REQUIRE(read.status.ok());
+  CHECK(read.out(0).scalar<float>() == 4.0f);
+  KernelRun size = run("name: 's' op: 'TensorArraySizeV2'", {h, flow});
+  CHECK(size.out(0).scalar<int32_t>() == 2);
+}
+
 }  // namespace
 }  // namespace dfg

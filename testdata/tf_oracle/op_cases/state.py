@@ -323,6 +323,145 @@ def _accumulator_cases():
                              r"index is 7 exceeded 4")
 
 
+def _rewritten(ops, producer=None):
+    """An `edit` for ops whose successor has other inputs or attrs: each node
+    of op A in {A: (B, dropped input indices)} becomes a B without those
+    inputs and without the attrs B does not have; versions.producer is set
+    below B's deprecation."""
+    def edit(graph_def):
+        from tensorflow.python.framework import op_def_registry  # pylint: disable=import-outside-toplevel
+        for node in graph_def.node:
+            if node.op not in ops:
+                continue
+            new, dropped = ops[node.op]
+            inputs = [x for i, x in enumerate(node.input) if i not in dropped]
+            del node.input[:]
+            node.input.extend(inputs)
+            node.op = new
+            allowed = {a.name for a in op_def_registry.get(new).attr}
+            for key in [k for k in node.attr if k not in allowed]:
+                del node.attr[key]
+        if producer is not None:
+            graph_def.versions.producer = producer
+    return edit
+
+
+def _ta_rename(v, pack=False):
+    ops = {f"TensorArray{op}V3": (f"TensorArray{op}{v}", ())
+           for op in ["", "Grad", "Write", "Read", "Gather", "Scatter", "Concat", "Split",
+                      "Size", "Close"]}
+    if pack:
+        ops["TensorArrayGatherV3"] = ("TensorArrayPack", (1,))
+        ops["TensorArrayScatterV3"] = ("TensorArrayUnpack", (1,))
+    return ops
+
+
+def _tensor_array_v2(dtype):
+    """Every TensorArray op on one array of 3 elements and its gradient; the
+    creation op's flow (which the TF1 forms do not have) is not used."""
+    def body(tf):
+        dt = tf.as_dtype(dtype)
+        x = tf.compat.v1.placeholder(dt, [3, 2], name="x")
+        h, _ = tf.raw_ops.TensorArrayV3(size=3, dtype=dt, element_shape=[2],
+                                        clear_after_read=False)
+        f = tf.constant(0.0)
+        f = tf.raw_ops.TensorArrayScatterV3(handle=h, indices=[0, 1], value=x[:2], flow_in=f)
+        f = tf.raw_ops.TensorArrayWriteV3(handle=h, index=2, value=tf.reverse(x[2], [0]),
+                                          flow_in=f)
+        read = tf.raw_ops.TensorArrayReadV3(handle=h, index=1, flow_in=f, dtype=dt)
+        gather = tf.raw_ops.TensorArrayGatherV3(handle=h, indices=[2, 0], flow_in=f, dtype=dt)
+        size = tf.raw_ops.TensorArraySizeV3(handle=h, flow_in=f)
+        concat, lengths = tf.raw_ops.TensorArrayConcatV3(handle=h, flow_in=f, dtype=dt)
+        h2, _ = tf.raw_ops.TensorArrayV3(size=2, dtype=dt)
+        f2 = tf.raw_ops.TensorArraySplitV3(handle=h2, value=concat, lengths=tf.constant(
+            [4, 2], tf.int64), flow_in=tf.constant(0.0))
+        part = tf.raw_ops.TensorArrayReadV3(handle=h2, index=0, flow_in=f2, dtype=dt)
+        outs = [read, gather, size, concat, lengths, part]
+        if dtype != object and dtype != np.bool_:
+            g, _ = tf.raw_ops.TensorArrayGradV3(handle=h, flow_in=f, source="g")
+            gf = tf.raw_ops.TensorArrayWriteV3(handle=g, index=0, value=x[0], flow_in=f)
+            gf = tf.raw_ops.TensorArrayWriteV3(handle=g, index=0, value=x[1], flow_in=gf)
+            outs.append(tf.raw_ops.TensorArrayReadV3(handle=g, index=0, flow_in=gf, dtype=dt))
+        with tf.control_dependencies(outs):
+            close = tf.raw_ops.TensorArrayCloseV3(handle=h)
+        with tf.control_dependencies([close]):
+            outs = [tf.identity(o, name=f"out{i}") for i, o in enumerate(outs)]
+        return outs, {x: data("ta", dtype, (6,)).reshape(3, 2)}
+    return body
+
+
+def _tensor_array_pack(tf):
+    x = tf.compat.v1.placeholder(tf.float32, [4, 3], name="x")
+    h, _ = tf.raw_ops.TensorArrayV3(size=4, dtype=tf.float32)
+    f = tf.raw_ops.TensorArrayScatterV3(handle=h, indices=[0, 1, 2, 3], value=x,
+                                        flow_in=tf.constant(0.0))
+    packed = tf.raw_ops.TensorArrayGatherV3(handle=h, indices=[0, 1, 2, 3], flow_in=f,
+                                            dtype=tf.float32)
+    return [tf.identity(packed * 2.0, name="packed")], {x: data("pack", np.float32, (4, 3))}
+
+
+def _tensor_array_errors(what):
+    def body(tf):
+        h, _ = tf.raw_ops.TensorArrayV3(size=2, dtype=tf.float32)
+        f = tf.constant(0.0)
+        if what == "index":
+            f = tf.raw_ops.TensorArrayWriteV3(handle=h, index=5, value=[1.0], flow_in=f)
+        else:  # dtype
+            f = tf.raw_ops.TensorArrayWriteV3(handle=h, index=0, value=[1], flow_in=f)
+        return [tf.identity(f, name="f")], {}
+    return body
+
+
+TA_ERRORS = {
+    "index": r"Tried to write to index 5 but array is not resizeable and size is: 2",
+    "dtype": r"TensorArray dtype is float but Op is trying to write dtype int32\.",
+}
+
+
+def _stack_v1(tf):
+    x = tf.compat.v1.placeholder(tf.float32, [2, 3], name="x")
+    h = tf.raw_ops.StackV2(max_size=tf.constant(-1), elem_type=tf.float32, stack_name="s")
+    p1 = tf.raw_ops.StackPushV2(handle=h, elem=x)
+    with tf.control_dependencies([p1]):
+        p2 = tf.raw_ops.StackPushV2(handle=h, elem=x * 2.0)
+    with tf.control_dependencies([p2]):
+        a = tf.raw_ops.StackPopV2(handle=h, elem_type=tf.float32)
+    with tf.control_dependencies([a]):
+        b = tf.raw_ops.StackPopV2(handle=h, elem_type=tf.float32)
+    with tf.control_dependencies([b]):
+        close = tf.raw_ops.StackCloseV2(handle=h)
+    with tf.control_dependencies([close]):
+        out = tf.identity(a - b, name="diff")
+    return [out, tf.identity(b, name="b"), tf.identity(p2, name="pushed")], {
+        x: data("stack", np.float32, (2, 3))}
+
+
+def _tensor_array_cases():
+    for v, producer in [("V2", 25), ("", 15)]:
+        ops = [f"TensorArray{op}{v}" for op in ["", "Write", "Read", "Gather", "Scatter",
+                                                "Concat", "Split", "Size", "Close"]]
+        for dtype in [np.float32, np.float64, np.int32, np.int64, np.float16, np.bool_,
+                      object]:
+            name = np.dtype(dtype).name if dtype is not object else "string"
+            grad = [] if dtype in (object, np.bool_) else [f"TensorArrayGrad{v}"]
+            yield _case(f"TensorArray{v}/{name}", ops + grad, _tensor_array_v2(dtype),
+                        edit=_rewritten(_ta_rename(v), producer))
+        for what, err in TA_ERRORS.items():
+            yield _case(f"TensorArray{v}/{what}", [f"TensorArrayWrite{v}"],
+                        _tensor_array_errors(what), expect_error=err,
+                        edit=_rewritten(_ta_rename(v), producer))
+    yield _case("TensorArrayPack/float32", ["TensorArrayPack", "TensorArrayUnpack"],
+                _tensor_array_pack, edit=_rewritten(_ta_rename("", pack=True), 15))
+    yield _case("TensorArrayV2/producer-26", ["TensorArrayV2"], _tensor_array_v2(np.float32),
+                edit=_rewritten(_ta_rename("V2"), 26),
+                expect_error=r"Op TensorArrayV2 is not available in GraphDef version 26")
+    yield _case("Stack/float32", ["Stack", "StackPush", "StackPop", "StackClose"], _stack_v1,
+                edit=_rewritten({"StackV2": ("Stack", (0,)), "StackPushV2": ("StackPush", ()),
+                                 "StackPopV2": ("StackPop", ()),
+                                 "StackCloseV2": ("StackClose", ())}))
+
+
 def cases():
     yield from _staging_cases()
     yield from _accumulator_cases()
+    yield from _tensor_array_cases()
