@@ -192,6 +192,15 @@ void RegisterTensorArraysV1(OpTable& t) {
               .Kernels("CPU"));
     t.Add(Op("TensorArrayClose" + v).Input(handle).Kernels("CPU"));
   }
+  t.Add(Op("TensorArrayGradWithShape")
+            .Input("handle: resource")
+            .Input("flow_in: float")
+            .Input("shape_to_prepend: int32")
+            .Output("grad_handle: resource")
+            .Output("flow_out: float")
+            .Attr("source: string")
+            .Stateful()
+            .Kernels("CPU"));
   t.Add(Op("TensorArrayPack")
             .Input("handle: Ref(string)")
             .Input("flow_in: float")

@@ -151,6 +151,9 @@ StatusOr<Tensor> ReadLocked(ArrayState& a, int64_t index) {
   Tensor out;
   if (e.written) {
     out = e.value;
+  } else if (e.shape.has_value()) {
+    DFG_ASSIGN_OR_RETURN(out, Tensor::TryAllocate(a.dtype, *e.shape));
+    if (out.TotalBytes() > 0) std::memset(out.data(), 0, out.TotalBytes());
   } else {
     if (!a.element_shape.IsFullyDefined()) {
       return InvalidArgument(

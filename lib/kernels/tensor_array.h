@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct Element {
   Tensor value;
   bool written = false;
   bool cleared = false;
+  // A gradient array's element: the forward value's shape (with the
+  // prepended dims of TensorArrayGradWithShape), read as zeros if unwritten.
+  std::optional<TensorShape> shape;
 };
 
 // The mutable state of one array, guarded by `mu`.

@@ -90,6 +90,14 @@ class TensorArrayOp : public OpKernel {
 // TensorArrayGradV3(handle, flow_in; source): the gradient array
 // "<array>@<source>", made on first use with the forward array's size,
 // dtype and element shape.
+PartialShape Prepend(const std::vector<int64_t>& dims,
+                     const PartialShape& shape) {
+  if (dims.empty() || shape.unknown_rank) return shape;
+  PartialShape out{false, dims};
+  out.dims.insert(out.dims.end(), shape.dims.begin(), shape.dims.end());
+  return out;
+}
+
 class TensorArrayGradOp : public OpKernel {
  public:
   explicit TensorArrayGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -104,6 +112,9 @@ class TensorArrayGradOp : public OpKernel {
     const ResourceHandle h =
         MakeHandle(fh->container, fh->name + "@" + source_);
     ResourceMgr* rm = ctx->resource_manager();
+    // TensorArrayGradWithShape: dims prepended to every element's shape.
+    std::vector<int64_t> prepend;
+    if (num_inputs() == 3) prepend = IntValues(ctx->input(2));
     auto state = std::make_shared<ArrayState>();
     if (!rm->Lookup(h.container, h.name).ok()) {
       {
@@ -112,8 +123,16 @@ class TensorArrayGradOp : public OpKernel {
         // The forward array cannot grow once its gradient exists.
         (*fwd)->dynamic_size = false;
         state->dtype = (*fwd)->dtype;
-        state->element_shape = (*fwd)->element_shape;
-        state->elements.resize((*fwd)->elements.size());
+        state->element_shape = Prepend(prepend, (*fwd)->element_shape);
+        for (const auto& e : (*fwd)->elements) {
+          state->elements.emplace_back();
+          if (!e.written) continue;
+          TensorShape shape = e.value.shape();
+          for (size_t i = prepend.size(); i-- > 0;) {
+            shape.InsertDim(0, prepend[i]);
+          }
+          state->elements.back().shape = shape;
+        }
       }
       state->multiple_writes_aggregate = true;
       state->clear_after_read = true;
@@ -424,6 +443,7 @@ void RegisterTensorArrayKernels(KernelRegistry* r) {
     r->Register<SizeOp>("TensorArraySize" + v);
     r->Register<CloseOp>("TensorArrayClose" + v);
   }
+  r->Register<TensorArrayGradOp>("TensorArrayGradWithShape");
   r->Register<GatherOp>("TensorArrayPack");
   r->Register<ScatterOp>("TensorArrayUnpack");
 }

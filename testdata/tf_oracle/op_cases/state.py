@@ -436,7 +436,34 @@ def _stack_v1(tf):
         x: data("stack", np.float32, (2, 3))}
 
 
+def _tensor_array_grad_shape(with_shape):
+    """A gradient array of a forward one of unknown element shape: an
+    unwritten gradient element reads as zeros of the forward value's shape
+    (with the prepended dims)."""
+    def body(tf):
+        x = tf.compat.v1.placeholder(tf.float32, [2, 2], name="x")
+        h, f = tf.raw_ops.TensorArrayV3(size=2, dtype=tf.float32)
+        f = tf.raw_ops.TensorArrayScatterV3(handle=h, indices=[0, 1], value=x, flow_in=f)
+        if with_shape:
+            g, gf = tf.raw_ops.TensorArrayGradWithShape(
+                handle=h, flow_in=f, shape_to_prepend=tf.constant([3]), source="g")
+            value = tf.stack([x[0], x[1], x[0] * 2.0])
+        else:
+            g, gf = tf.raw_ops.TensorArrayGradV3(handle=h, flow_in=f, source="g")
+            value = x[0] * 3.0
+        gf = tf.raw_ops.TensorArrayWriteV3(handle=g, index=0, value=value, flow_in=gf)
+        r0 = tf.raw_ops.TensorArrayReadV3(handle=g, index=0, flow_in=gf, dtype=tf.float32)
+        r1 = tf.raw_ops.TensorArrayReadV3(handle=g, index=1, flow_in=gf, dtype=tf.float32)
+        return [tf.identity(r0, name="r0"), tf.identity(r1, name="r1")], {
+            x: data("grad-shape", np.float32, (2, 2))}
+    return body
+
+
 def _tensor_array_cases():
+    yield _case("TensorArrayGradWithShape/float32", ["TensorArrayGradWithShape"],
+                _tensor_array_grad_shape(True))
+    yield _case("TensorArrayGradV3/unwritten-unknown-shape", ["TensorArrayGradV3"],
+                _tensor_array_grad_shape(False))
     for v, producer in [("V2", 25), ("", 15)]:
         ops = [f"TensorArray{op}{v}" for op in ["", "Write", "Read", "Gather", "Scatter",
                                                 "Concat", "Split", "Size", "Close"]]
