@@ -240,6 +240,56 @@ void RegisterStacksV1(OpTable& t) {
   t.Add(Op("StackClose").Input("handle: Ref(string)").Kernels("CPU"));
 }
 
+void RegisterMiscState(OpTable& t) {
+  t.Add(Op("CountUpTo")
+            .Input("ref: Ref(T)")
+            .Output("output: T")
+            .Attr("limit: int")
+            .Attr("T: {int32, int64}")
+            .Kernels("CPU"));
+  t.Add(Op("ResourceCountUpTo")
+            .Input("resource: resource")
+            .Output("output: T")
+            .Attr("limit: int")
+            .Attr("T: {int32, int64}")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("VariableShape")
+            .Input("input: resource")
+            .Output("output: out_type")
+            .Attr("out_type: {int32, int64} = DT_INT32")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("TemporaryVariable")
+            .Output("ref: Ref(dtype)")
+            .Attr("shape: shape")
+            .Attr("dtype: type")
+            .Attr("var_name: string = ''")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("DestroyTemporaryVariable")
+            .Input("ref: Ref(T)")
+            .Output("value: T")
+            .Attr("T: type")
+            .Attr("var_name: string")
+            .Kernels("CPU"));
+  t.Add(Op("MutexV2")
+            .Output("resource: resource")
+            .Attr("container: string = ''")
+            .Attr("shared_name: string = ''")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("MutexLock")
+            .Input("mutex: resource")
+            .Output("mutex_lock: variant")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("ConsumeMutexLock")
+            .Input("mutex_lock: variant")
+            .Stateful()
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterStateOps(OpRegistry* registry) {
@@ -248,6 +298,7 @@ void RegisterStateOps(OpRegistry* registry) {
   RegisterAccumulators(t);
   RegisterTensorArraysV1(t);
   RegisterStacksV1(t);
+  RegisterMiscState(t);
 }
 
 }  // namespace dfg

@@ -414,9 +414,11 @@ void RegisterMapStage(KernelRegistry* r, const std::string& prefix) {
 }  // namespace
 
 void RegisterAccumulatorKernels(KernelRegistry* r);
+void RegisterMiscStateKernels(KernelRegistry* r);
 
 void RegisterStateKernels(KernelRegistry* r) {
   RegisterAccumulatorKernels(r);
+  RegisterMiscStateKernels(r);
   r->Register<StagingAreaOp<AreaOp::kStage>>("Stage");
   r->Register<StagingAreaOp<AreaOp::kUnstage>>("Unstage");
   r->Register<StagingAreaOp<AreaOp::kPeek>>("StagePeek");

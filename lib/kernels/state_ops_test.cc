@@ -1,6 +1,9 @@
 // TF1 stateful containers: the staging areas (Stage, MapStage,
 // OrderedMapStage families) and the conditional accumulators, run as the
 // nodes of one session (one ResourceMgr).
+#include <cmath>
+#include <limits>
+
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/testing/catch.h"
 
@@ -220,6 +223,44 @@ TEST_CASE("a TensorArrayV2 names its array by a string handle", "[kernels]") {
   CHECK(read.out(0).scalar<float>() == 4.0f);
   KernelRun size = run("name: 's' op: 'TensorArraySizeV2'", {h, flow});
   CHECK(size.out(0).scalar<int32_t>() == 2);
+}
+
+TEST_CASE("CheckNumericsV2 tells -Inf from +Inf", "[kernels]") {
+  const std::string node =
+      "name: 'c' op: 'CheckNumericsV2' attr { key: 'T' value { type: "
+      "DT_FLOAT } } attr { key: 'message' value { s: 'm' } }";
+  const float inf = std::numeric_limits<float>::infinity();
+  KernelRun ok = testing::RunKernel(node, {MakeTensor<float>({2}, {1, 2})});
+  REQUIRE(ok.status.ok());
+  CHECK(Flat<float>(ok.out(0)) == "[2] 1 2");
+  KernelRun bad = testing::RunKernel(
+      node, {MakeTensor<float>({3}, {inf, -inf, std::nanf("")})});
+  CHECK_THAT(bad.status.message(),
+             Contains("m : Tensor had -Inf, +Inf, and NaN values"));
+}
+
+TEST_CASE("ResourceCountUpTo counts a variable up to its limit", "[kernels]") {
+  ResourceMgr rm;
+  auto var = rm.LookupOrCreate("c", "v", tensorflow::DT_INT64);
+  REQUIRE(var.ok());
+  *(*var)->tensor() = Tensor::Scalar<int64_t>(4);
+  (*var)->is_initialized = true;
+  ResourceHandle h;
+  h.container = "c";
+  h.name = "v";
+  auto count = [&] {
+    auto k = KernelTester::Create(
+        "name: 'n' op: 'ResourceCountUpTo' attr { key: 'T' value { type: "
+        "DT_INT64 } } attr { key: 'limit' value { i: 5 } }");
+    REQUIRE(k.ok());
+    (*k)->services().resource_mgr = &rm;
+    return (*k)->Run({Tensor::Scalar<ResourceHandle>(h)});
+  };
+  KernelRun first = count();
+  REQUIRE(first.status.ok());
+  CHECK(first.out(0).scalar<int64_t>() == 4);
+  CHECK((*var)->tensor()->scalar<int64_t>() == 5);
+  CHECK_THAT(count().status.message(), Contains("Reached limit of 5"));
 }
 
 }  // namespace

@@ -488,7 +488,102 @@ def _tensor_array_cases():
                                  "StackCloseV2": ("StackClose", ())}))
 
 
+def _check_numerics(dtype, values):
+    def body(tf):
+        x = tf.compat.v1.placeholder(dtype, [len(values)], name="x")
+        y = tf.raw_ops.CheckNumericsV2(tensor=x, message="checked")
+        return [tf.identity(y, name="y")], {x: np.array(values, dtype)}
+    return body
+
+
+CHECK_NUMERICS = {
+    "finite": ([1.0, -2.5, 0.0], None),
+    "neg-inf": ([1.0, -np.inf], r"checked : Tensor had -Inf values"),
+    "pos-inf-nan": ([np.nan, np.inf, 2.0], r"checked : Tensor had \+Inf and NaN values"),
+    "all": ([np.nan, np.inf, -np.inf], r"checked : Tensor had -Inf, \+Inf, and NaN values"),
+}
+
+
+def _count_up_to(dtype, resource, limit):
+    def body(tf):
+        dt = tf.as_dtype(dtype)
+        if resource:
+            v = tf.raw_ops.VarHandleOp(dtype=dt, shape=[], shared_name="v")
+            init = tf.raw_ops.AssignVariableOp(resource=v, value=tf.constant(3, dt))
+            count = lambda: tf.raw_ops.ResourceCountUpTo(resource=v, limit=limit, T=dt)  # noqa
+        else:
+            v = tf.raw_ops.VariableV2(shape=[], dtype=dt)
+            init = tf.raw_ops.Assign(ref=v, value=tf.constant(3, dt))
+            count = lambda: tf.raw_ops.CountUpTo(ref=v, limit=limit)  # noqa: E731
+        outs = _chain(tf, [lambda: init, count, count])
+        return [tf.identity(outs[1], name="a"), tf.identity(outs[2], name="b")], {}
+    return body
+
+
+def _variable_shape(out_type):
+    def body(tf):
+        x = tf.compat.v1.placeholder(tf.float32, [2, 0, 3], name="x")
+        v = tf.raw_ops.VarHandleOp(dtype=tf.float32, shape=[2, 0, 3], shared_name="v")
+        init = tf.raw_ops.AssignVariableOp(resource=v, value=x)
+        with tf.control_dependencies([init]):
+            s = tf.raw_ops.VariableShape(input=v, out_type=out_type)
+        return [tf.identity(s, name="s")], {x: np.zeros((2, 0, 3), np.float32)}
+    return body
+
+
+def _ref_select(tf):
+    i = tf.compat.v1.placeholder(tf.int32, [], name="i")
+    refs = []
+    for k in range(3):
+        v = tf.raw_ops.VariableV2(shape=[2], dtype=tf.float32, shared_name=f"v{k}")
+        refs.append(tf.raw_ops.Assign(ref=v, value=tf.constant([k, -k], tf.float32)))
+    out = tf.raw_ops.RefSelect(index=i, inputs=refs)
+    return [tf.identity(out, name="out")], {i: np.int32(2)}
+
+
+def _temporary_variable(tf):
+    x = tf.compat.v1.placeholder(tf.float32, [2, 2], name="x")
+    tmp = tf.raw_ops.TemporaryVariable(shape=[2, 2], dtype=tf.float32, var_name="acc")
+    a = tf.raw_ops.Assign(ref=tmp, value=x)
+    b = tf.raw_ops.AssignAdd(ref=a, value=x * 3.0)
+    out = tf.raw_ops.DestroyTemporaryVariable(ref=b, var_name="acc")
+    return [tf.identity(out, name="out")], {x: data("tmp", np.float32, (2, 2))}
+
+
+def _mutex(tf):
+    x = tf.compat.v1.placeholder(tf.float32, [3], name="x")
+    m = tf.raw_ops.MutexV2(shared_name="m")
+    lock = tf.raw_ops.MutexLock(mutex=m)
+    with tf.control_dependencies([lock]):
+        y = tf.identity(x * 2.0)
+    with tf.control_dependencies([y]):
+        done = tf.raw_ops.ConsumeMutexLock(mutex_lock=lock)
+    with tf.control_dependencies([done]):
+        out = tf.identity(y, name="out")
+    return [out], {x: data("mutex", np.float32, (3,))}
+
+
+def _misc_cases():
+    for dtype in [np.float32, np.float64, np.float16]:
+        for what, (values, err) in CHECK_NUMERICS.items():
+            yield _case(f"CheckNumericsV2/{np.dtype(dtype).name}/{what}", ["CheckNumericsV2"],
+                        _check_numerics(dtype, values), expect_error=err)
+    for dtype in [np.int32, np.int64]:
+        for resource in [False, True]:
+            op = "ResourceCountUpTo" if resource else "CountUpTo"
+            yield _case(f"{op}/{np.dtype(dtype).name}", [op], _count_up_to(dtype, resource, 9))
+            yield _case(f"{op}/{np.dtype(dtype).name}/limit", [op],
+                        _count_up_to(dtype, resource, 4), expect_error=r"Reached limit of 4")
+    for out_type in ["int32", "int64"]:
+        yield _case(f"VariableShape/{out_type}", ["VariableShape"], _variable_shape(out_type))
+    yield _case("RefSelect/float32", ["RefSelect"], _ref_select)
+    yield _case("TemporaryVariable/float32", ["TemporaryVariable", "DestroyTemporaryVariable"],
+                _temporary_variable)
+    yield _case("MutexLock/float32", ["MutexV2", "MutexLock", "ConsumeMutexLock"], _mutex)
+
+
 def cases():
     yield from _staging_cases()
     yield from _accumulator_cases()
     yield from _tensor_array_cases()
+    yield from _misc_cases()
