@@ -290,6 +290,61 @@ void RegisterMiscState(OpTable& t) {
             .Kernels("CPU"));
 }
 
+// Internal ops of TensorFlow's rewrites that its CPU kernels run in a graph.
+void RegisterInternal(OpTable& t) {
+  t.Add(Op("_HostCast")
+            .Input("x: SrcT")
+            .Output("y: DstT")
+            .Attr("SrcT: type")
+            .Attr("DstT: type")
+            .Attr("Truncate: bool = false")
+            .Kernels("CPU"));
+  t.Add(Op("_ArrayToList")
+            .Input("input: N * T")
+            .Output("output: out_types")
+            .Attr("T: type")
+            .Attr("N: int >= 1")
+            .Attr("out_types: list(type) >= 1")
+            .Kernels("CPU"));
+  t.Add(Op("_ListToArray")
+            .Input("input: Tin")
+            .Output("output: N * T")
+            .Attr("Tin: list(type) >= 1")
+            .Attr("T: type")
+            .Attr("N: int >= 1")
+            .Kernels("CPU"));
+  t.Add(Op("IsTensorFloat32Enabled")
+            .Output("enabled: bool")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("DeviceIndex")
+            .Output("index: int32")
+            .Attr("device_names: list(string)")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("FakeParam")
+            .Output("output: dtype")
+            .Attr("dtype: type")
+            .Attr("shape: shape")
+            .Kernels("CPU"));
+  t.Add(Op("_VarHandlesOp")
+            .Output("resources: N * resource")
+            .Attr("containers: list(string)")
+            .Attr("shared_names: list(string)")
+            .Attr("N: int >= 0")
+            .Attr("dtypes: list(type)")
+            .Attr("shapes: list(shape)")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("_ReadVariablesOp")
+            .Input("resources: N * resource")
+            .Output("values: dtypes")
+            .Attr("N: int >= 0")
+            .Attr("dtypes: list(type) >= 1")
+            .Stateful()
+            .Kernels("CPU"));
+}
+
 }  // namespace
 
 void RegisterStateOps(OpRegistry* registry) {
@@ -299,6 +354,7 @@ void RegisterStateOps(OpRegistry* registry) {
   RegisterTensorArraysV1(t);
   RegisterStacksV1(t);
   RegisterMiscState(t);
+  RegisterInternal(t);
 }
 
 }  // namespace dfg

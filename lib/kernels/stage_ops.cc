@@ -415,10 +415,12 @@ void RegisterMapStage(KernelRegistry* r, const std::string& prefix) {
 
 void RegisterAccumulatorKernels(KernelRegistry* r);
 void RegisterMiscStateKernels(KernelRegistry* r);
+void RegisterInternalKernels(KernelRegistry* r);
 
 void RegisterStateKernels(KernelRegistry* r) {
   RegisterAccumulatorKernels(r);
   RegisterMiscStateKernels(r);
+  RegisterInternalKernels(r);
   r->Register<StagingAreaOp<AreaOp::kStage>>("Stage");
   r->Register<StagingAreaOp<AreaOp::kUnstage>>("Unstage");
   r->Register<StagingAreaOp<AreaOp::kPeek>>("StagePeek");

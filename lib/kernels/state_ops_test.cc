@@ -263,5 +263,28 @@ TEST_CASE("ResourceCountUpTo counts a variable up to its limit", "[kernels]") {
   CHECK_THAT(count().status.message(), Contains("Reached limit of 5"));
 }
 
+TEST_CASE("DeviceIndex finds CPU among the device names", "[kernels]") {
+  KernelRun found = testing::RunKernel(
+      "name: 'd' op: 'DeviceIndex' attr { key: 'device_names' value { list { "
+      "s: 'GPU' s: 'CPU' } } }",
+      {});
+  REQUIRE(found.status.ok());
+  CHECK(found.out(0).scalar<int32_t>() == 1);
+  KernelRun absent = testing::RunKernel(
+      "name: 'd' op: 'DeviceIndex' attr { key: 'device_names' value { list { "
+      "s: 'TPU' s: 'GPU' s: 'XLA' } } }",
+      {});
+  CHECK(absent.out(0).scalar<int32_t>() == 3);
+}
+
+TEST_CASE("_HostCast casts as Cast does", "[kernels]") {
+  KernelRun r = testing::RunKernel(
+      "name: 'c' op: '_HostCast' attr { key: 'SrcT' value { type: DT_FLOAT } "
+      "} attr { key: 'DstT' value { type: DT_INT32 } }",
+      {MakeTensor<float>({3}, {1.5f, -2.5f, 7.9f})});
+  REQUIRE(r.status.ok());
+  CHECK(Flat<int32_t>(r.out(0)) == "[3] 1 -2 7");
+}
+
 }  // namespace
 }  // namespace dfg

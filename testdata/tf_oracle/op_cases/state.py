@@ -582,8 +582,120 @@ def _misc_cases():
     yield _case("MutexLock/float32", ["MutexV2", "MutexLock", "ConsumeMutexLock"], _mutex)
 
 
+def _attrs(tf, **kw):
+    """AttrValue protos for an internal op built with create_op."""
+    from tensorflow.core.framework import attr_value_pb2, tensor_shape_pb2  # noqa: E501 pylint: disable=import-outside-toplevel
+    out = {}
+    for key, v in kw.items():
+        if isinstance(v, bool):
+            out[key] = attr_value_pb2.AttrValue(b=v)
+        elif isinstance(v, int):
+            out[key] = attr_value_pb2.AttrValue(i=v)
+        elif isinstance(v, tf.DType):
+            out[key] = attr_value_pb2.AttrValue(type=v.as_datatype_enum)
+        elif v and isinstance(v[0], tf.DType):
+            out[key] = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(
+                type=[t.as_datatype_enum for t in v]))
+        elif v and isinstance(v[0], str):
+            out[key] = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(
+                s=[t.encode() for t in v]))
+        else:  # a list of shapes
+            out[key] = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(
+                shape=[tensor_shape_pb2.TensorShapeProto(
+                    dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in shape])
+                    for shape in v]))
+    return out
+
+
+def _internal(tf, op, inputs, types, name, **attrs):
+    graph = tf.compat.v1.get_default_graph()
+    # pylint: disable=protected-access
+    return graph._create_op_internal(op, inputs, types, name=name,
+                                     attrs=_attrs(tf, **attrs)).outputs
+
+
+def _host_cast(src, dst):
+    def body(tf):
+        x = tf.compat.v1.placeholder(src, [2, 3], name="x")
+        y = _internal(tf, "_HostCast", [x], [tf.as_dtype(dst)], "host_cast",
+                      SrcT=tf.as_dtype(src), DstT=tf.as_dtype(dst))[0]
+        return [tf.identity(y, name="y")], {x: data("host-cast", src, (2, 3), "small")}
+    return body
+
+
+def _array_list(tf):
+    a = tf.compat.v1.placeholder(tf.float32, [2], name="a")
+    b = tf.compat.v1.placeholder(tf.float32, [3], name="b")
+    lst = _internal(tf, "_ArrayToList", [a, b], [tf.float32, tf.float32], "a2l", T=tf.float32,
+                    N=2, out_types=[tf.float32, tf.float32])
+    arr = _internal(tf, "_ListToArray", lst, [tf.float32, tf.float32], "l2a",
+                    Tin=[tf.float32, tf.float32], T=tf.float32, N=2)
+    return [tf.identity(arr[0], name="x"), tf.identity(arr[1] * 2.0, name="y")], {
+        a: data("a", np.float32, (2,)), b: data("b", np.float32, (3,))}
+
+
+def _var_handles(tf):
+    h = _internal(tf, "_VarHandlesOp", [], [tf.resource, tf.resource], "handles",
+                  containers=["", ""], shared_names=["a", "b"], N=2,
+                  dtypes=[tf.float32, tf.int64], shapes=[[2], []])
+    x = tf.compat.v1.placeholder(tf.float32, [2], name="x")
+    inits = [tf.raw_ops.AssignVariableOp(resource=h[0], value=x),
+             tf.raw_ops.AssignVariableOp(resource=h[1], value=tf.constant(7, tf.int64))]
+    with tf.control_dependencies(inits):
+        r = _internal(tf, "_ReadVariablesOp", h, [tf.float32, tf.int64], "reads", N=2,
+                      dtypes=[tf.float32, tf.int64])
+    return [tf.identity(r[0], name="r0"), tf.identity(r[1], name="r1")], {
+        x: data("vars", np.float32, (2,))}
+
+
+def _device_index(tf):
+    a = tf.raw_ops.DeviceIndex(device_names=["GPU", "CPU"])
+    b = tf.raw_ops.DeviceIndex(device_names=["TPU", "GPU"])
+    t = _internal(tf, "IsTensorFloat32Enabled", [], [tf.bool], "tf32")[0]
+    return [tf.identity(a, name="a"), tf.identity(b, name="b"), tf.identity(t, name="t")], {}
+
+
+def _fake_param(tf):
+    p = tf.raw_ops.FakeParam(dtype=tf.float32, shape=[2, 3])
+    return [tf.identity(tf.shape(p), name="shape")], {}
+
+
+def _device_arg(tf):
+    a = _internal(tf, "_DeviceArg", [], [tf.float32], "arg", T=tf.float32, index=0)[0]
+    return [tf.identity(a, name="a")], {}
+
+
+def _anonymous_table(tf):
+    table = tf.raw_ops.AnonymousHashTable(key_dtype=tf.int64, value_dtype=tf.string)
+    imp = tf.raw_ops.LookupTableImportV2(table_handle=table, keys=tf.constant([3, 9], tf.int64),
+                                         values=tf.constant(["c", "i"]))
+    q = tf.compat.v1.placeholder(tf.int64, [4], name="q")
+    with tf.control_dependencies([imp]):
+        found = tf.raw_ops.LookupTableFindV2(table_handle=table, keys=q,
+                                             default_value=tf.constant("?"))
+        size = tf.raw_ops.LookupTableSizeV2(table_handle=table)
+    return [tf.identity(found, name="found"), tf.identity(size, name="size")], {
+        q: np.array([9, 1, 3, 3], np.int64)}
+
+
+def _internal_cases():
+    for src, dst in [(np.float32, np.int32), (np.int32, np.float64), (np.float64, np.float16),
+                     (np.int64, np.bool_)]:
+        yield _case(f"_HostCast/{np.dtype(src).name}-{np.dtype(dst).name}", ["_HostCast"],
+                    _host_cast(src, dst))
+    yield _case("_ArrayToList/float32", ["_ArrayToList", "_ListToArray"], _array_list)
+    yield _case("_VarHandlesOp/float32-int64", ["_VarHandlesOp", "_ReadVariablesOp"],
+                _var_handles)
+    yield _case("DeviceIndex/cpu", ["DeviceIndex", "IsTensorFloat32Enabled"], _device_index)
+    yield _case("FakeParam/float32", ["FakeParam"], _fake_param)
+    yield _case("_DeviceArg/no-call-frame", ["_DeviceArg"], _device_arg,
+                expect_error=r"GetArg 0 is not within \[0, 0\)")
+    yield _case("AnonymousHashTable/int64-string", ["AnonymousHashTable"], _anonymous_table)
+
+
 def cases():
     yield from _staging_cases()
     yield from _accumulator_cases()
     yield from _tensor_array_cases()
     yield from _misc_cases()
+    yield from _internal_cases()
