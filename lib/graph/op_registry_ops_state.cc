@@ -6,6 +6,8 @@
 //
 // Kernels: CPU only (lib/kernels/stage_ops.cc, accumulator_ops.cc,
 // tensor_array_ops.cc, stack_ops.cc).
+#include <string_view>
+
 #include "lib/graph/op_registry_builder.h"
 
 namespace dfg {
@@ -299,6 +301,49 @@ void RegisterInternal(OpTable& t) {
             .Attr("DstT: type")
             .Attr("Truncate: bool = false")
             .Kernels("CPU"));
+  t.Add(Op("_If")
+            .Input("cond: Tcond")
+            .Input("input: Tin")
+            .Output("output: Tout")
+            .Attr("Tcond: type")
+            .Attr("Tin: list(type) >= 1")
+            .Attr("Tout: list(type) >= 1")
+            .Attr("then_branch: func")
+            .Attr("else_branch: func")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("_While")
+            .Input("input: T")
+            .Output("output: T")
+            .Attr("T: list(type) >= 0")
+            .Attr("cond: func")
+            .Attr("body: func")
+            .Stateful()
+            .Kernels("CPU"));
+  t.Add(Op("For")
+            .Input("start: int32")
+            .Input("limit: int32")
+            .Input("delta: int32")
+            .Input("input: T")
+            .Output("output: T")
+            .Attr("T: list(type) >= 0")
+            .Attr("body: func")
+            .Kernels("CPU"));
+  for (const char* name : {"Send", "Recv"}) {
+    OpBuilder op = Op(name);
+    if (std::string_view(name) == "Send") {
+      op.Input("tensor: T").Attr("T: type");
+    } else {
+      op.Output("tensor: tensor_type").Attr("tensor_type: type");
+    }
+    t.Add(op.Attr("tensor_name: string")
+              .Attr("send_device: string")
+              .Attr("send_device_incarnation: int")
+              .Attr("recv_device: string")
+              .Attr("client_terminated: bool = false")
+              .Stateful()
+              .Kernels("CPU"));
+  }
   t.Add(Op("_ArrayToList")
             .Input("input: N * T")
             .Output("output: out_types")

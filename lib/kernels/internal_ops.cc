@@ -1,11 +1,14 @@
 // Internal ops that TensorFlow's own rewrites put in graphs, as its CPU
 // kernels run them: _HostCast (Cast), _DeviceArg/_DeviceRetval (_Arg and
-// _Retval), _ArrayToList/_ListToArray (forward their inputs),
+// _Retval), _If/_While (If, While), Send/Recv (_Send, _Recv), For and
+// RemoteCall (a library function called in a loop, or on this device),
+// _ArrayToList/_ListToArray (forward their inputs),
 // _VarHandlesOp/_ReadVariablesOp (N VarHandleOps and ReadVariableOps in one
 // node), IsTensorFloat32Enabled, DeviceIndex and FakeParam.
 #include <algorithm>
 #include <cstring>
 
+#include "lib/kernels/function_interface.h"
 #include "lib/kernels/kernel_util.h"
 
 namespace dfg {
@@ -169,6 +172,101 @@ class ReadVariablesOp : public OpKernel {
   std::vector<DataType> dtypes_;
 };
 
+Status FuncAttr(const OpKernel& k, const char* name,
+                tensorflow::NameAttrList* fn) {
+  auto it = k.def().attr().find(name);
+  if (it == k.def().attr().end() || !it->second.has_func()) {
+    return NotFound("No attr named '{}' in NodeDef:", name);
+  }
+  *fn = it->second.func();
+  return Status::Ok();
+}
+
+// The function's results as the node's outputs (TensorFlow's SetOutputs).
+void SetOutputs(OpKernelContext* ctx, std::vector<Tensor>& rets) {
+  const OpKernel& k = ctx->op_kernel();
+  DFG_OP_REQUIRES(ctx, static_cast<int>(rets.size()) == ctx->num_outputs(),
+                  Internal("Expect to produce {} tensors, but only get {}",
+                           ctx->num_outputs(), rets.size()));
+  for (int i = 0; i < ctx->num_outputs(); ++i) {
+    DFG_OP_REQUIRES(ctx, rets[i].dtype() == k.output_type(i),
+                    Internal("Expect {}-th output is of type {} but get {}", i,
+                             DataTypeString(k.output_type(i)),
+                             DataTypeString(rets[i].dtype())));
+    ctx->set_output(i, std::move(rets[i]));
+  }
+}
+
+// RemoteCall(target, args; f): f on the target device, which in one process
+// is this one.
+class RemoteCallOp : public OpKernel {
+ public:
+  explicit RemoteCallOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, FuncAttr(*this, "f", &fn_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    FunctionCallInterface* lib = ctx->function_library();
+    DFG_OP_REQUIRES(ctx, lib != nullptr, Internal("No function library"));
+    std::vector<Tensor> args, rets;
+    for (int i = 1; i < ctx->num_inputs(); ++i) args.push_back(ctx->input(i));
+    DFG_OP_REQUIRES_OK(ctx, lib->Call(fn_, ctx->step(), args, &rets));
+    SetOutputs(ctx, rets);
+  }
+
+ private:
+  tensorflow::NameAttrList fn_;
+};
+
+Status ScalarInt(const Tensor& t, const char* label, int32_t* v) {
+  if (t.dims() != 0) {
+    return InvalidArgument("{} must be a scalar, but {}", label,
+                           t.shape().DebugString());
+  }
+  *v = t.scalar<int32_t>();
+  return Status::Ok();
+}
+
+// For(start, limit, delta, input; body): input = body(i, input) for i from
+// start towards limit by delta.
+class ForOp : public OpKernel {
+ public:
+  explicit ForOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, FuncAttr(*this, "body", &body_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    FunctionCallInterface* lib = ctx->function_library();
+    DFG_OP_REQUIRES(ctx, lib != nullptr, Internal("No function library"));
+    int32_t i = 0, limit = 0, delta = 0;
+    DFG_OP_REQUIRES_OK(ctx, ScalarInt(ctx->input(0), "start", &i));
+    DFG_OP_REQUIRES_OK(ctx, ScalarInt(ctx->input(1), "limit", &limit));
+    DFG_OP_REQUIRES_OK(ctx, ScalarInt(ctx->input(2), "delta", &delta));
+    DFG_OP_REQUIRES(ctx,
+                    (delta > 0 && i <= limit) || (delta < 0 && i >= limit) ||
+                        (delta == 0 && i == limit),
+                    InvalidArgument("Invalid start/limit/delta: {} {} {}", i,
+                                    limit, delta));
+    std::vector<Tensor> vars;
+    for (int k = 3; k < ctx->num_inputs(); ++k) vars.push_back(ctx->input(k));
+    const size_t n = vars.size();
+    for (; delta > 0 ? i < limit : i > limit; i += delta) {
+      DFG_OP_REQUIRES(ctx, !ctx->is_cancelled(), Cancelled("Step cancelled"));
+      DFG_OP_REQUIRES(ctx, vars.size() <= n,
+                      InvalidArgument("For loop body returned {} arguments. "
+                                      "Expected: {}",
+                                      vars.size(), n));
+      std::vector<Tensor> args = {Tensor::Scalar<int32_t>(i)};
+      args.insert(args.end(), vars.begin(), vars.end());
+      std::vector<Tensor> next;
+      DFG_OP_REQUIRES_OK(ctx, lib->Call(body_, ctx->step(), args, &next));
+      vars = std::move(next);
+    }
+    SetOutputs(ctx, vars);
+  }
+
+ private:
+  tensorflow::NameAttrList body_;
+};
+
 // Registers `from`'s kernels for `to` too (ops with `from`'s signature).
 void Alias(KernelRegistry* r, const std::string& from, const std::string& to) {
   for (const KernelRegistration* reg : r->Registrations(from)) {
@@ -184,6 +282,12 @@ void RegisterInternalKernels(KernelRegistry* r) {
   Alias(r, "Cast", "_HostCast");
   Alias(r, "_Arg", "_DeviceArg");
   Alias(r, "_Retval", "_DeviceRetval");
+  Alias(r, "If", "_If");
+  Alias(r, "While", "_While");
+  Alias(r, "_Send", "Send");
+  Alias(r, "_Recv", "Recv");
+  r->Register<ForOp>("For");
+  r->Register<RemoteCallOp>("RemoteCall");
   r->Register<ForwardOp>("_ArrayToList");
   r->Register<ForwardOp>("_ListToArray");
   r->Register<IsTensorFloat32EnabledOp>("IsTensorFloat32Enabled");

@@ -593,6 +593,8 @@ def _attrs(tf, **kw):
             out[key] = attr_value_pb2.AttrValue(i=v)
         elif isinstance(v, tf.DType):
             out[key] = attr_value_pb2.AttrValue(type=v.as_datatype_enum)
+        elif isinstance(v, str):
+            out[key] = attr_value_pb2.AttrValue(s=v.encode())
         elif v and isinstance(v[0], tf.DType):
             out[key] = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(
                 type=[t.as_datatype_enum for t in v]))
@@ -693,9 +695,128 @@ def _internal_cases():
     yield _case("AnonymousHashTable/int64-string", ["AnonymousHashTable"], _anonymous_table)
 
 
+DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def _send_recv(send, recv, dtype):
+    def body(tf):
+        x = tf.compat.v1.placeholder(dtype, [2, 2], name="x")
+        common = dict(tensor_name="edge", send_device=DEVICE, send_device_incarnation=1,
+                      recv_device=DEVICE, client_terminated=False)
+        sent = tf.compat.v1.get_default_graph()._create_op_internal(  # pylint: disable=W0212
+            send, [x], [], name="send", attrs=_attrs(tf, T=tf.as_dtype(dtype), **common))
+        with tf.control_dependencies([sent]):
+            got = _internal(tf, recv, [], [tf.as_dtype(dtype)], "recv",
+                            tensor_type=tf.as_dtype(dtype), **common)[0]
+        return [tf.identity(got, name="got")], {x: data("sendrecv", dtype, (4,)).reshape(2, 2)}
+    return body
+
+
+def _defun(tf, *types, **kw):
+    from tensorflow.python.framework import function  # pylint: disable=import-outside-toplevel
+    del tf
+    return function.Defun(*types, **kw)
+
+
+def _symbolic_gradient(tf):
+    """SymbolicGradient of a function whose gradient the library defines
+    (a GradientDef; dfg does not differentiate function bodies itself)."""
+    @_defun(tf, tf.float32, tf.float32)
+    def cube_grad(x, dy):
+        return dy * 3.0 * x * x
+
+    @_defun(tf, tf.float32, grad_func=cube_grad)
+    def cube(x):
+        return x * x * x
+    x = tf.compat.v1.placeholder(tf.float32, [3], name="x")
+    dy = tf.compat.v1.placeholder(tf.float32, [3], name="dy")
+    g = tf.raw_ops.SymbolicGradient(input=[x, dy], Tout=[tf.float32], f=cube)
+    return [tf.identity(g[0], name="g")], {x: data("sg-x", np.float32, (3,)),
+                                           dy: data("sg-dy", np.float32, (3,))}
+
+
+def _for(start, limit, delta):
+    def body(tf):
+        @_defun(tf, tf.int32, tf.float32, tf.int64)
+        def step(i, x, n):
+            return x * 0.5 + tf.cast(i, tf.float32), n + 1
+        x = tf.compat.v1.placeholder(tf.float32, [2], name="x")
+        out = tf.raw_ops.For(start=start, limit=limit, delta=delta,
+                             input=[x, tf.constant(0, tf.int64)], body=step)
+        return [tf.identity(out[0], name="x_out"), tf.identity(out[1], name="n")], {
+            x: data("for", np.float32, (2,))}
+    return body
+
+
+def _remote_call(tf):
+    @_defun(tf, tf.float32, tf.int32)
+    def f(x, k):
+        return x * tf.cast(k, tf.float32), k + 1
+    x = tf.compat.v1.placeholder(tf.float32, [2], name="x")
+    out = tf.raw_ops.RemoteCall(target=DEVICE, args=[x, tf.constant(3)],
+                                Tout=[tf.float32, tf.int32], f=f)
+    return [tf.identity(out[0], name="y"), tf.identity(out[1], name="k")], {
+        x: data("remote", np.float32, (2,))}
+
+
+def _internal_if_while(tf):
+    from tensorflow.core.framework import attr_value_pb2  # pylint: disable=import-outside-toplevel
+
+    @_defun(tf, tf.float32)
+    def double(x):
+        return x * 2.0
+
+    @_defun(tf, tf.float32)
+    def negate(x):
+        return -x
+
+    @_defun(tf, tf.int32, tf.float32)
+    def cond(i, x):
+        del x
+        return i < 3
+
+    @_defun(tf, tf.int32, tf.float32)
+    def body(i, x):
+        return i + 1, x + 1.0
+
+    graph = tf.compat.v1.get_default_graph()
+    for f in (double, negate, cond, body):
+        f.add_to_graph(graph)
+    x = tf.compat.v1.placeholder(tf.float32, [2], name="x")
+    p = tf.compat.v1.placeholder(tf.bool, [], name="p")
+    func = lambda f: attr_value_pb2.AttrValue(  # noqa: E731
+        func=attr_value_pb2.NameAttrList(name=f.name))
+    attrs = _attrs(tf, Tcond=tf.bool, Tin=[tf.float32], Tout=[tf.float32])
+    attrs.update(then_branch=func(double), else_branch=func(negate))
+    y = graph._create_op_internal("_If", [p, x], [tf.float32], name="if",  # pylint: disable=W0212
+                                  attrs=attrs).outputs[0]
+    attrs = _attrs(tf, T=[tf.int32, tf.float32])
+    attrs.update(cond=func(cond), body=func(body))
+    w = graph._create_op_internal("_While", [tf.constant(0), x], [tf.int32, tf.float32],  # noqa
+                                  name="while", attrs=attrs).outputs
+    return [tf.identity(y, name="y"), tf.identity(w[0], name="i"),
+            tf.identity(w[1], name="w")], {x: data("ifwhile", np.float32, (2,)),
+                                           p: np.bool_(False)}
+
+
+def _function_cases():
+    for send, recv in [("Send", "Recv"), ("_HostSend", "_HostRecv")]:
+        for dtype in [np.float32, np.int64, object]:
+            name = np.dtype(dtype).name if dtype is not object else "string"
+            yield _case(f"{send}/{name}", [send, recv], _send_recv(send, recv, dtype))
+    yield _case("SymbolicGradient/float32", ["SymbolicGradient"], _symbolic_gradient)
+    for start, limit, delta in [(0, 4, 1), (5, -1, -2), (2, 2, 0), (3, 3, 1)]:
+        yield _case(f"For/{start}-{limit}-{delta}", ["For"], _for(start, limit, delta))
+    yield _case("For/invalid", ["For"], _for(0, 4, -1),
+                expect_error=r"Invalid start/limit/delta: 0 4 -1")
+    yield _case("RemoteCall/float32", ["RemoteCall"], _remote_call)
+    yield _case("_If/float32", ["_If", "_While"], _internal_if_while)
+
+
 def cases():
     yield from _staging_cases()
     yield from _accumulator_cases()
     yield from _tensor_array_cases()
     yield from _misc_cases()
     yield from _internal_cases()
+    yield from _function_cases()
