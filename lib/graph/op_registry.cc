@@ -82,6 +82,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterNnGradExtOps(r);
     RegisterIoOps(r);
     RegisterQuantOps(r);
+    RegisterStateOps(r);
     return r;
   }();
   return *registry;

@@ -141,6 +141,7 @@ void RegisterRnnOps(OpRegistry* registry);
 void RegisterNnGradExtOps(OpRegistry* registry);
 void RegisterIoOps(OpRegistry* registry);
 void RegisterQuantOps(OpRegistry* registry);
+void RegisterStateOps(OpRegistry* registry);
 
 // The args TensorFlow's CPU kernels of `op` keep in host memory, or nullptr
 // (op_registry_cpu_hostmem.cc).

@@ -1,10 +1,10 @@
-// Op table: data movement and input pipelines — queues, staging areas,
+// Op table: data movement and input pipelines — queues,
 // TensorArrays, TensorLists, tf.data datasets and iterators, Example parsing
 // (TensorFlow's core/ops/{data_flow,list,dataset,experimental_dataset,
 // parsing}_ops.cc). Only the ops real graphs (the corpus) use are listed.
 //
 // Kernels: queues, datasets, iterators and parsing are CPU-only;
-// TensorArrays, TensorLists and staging areas also have GPU kernels.
+// TensorArrays and TensorLists also have GPU kernels.
 #include "lib/graph/op_registry_builder.h"
 
 namespace dfg {
@@ -64,21 +64,6 @@ void RegisterQueues(OpTable& t) {
             .Output("size: int32")
             .Kernels("CPU")
             .Stateful());
-  for (const char* name : {"Stage", "Unstage"}) {
-    OpBuilder op = Op(name);
-    if (std::string_view(name) == "Stage") {
-      op.Input("values: dtypes");
-    } else {
-      op.Output("values: dtypes");
-    }
-    t.Add(op.Attr("capacity: int >= 0 = 0")
-              .Attr("memory_limit: int >= 0 = 0")
-              .Attr("dtypes: list(type)")
-              .Attr("container: string = ''")
-              .Attr("shared_name: string = ''")
-              .Stateful()
-              .Kernels("CPU", "GPU"));
-  }
   t.Add(Op("DynamicStitch")
             .Input("indices: N * int32")
             .Input("data: N * T")

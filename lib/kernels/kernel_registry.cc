@@ -100,6 +100,7 @@ void RegisterParseSequenceExampleV1Kernels(KernelRegistry* r);
 void RegisterVocabRemapKernels(KernelRegistry* r);
 void RegisterProtoKernels(KernelRegistry* r);
 void RegisterQuantKernels(KernelRegistry* r);
+void RegisterStateKernels(KernelRegistry* r);
 
 void RegisterAllKernels(KernelRegistry* r) {
   RegisterConstantKernels(r);
@@ -189,6 +190,7 @@ void RegisterAllKernels(KernelRegistry* r) {
   RegisterVocabRemapKernels(r);
   RegisterProtoKernels(r);
   RegisterQuantKernels(r);
+  RegisterStateKernels(r);
 }
 
 const KernelRegistry& KernelRegistry::Global() {

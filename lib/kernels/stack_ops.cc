@@ -1,8 +1,9 @@
 // The stacks of TF1 while-loop gradients (TensorFlow's stack_ops.cc):
-// StackV2, StackPushV2, StackPopV2, StackCloseV2. The forward loop pushes a
-// value per iteration, the gradient loop pops them in reverse. A stack is a
-// step resource, kept like a TensorArray (a DT_VARIANT Var in the step's
-// container, dropped when the step ends).
+// StackV2, StackPushV2, StackPopV2, StackCloseV2, and the older Stack,
+// StackPush, StackPop, StackClose (a Ref(string) handle, no max_size). The
+// forward loop pushes a value per iteration, the gradient loop pops them in
+// reverse. A stack is a step resource, kept like a TensorArray (a DT_VARIANT
+// Var in the step's container, dropped when the step ends).
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -21,6 +22,8 @@ struct StackState {
   bool closed = false;
   std::string name;
   std::vector<Tensor> values;
+  // Stack (v1)'s ["_stacks", name] handle, which its Ref output points to.
+  Tensor string_handle;
 };
 
 class StackValue : public VariantValue {
@@ -49,7 +52,8 @@ class StackOp : public OpKernel {
     if (name_.empty()) name_ = name();
   }
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& max = ctx->input(0);
+    const Tensor max =
+        num_inputs() == 0 ? Tensor::Scalar<int32_t>(-1) : ctx->input(0);
     DFG_OP_REQUIRES(ctx, max.NumElements() == 1 && IsIntTensor(max),
                     InvalidArgument("max_size must be an int32 scalar, got {}",
                                     max.shape().DebugString()));
@@ -65,6 +69,12 @@ class StackOp : public OpKernel {
     h.maybe_type_name = "N10tensorflow5StackE";
     DFG_OP_REQUIRES_OK(
         ctx, PutStepResource(rm, h, std::make_shared<StackValue>(state)));
+    if (num_inputs() == 0) {  // Stack (v1): a Ref to a string handle
+      std::lock_guard<std::mutex> lock(state->mu);
+      state->string_handle = Tensor::Vector<std::string>({"_stacks", h.name});
+      ctx->set_output_ref(0, &state->mu, &state->string_handle);
+      return;
+    }
     ctx->set_output(0, Tensor::Scalar<ResourceHandle>(std::move(h)));
   }
 
@@ -147,6 +157,10 @@ void RegisterStackKernels(KernelRegistry* r) {
   r->Register<PushOp>("StackPushV2");
   r->Register<PopOp>("StackPopV2");
   r->Register<CloseOp>("StackCloseV2");
+  r->Register<StackOp>("Stack");
+  r->Register<PushOp>("StackPush");
+  r->Register<PopOp>("StackPop");
+  r->Register<CloseOp>("StackClose");
 }
 
 }  // namespace dfg

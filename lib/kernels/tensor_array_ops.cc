@@ -1,7 +1,9 @@
 // TensorArray kernels, as TF1's dynamic_rnn and its gradient use them
 // (TensorFlow's tensor_array_ops.cc): TensorArrayV3, TensorArrayWriteV3,
 // ReadV3, GatherV3, ScatterV3, ConcatV3, SplitV3, SizeV3, CloseV3 and
-// TensorArrayGradV3.
+// TensorArrayGradV3; the same kernels run the deprecated string-handle
+// forms (TensorArray*, TensorArray*V2, TensorArrayPack/Unpack) of graphs
+// from older producers. The array itself is in tensor_array.h.
 //
 // An array is a step resource: TensorArrayV3 creates it in the step's
 // container of the ResourceMgr (a Var holding a DT_VARIANT scalar that
@@ -13,183 +15,26 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <numeric>
 
 #include "lib/kernels/kernel_util.h"
-#include "lib/kernels/partial_shape.h"
 #include "lib/kernels/step_container.h"
-#include "lib/kernels/variant.h"
+#include "lib/kernels/tensor_array.h"
 
 namespace dfg {
 namespace {
 
-struct Element {
-  Tensor value;
-  bool written = false;
-  bool cleared = false;
-};
-
-// The mutable state of one array, guarded by `mu`.
-struct ArrayState {
-  std::mutex mu;
-  DataType dtype = tensorflow::DT_INVALID;
-  PartialShape element_shape;
-  bool dynamic_size = false;
-  bool clear_after_read = true;
-  bool identical_element_shapes = false;
-  bool multiple_writes_aggregate = false;
-  bool closed = false;
-  std::string name;
-  std::vector<Element> elements;
-};
-
-class TensorArrayValue : public VariantValue {
- public:
-  explicit TensorArrayValue(std::shared_ptr<ArrayState> s)
-      : state(std::move(s)) {}
-  std::string TypeName() const override { return "tensorflow::TensorArray"; }
-  std::string DebugString() const override { return "TensorArray"; }
-  std::shared_ptr<ArrayState> state;
-};
-
-ResourceHandle MakeHandle(const std::string& container,
-                          const std::string& name) {
-  ResourceHandle h;
-  h.container = container;
-  h.name = name;
-  h.maybe_type_name = "N10tensorflow11TensorArrayE";
-  return h;
-}
-
-Status Put(ResourceMgr* rm, const ResourceHandle& h,
-           std::shared_ptr<ArrayState> state) {
-  return PutStepResource(rm, h,
-                         std::make_shared<TensorArrayValue>(std::move(state)));
-}
-
-// The array input 0 names.
-StatusOr<std::shared_ptr<ArrayState>> GetArray(OpKernelContext* ctx) {
-  return GetStepResource<TensorArrayValue>(ctx, "TensorArray");
-}
-
-Status CheckOpen(const ArrayState& a) {
-  if (a.closed) {
-    return InvalidArgument("TensorArray {} has already been closed.", a.name);
-  }
-  return Status::Ok();
-}
-
-// Writes `value` at `index` (a grad array adds to what is there). Called
-// under a.mu.
-Status WriteLocked(ArrayState& a, int64_t index, const Tensor& value) {
-  DFG_RETURN_IF_ERROR(CheckOpen(a));
-  if (value.dtype() != a.dtype) {
-    return InvalidArgument(
-        "TensorArray dtype is {} but Op is trying to write dtype {}.",
-        DataTypeString(a.dtype), DataTypeString(value.dtype()));
-  }
-  const int64_t size = static_cast<int64_t>(a.elements.size());
-  if (index < 0 || (!a.dynamic_size && index >= size)) {
-    return InvalidArgument(
-        "Tried to write to index {} but array is not resizeable and size "
-        "is: {}",
-        index, size);
-  }
-  if (index >= size) a.elements.resize(index + 1);
-  const PartialShape shape = PartialShape::Of(value.shape());
-  if (!a.element_shape.IsCompatibleWith(shape)) {
-    return InvalidArgument(
-        "Could not write to TensorArray index {} because the value shape is "
-        "{} which is incompatible with the TensorArray's inferred element "
-        "shape: {} (consider setting infer_shape=False).",
-        index, value.shape().DebugString(), a.element_shape.DebugString());
-  }
-  if (a.identical_element_shapes) a.element_shape = shape;
-  Element& e = a.elements[index];
-  if (e.cleared) {
-    return InvalidArgument(
-        "Could not write to TensorArray index {} because it has already "
-        "been read.",
-        index);
-  }
-  if (e.written && !a.multiple_writes_aggregate) {
-    return InvalidArgument(
-        "Could not write to TensorArray index {} because it has already "
-        "been written to.",
-        index);
-  }
-  if (!e.written) {
-    e.value = value;
-    e.written = true;
-    return Status::Ok();
-  }
-  if (e.value.shape() != value.shape()) {
-    return InvalidArgument(
-        "Could not aggregate to TensorArray index {} because the existing "
-        "shape is {} but the new input shape is {}.",
-        index, e.value.shape().DebugString(), value.shape().DebugString());
-  }
-  DFG_ASSIGN_OR_RETURN(Tensor sum, Tensor::TryAllocate(a.dtype, value.shape()));
-  bool ok = Dispatch(NumberTypes(), a.dtype, [&](auto v) {
-    using T = decltype(v);
-    std::span<const T> x = e.value.flat<T>(), y = value.flat<T>();
-    auto z = sum.flat<T>();
-    for (size_t i = 0; i < z.size(); ++i) {
-      z[i] = Store<T>(Load(x[i]) + Load(y[i]));
-    }
-  });
-  if (!ok) {
-    return InvalidArgument("TensorArray cannot aggregate dtype {}",
-                           DataTypeString(a.dtype));
-  }
-  e.value = std::move(sum);
-  return Status::Ok();
-}
-
-// Reads `index` (zeros when unwritten and the element shape is known),
-// clearing it when the array clears after reads. Called under a.mu.
-StatusOr<Tensor> ReadLocked(ArrayState& a, int64_t index) {
-  DFG_RETURN_IF_ERROR(CheckOpen(a));
-  const int64_t size = static_cast<int64_t>(a.elements.size());
-  if (index < 0 || index >= size) {
-    return InvalidArgument("Tried to read from index {} but array size is: {}",
-                           index, size);
-  }
-  Element& e = a.elements[index];
-  if (e.cleared) {
-    return InvalidArgument(
-        "Could not read index {} twice because it was cleared after a "
-        "previous read (perhaps try setting clear_after_read = false?).",
-        index);
-  }
-  Tensor out;
-  if (e.written) {
-    out = e.value;
-  } else {
-    if (!a.element_shape.IsFullyDefined()) {
-      return InvalidArgument(
-          "Could not read from TensorArray index {}.  Furthermore, the "
-          "element shape is not fully defined: {}.  It is possible you are "
-          "working with a resizeable TensorArray and stop_gradients is not "
-          "allowing the gradients to be written.  If you set the full "
-          "element_shape property on the forward TensorArray, the proper "
-          "all-zeros tensor will be returned instead of incurring this "
-          "error.",
-          index, a.element_shape.DebugString());
-    }
-    DFG_ASSIGN_OR_RETURN(
-        out, Tensor::TryAllocate(a.dtype, a.element_shape.AsShape()));
-    if (out.TotalBytes() > 0) std::memset(out.data(), 0, out.TotalBytes());
-  }
-  if (a.clear_after_read) {
-    e.value = Tensor();
-    e.cleared = true;
-  }
-  return out;
-}
-
-void SetFlow(OpKernelContext* ctx, int i, int flow_input) {
-  ctx->set_output(i, ctx->input(flow_input));
-}
+using tensor_array::ArrayState;
+using tensor_array::CheckOpen;
+using tensor_array::CheckReadDtype;
+using tensor_array::EmitJoined;
+using tensor_array::GetArray;
+using tensor_array::MakeHandle;
+using tensor_array::Put;
+using tensor_array::ReadLocked;
+using tensor_array::SetFlow;
+using tensor_array::SetHandleOutput;
+using tensor_array::WriteLocked;
 
 class TensorArrayOp : public OpKernel {
  public:
@@ -201,8 +46,10 @@ class TensorArrayOp : public OpKernel {
     element_shape_ = PartialShapeFromProto(shape);
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("dynamic_size", &dynamic_size_));
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("clear_after_read", &clear_));
-    DFG_OP_REQUIRES_OK(
-        ctx, ctx->GetAttr("identical_element_shapes", &identical_shapes_));
+    if (ctx->HasAttr("identical_element_shapes")) {
+      DFG_OP_REQUIRES_OK(
+          ctx, ctx->GetAttr("identical_element_shapes", &identical_shapes_));
+    }
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("tensor_array_name", &name_));
     if (name_.empty()) name_ = name();
   }
@@ -226,9 +73,10 @@ class TensorArrayOp : public OpKernel {
     state->elements.resize(n);
     const ResourceHandle h =
         MakeHandle(StepContainer(ctx->step_id()), state->name);
-    DFG_OP_REQUIRES_OK(ctx, Put(rm, h, std::move(state)));
-    ctx->set_output(0, Tensor::Scalar<ResourceHandle>(h));
-    ctx->set_output(1, Tensor::Scalar<float>(0));
+    DFG_OP_REQUIRES_OK(ctx, Put(rm, h, state));
+    SetHandleOutput(ctx, h, state.get());
+    // TensorArray and TensorArrayV2 have no flow output.
+    if (num_outputs() == 2) ctx->set_output(1, Tensor::Scalar<float>(0));
   }
 
  private:
@@ -242,6 +90,14 @@ class TensorArrayOp : public OpKernel {
 // TensorArrayGradV3(handle, flow_in; source): the gradient array
 // "<array>@<source>", made on first use with the forward array's size,
 // dtype and element shape.
+PartialShape Prepend(const std::vector<int64_t>& dims,
+                     const PartialShape& shape) {
+  if (dims.empty() || shape.unknown_rank) return shape;
+  PartialShape out{false, dims};
+  out.dims.insert(out.dims.end(), shape.dims.begin(), shape.dims.end());
+  return out;
+}
+
 class TensorArrayGradOp : public OpKernel {
  public:
   explicit TensorArrayGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -251,27 +107,46 @@ class TensorArrayGradOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     auto fwd = GetArray(ctx);
     DFG_OP_REQUIRES_OK(ctx, fwd.status());
-    const ResourceHandle& fh = ctx->input(0).flat<ResourceHandle>()[0];
-    const ResourceHandle h = MakeHandle(fh.container, fh.name + "@" + source_);
+    auto fh = tensor_array::InputHandle(ctx);
+    DFG_OP_REQUIRES_OK(ctx, fh.status());
+    const ResourceHandle h =
+        MakeHandle(fh->container, fh->name + "@" + source_);
     ResourceMgr* rm = ctx->resource_manager();
+    // TensorArrayGradWithShape: dims prepended to every element's shape.
+    std::vector<int64_t> prepend;
+    if (num_inputs() == 3) prepend = IntValues(ctx->input(2));
+    auto state = std::make_shared<ArrayState>();
     if (!rm->Lookup(h.container, h.name).ok()) {
-      auto state = std::make_shared<ArrayState>();
       {
         std::lock_guard<std::mutex> lock((*fwd)->mu);
         DFG_OP_REQUIRES_OK(ctx, CheckOpen(**fwd));
         // The forward array cannot grow once its gradient exists.
         (*fwd)->dynamic_size = false;
         state->dtype = (*fwd)->dtype;
-        state->element_shape = (*fwd)->element_shape;
-        state->elements.resize((*fwd)->elements.size());
+        state->element_shape = Prepend(prepend, (*fwd)->element_shape);
+        for (const auto& e : (*fwd)->elements) {
+          state->elements.emplace_back();
+          if (!e.written) continue;
+          TensorShape shape = e.value.shape();
+          for (size_t i = prepend.size(); i-- > 0;) {
+            shape.InsertDim(0, prepend[i]);
+          }
+          state->elements.back().shape = shape;
+        }
       }
       state->multiple_writes_aggregate = true;
       state->clear_after_read = true;
       state->name = h.name;
-      DFG_OP_REQUIRES_OK(ctx, Put(rm, h, std::move(state)));
+      DFG_OP_REQUIRES_OK(ctx, Put(rm, h, state));
+    } else {
+      auto existing =
+          GetStepResource<tensor_array::TensorArrayValue>(rm, h, "TensorArray");
+      DFG_OP_REQUIRES_OK(ctx, existing.status());
+      state = *existing;
     }
-    ctx->set_output(0, Tensor::Scalar<ResourceHandle>(h));
-    SetFlow(ctx, 1, 1);
+    SetHandleOutput(ctx, h, state.get());
+    // TensorArrayGrad and TensorArrayGradV2 have no flow output.
+    if (num_outputs() == 2) SetFlow(ctx, 1, 1);
   }
 
  private:
@@ -293,12 +168,6 @@ class WriteOp : public OpKernel {
     SetFlow(ctx, 0, 3);
   }
 };
-
-Status CheckReadDtype(const ArrayState& a, DataType want) {
-  if (a.dtype == want) return Status::Ok();
-  return InvalidArgument("TensorArray dtype is {} but Op requested dtype {}.",
-                         DataTypeString(a.dtype), DataTypeString(want));
-}
 
 class ReadOp : public OpKernel {
  public:
@@ -323,19 +192,6 @@ class ReadOp : public OpKernel {
   DataType dtype_ = tensorflow::DT_INVALID;
 };
 
-// Stacks `parts` (all of `shape`) along a new dim 0, or concatenates them
-// along dim 0 (`concat`), into output 0.
-void EmitJoined(OpKernelContext* ctx, const std::vector<Tensor>& parts,
-                TensorShape shape) {
-  Tensor* out = nullptr;
-  DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-  int64_t offset = 0;
-  for (const Tensor& p : parts) {
-    CopyElements(p, 0, out, offset, p.NumElements());
-    offset += p.NumElements();
-  }
-}
-
 class GatherOp : public OpKernel {
  public:
   explicit GatherOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -343,18 +199,26 @@ class GatherOp : public OpKernel {
     TensorShapeProto shape;
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("element_shape", &shape));
     element_shape_ = PartialShapeFromProto(shape);
+    pack_ = def().op() == "TensorArrayPack";
   }
   void Compute(OpKernelContext* ctx) override {
     auto a = GetArray(ctx);
     DFG_OP_REQUIRES_OK(ctx, a.status());
-    const Tensor& it = ctx->input(1);
-    DFG_OP_REQUIRES(ctx, it.dims() == 1,
-                    InvalidArgument("Expected indices to be a vector, but "
-                                    "received shape: {}",
-                                    it.shape().DebugString()));
-    const std::vector<int64_t> indices = IntValues(it);
+    std::vector<int64_t> indices;
+    if (!pack_) {
+      const Tensor& it = ctx->input(1);
+      DFG_OP_REQUIRES(ctx, it.dims() == 1,
+                      InvalidArgument("Expected indices to be a vector, but "
+                                      "received shape: {}",
+                                      it.shape().DebugString()));
+      indices = IntValues(it);
+    }
     std::lock_guard<std::mutex> lock((*a)->mu);
     DFG_OP_REQUIRES_OK(ctx, CheckReadDtype(**a, dtype_));
+    if (pack_) {  // TensorArrayPack: every element, in order
+      indices.resize((*a)->elements.size());
+      std::iota(indices.begin(), indices.end(), int64_t{0});
+    }
     std::vector<Tensor> parts;
     for (int64_t index : indices) {
       auto t = ReadLocked(**a, index);
@@ -389,21 +253,30 @@ class GatherOp : public OpKernel {
  private:
   DataType dtype_ = tensorflow::DT_INVALID;
   PartialShape element_shape_;
+  bool pack_ = false;
 };
 
+// Also TensorArrayUnpack(handle, value, flow_in): value[i] to index i.
 class ScatterOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     auto a = GetArray(ctx);
     DFG_OP_REQUIRES_OK(ctx, a.status());
-    const Tensor& it = ctx->input(1);
-    const Tensor& value = ctx->input(2);
-    DFG_OP_REQUIRES(ctx, it.dims() == 1,
-                    InvalidArgument("Expected indices to be a vector, but "
-                                    "received shape: {}",
-                                    it.shape().DebugString()));
-    const std::vector<int64_t> indices = IntValues(it);
+    const bool unpack = num_inputs() == 3;
+    const Tensor& value = ctx->input(unpack ? 1 : 2);
+    std::vector<int64_t> indices;
+    if (unpack) {
+      indices.resize(value.dims() > 0 ? value.dim_size(0) : 0);
+      std::iota(indices.begin(), indices.end(), int64_t{0});
+    } else {
+      const Tensor& it = ctx->input(1);
+      DFG_OP_REQUIRES(ctx, it.dims() == 1,
+                      InvalidArgument("Expected indices to be a vector, but "
+                                      "received shape: {}",
+                                      it.shape().DebugString()));
+      indices = IntValues(it);
+    }
     const int64_t n = static_cast<int64_t>(indices.size());
     DFG_OP_REQUIRES(
         ctx, value.dims() >= 1 && value.dim_size(0) == n,
@@ -420,7 +293,7 @@ class ScatterOp : public OpKernel {
                    elem.num_elements());
       DFG_OP_REQUIRES_OK(ctx, WriteLocked(**a, indices[i], *part));
     }
-    SetFlow(ctx, 0, 3);
+    SetFlow(ctx, 0, unpack ? 2 : 3);
   }
 };
 
@@ -556,6 +429,23 @@ void RegisterTensorArrayKernels(KernelRegistry* r) {
   r->Register<SplitOp>("TensorArraySplitV3");
   r->Register<SizeOp>("TensorArraySizeV3");
   r->Register<CloseOp>("TensorArrayCloseV3");
+  // The TF1 forms: string handles (v1 a Ref to one), no flow output from
+  // the creation and grad ops.
+  for (const std::string v : {"", "V2"}) {
+    r->Register<TensorArrayOp>("TensorArray" + v);
+    r->Register<TensorArrayGradOp>("TensorArrayGrad" + v);
+    r->Register<WriteOp>("TensorArrayWrite" + v);
+    r->Register<ReadOp>("TensorArrayRead" + v);
+    r->Register<GatherOp>("TensorArrayGather" + v);
+    r->Register<ScatterOp>("TensorArrayScatter" + v);
+    r->Register<ConcatOp>("TensorArrayConcat" + v);
+    r->Register<SplitOp>("TensorArraySplit" + v);
+    r->Register<SizeOp>("TensorArraySize" + v);
+    r->Register<CloseOp>("TensorArrayClose" + v);
+  }
+  r->Register<TensorArrayGradOp>("TensorArrayGradWithShape");
+  r->Register<GatherOp>("TensorArrayPack");
+  r->Register<ScatterOp>("TensorArrayUnpack");
 }
 
 }  // namespace dfg
