@@ -84,6 +84,25 @@ void RegisterReshapes(OpTable& t) {
             .Attr(std::string("Tcrops: ") + kIndexTypes)
             .Kernels("CPU", "GPU")
             .HostMemory("GPU", "block_shape", "crops"));
+  // The 4-D forms with one block_size for both spatial dims (TF1 graphs).
+  t.Add(Op("SpaceToBatch")
+            .Input("input: T")
+            .Input("paddings: Tpaddings")
+            .Output("output: T")
+            .Attr("T: type")
+            .Attr(std::string("Tpaddings: ") + kIndexTypes)
+            .Attr("block_size: int >= 2")
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "paddings"));
+  t.Add(Op("BatchToSpace")
+            .Input("input: T")
+            .Input("crops: Tidx")
+            .Output("output: T")
+            .Attr("T: type")
+            .Attr("block_size: int >= 2")
+            .Attr(std::string("Tidx: ") + kIndexTypes)
+            .Kernels("CPU", "GPU")
+            .HostMemory("GPU", "crops"));
 }
 
 void RegisterJoinsAndSplits(OpTable& t) {

@@ -14,13 +14,16 @@ namespace dfg {
 namespace {
 
 // The attrs every staging-area op carries; `dtypes_min` for the ops whose
-// values list must not be empty.
-OpBuilder StagingOp(const std::string& name, bool dtypes_min) {
+// values list must not be empty; `map_stage` adds MapStage's fake_dtypes
+// after dtypes, where TensorFlow has it.
+OpBuilder StagingOp(const std::string& name, bool dtypes_min,
+                    bool map_stage = false) {
   OpBuilder op = Op(name);
   op.Attr("capacity: int >= 0 = 0")
       .Attr("memory_limit: int >= 0 = 0")
-      .Attr(dtypes_min ? "dtypes: list(type) >= 1" : "dtypes: list(type)")
-      .Attr("container: string = ''")
+      .Attr(dtypes_min ? "dtypes: list(type) >= 1" : "dtypes: list(type)");
+  if (map_stage) op.Attr("fake_dtypes: list(type) >= 1");
+  op.Attr("container: string = ''")
       .Attr("shared_name: string = ''")
       .Stateful()
       .Kernels("CPU");
@@ -36,11 +39,10 @@ void RegisterStagingAreas(OpTable& t) {
   t.Add(StagingOp("StageSize", false).Output("size: int32"));
   t.Add(StagingOp("StageClear", false));
   for (const std::string prefix : {"Map", "OrderedMap"}) {
-    t.Add(StagingOp(prefix + "Stage", false)
+    t.Add(StagingOp(prefix + "Stage", false, /*map_stage=*/true)
               .Input("key: int64")
               .Input("indices: int32")
-              .Input("values: fake_dtypes")
-              .Attr("fake_dtypes: list(type) >= 1"));
+              .Input("values: fake_dtypes"));
     for (const std::string op : {"Unstage", "Peek"}) {
       t.Add(StagingOp(prefix + op, true)
                 .Input("key: int64")
@@ -123,16 +125,16 @@ void RegisterTensorArraysV1(OpTable& t) {
   for (const std::string v : {"", "V2"}) {
     const bool v1 = v.empty();
     const std::string handle = v1 ? "handle: Ref(string)" : "handle: string";
-    t.Add(Op("TensorArray" + v)
-              .Input("size: int32")
-              .Output(handle)
-              .Attr("dtype: type")
-              .Attr("element_shape: shape = { unknown_rank: true }")
-              .Attr("dynamic_size: bool = false")
-              .Attr("clear_after_read: bool = true")
-              .Attr("tensor_array_name: string = ''")
-              .Stateful()
-              .Kernels("CPU"));
+    // TensorFlow's attr order: v1 has element_shape last.
+    constexpr char kShape[] = "element_shape: shape = { unknown_rank: true }";
+    OpBuilder array = Op("TensorArray" + v);
+    array.Input("size: int32").Output(handle).Attr("dtype: type");
+    if (!v1) array.Attr(kShape);
+    array.Attr("dynamic_size: bool = false")
+        .Attr("clear_after_read: bool = true")
+        .Attr("tensor_array_name: string = ''");
+    if (v1) array.Attr(kShape);
+    t.Add(array.Stateful().Kernels("CPU"));
     t.Add(Op("TensorArrayGrad" + v)
               .Input("handle: string")
               .Input("flow_in: float")
@@ -336,13 +338,16 @@ void RegisterInternal(OpTable& t) {
     } else {
       op.Output("tensor: tensor_type").Attr("tensor_type: type");
     }
-    t.Add(op.Attr("tensor_name: string")
-              .Attr("send_device: string")
-              .Attr("send_device_incarnation: int")
-              .Attr("recv_device: string")
-              .Attr("client_terminated: bool = false")
-              .Stateful()
-              .Kernels("CPU"));
+    op.Attr("tensor_name: string")
+        .Attr("send_device: string")
+        .Attr("send_device_incarnation: int")
+        .Attr("recv_device: string")
+        .Attr("client_terminated: bool = false")
+        .Stateful()
+        .Kernels("CPU");
+    // As TensorFlow: only the receiving side is distributed communication.
+    if (std::string_view(name) == "Recv") op.DistributedCommunication();
+    t.Add(op);
   }
   t.Add(Op("_ArrayToList")
             .Input("input: N * T")

@@ -358,30 +358,64 @@ void MoveSpaceBatch(ThreadPoolInterface* pool, bool to_batch,
   });
 }
 
+// Moves `input` between space and batch by `block` (an int32/int64 vector),
+// padding or cropping by `pads`.
+void RunSpaceBatch(OpKernelContext* ctx, bool to_batch, const Tensor& input,
+                   const Tensor& block, const Tensor& pads) {
+  BlockProblem p;
+  DFG_OP_REQUIRES_OK(ctx, PlanBlocks(to_batch, input, block, pads, &p));
+  if (p.identity) {
+    ctx->set_output(0, input);
+    return;
+  }
+  Tensor* out = nullptr;
+  DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, p.out_shape, &out));
+  if (out->NumElements() == 0) return;
+  DispatchAny(input.dtype(), [&](auto v) {
+    using T = decltype(v);
+    MoveSpaceBatch(ctx->intra_op_pool(), to_batch, p,
+                   static_cast<const T*>(input.data()),
+                   static_cast<T*>(out->data()));
+  });
+}
+
 template <bool kToBatch>
 class SpaceBatchOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    BlockProblem p;
-    DFG_OP_REQUIRES_OK(
-        ctx, PlanBlocks(kToBatch, input, ctx->input(1), ctx->input(2), &p));
-    if (p.identity) {
-      ctx->set_output(0, input);
-      return;
-    }
-    Tensor* out = nullptr;
-    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, p.out_shape, &out));
-    if (out->NumElements() == 0) return;
-    DispatchAny(input.dtype(), [&](auto v) {
-      using T = decltype(v);
-      MoveSpaceBatch(ctx->intra_op_pool(), kToBatch, p,
-                     static_cast<const T*>(input.data()),
-                     static_cast<T*>(out->data()));
-    });
+    RunSpaceBatch(ctx, kToBatch, ctx->input(0), ctx->input(1), ctx->input(2));
   }
+};
+
+// SpaceToBatch and BatchToSpace: 4-D input, the block_size attr for both
+// spatial dims (TensorFlow's kernels check the rank themselves, with their
+// message as written).
+template <bool kToBatch>
+class SpaceBatch2DOp : public OpKernel {
+ public:
+  explicit SpaceBatch2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    int64_t block_size = 0;
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("block_size", &block_size));
+    DFG_OP_REQUIRES(
+        ctx, block_size > 1,
+        InvalidArgument("Block size should be > 1: {}", block_size));
+    block_ = Tensor(tensorflow::DT_INT64, TensorShape({2}));
+    block_.flat<int64_t>()[0] = block_size;
+    block_.flat<int64_t>()[1] = block_size;
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    DFG_OP_REQUIRES(
+        ctx, input.dims() == 4,
+        InvalidArgument("Input rank should be: 4instead of: {}", input.dims()));
+    RunSpaceBatch(ctx, kToBatch, input, block_, ctx->input(1));
+  }
+
+ private:
+  Tensor block_;
 };
 
 }  // namespace
@@ -400,6 +434,12 @@ void RegisterSpaceKernels(KernelRegistry* r) {
       "BatchToSpaceND",
       {TypeConstraint("T", RealTypes()), TypeConstraint("Tblock_shape", index),
        TypeConstraint("Tcrops", index)});
+  r->Register<SpaceBatch2DOp<true>>(
+      "SpaceToBatch",
+      {TypeConstraint("T", RealTypes()), TypeConstraint("Tpaddings", index)});
+  r->Register<SpaceBatch2DOp<false>>(
+      "BatchToSpace",
+      {TypeConstraint("T", RealTypes()), TypeConstraint("Tidx", index)});
 }
 
 }  // namespace dfg
