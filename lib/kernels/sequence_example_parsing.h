@@ -21,9 +21,9 @@ struct FeatureSpec {
   std::string key;
   DataType dtype = tensorflow::DT_FLOAT;
   DataType splits = tensorflow::DT_INT64;
-  std::vector<int64_t> shape;  // dense only
-  Tensor def;                  // context dense default
-  bool missing_ok = false;     // feature-list dense
+  std::vector<int64_t> shape = {};  // dense only
+  Tensor def = Tensor();            // context dense default
+  bool missing_ok = false;          // feature-list dense
 };
 
 struct Config {
