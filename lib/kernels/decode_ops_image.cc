@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "lib/kernels/gif_io.h"
+#include "lib/kernels/image_decode_util.h"
 #include "lib/kernels/jpeg_io.h"
 #include "lib/kernels/kernel_util.h"
 
@@ -31,12 +32,9 @@ class DecodeGifOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& contents = ctx->input(0);
-    DFG_OP_REQUIRES(ctx, contents.dims() == 0,
-                    InvalidArgument("`contents` must be scalar but got shape{}",
-                                    contents.shape().DebugString()));
-    const std::string& input = contents.scalar<std::string>();
-    DFG_OP_REQUIRES(ctx, !input.empty(), InvalidArgument("Input is empty."));
+    auto contents = DecodeContents(ctx->input(0));
+    DFG_OP_REQUIRES_OK(ctx, contents.status());
+    const std::string& input = **contents;
     if (input.compare(0, 3, "\xff\xd8\xff") == 0) return Jpeg(ctx, input);
     if (input.compare(0, 3, "GIF") != 0) {
       const char* format = FormatName(input);
@@ -84,20 +82,13 @@ class DecodeWebPOp : public OpKernel {
  public:
   explicit DecodeWebPOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("channels", &channels_));
-    DFG_OP_REQUIRES(
-        ctx,
-        channels_ == 0 || channels_ == 1 || channels_ == 3 || channels_ == 4,
-        InvalidArgument("`channels` must be 0, 1, 3 or 4 but got {}",
-                        channels_));
+    DFG_OP_REQUIRES_OK(ctx, CheckDecodeChannels(channels_));
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& contents = ctx->input(0);
-    DFG_OP_REQUIRES(ctx, contents.dims() == 0,
-                    InvalidArgument("`contents` must be scalar but got shape{}",
-                                    contents.shape().DebugString()));
-    const std::string& input = contents.scalar<std::string>();
-    DFG_OP_REQUIRES(ctx, !input.empty(), InvalidArgument("Input is empty."));
+    auto contents = DecodeContents(ctx->input(0));
+    DFG_OP_REQUIRES_OK(ctx, contents.status());
+    const std::string& input = **contents;
     const char* format = FormatName(input);
     if (format == nullptr && input.compare(0, 3, "GIF") == 0) format = "GIF";
     DFG_OP_REQUIRES(ctx, format != nullptr,
@@ -166,20 +157,13 @@ class DecodeJxlOp : public OpKernel {
  public:
   explicit DecodeJxlOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("channels", &channels_));
-    DFG_OP_REQUIRES(
-        ctx,
-        channels_ == 0 || channels_ == 1 || channels_ == 3 || channels_ == 4,
-        InvalidArgument("`channels` must be 0, 1, 3 or 4 but got {}",
-                        channels_));
+    DFG_OP_REQUIRES_OK(ctx, CheckDecodeChannels(channels_));
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& contents = ctx->input(0);
-    DFG_OP_REQUIRES(ctx, contents.dims() == 0,
-                    InvalidArgument("`contents` must be scalar but got shape{}",
-                                    contents.shape().DebugString()));
-    const std::string& input = contents.scalar<std::string>();
-    DFG_OP_REQUIRES(ctx, !input.empty(), InvalidArgument("Input is empty."));
+    auto contents = DecodeContents(ctx->input(0));
+    DFG_OP_REQUIRES_OK(ctx, contents.status());
+    const std::string& input = **contents;
     if (!IsJxl(input)) {
       const char* format = FormatName(input);
       if (format == nullptr && input.compare(0, 3, "GIF") == 0) format = "GIF";

@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "lib/kernels/gif_io.h"
+#include "lib/kernels/image_decode_util.h"
 #include "lib/kernels/jpeg_io.h"
 #include "lib/kernels/kernel_util.h"
 
@@ -198,20 +199,13 @@ class DecodeImageOp : public OpKernel {
           ctx, ctx->GetAttr("expand_animations", &expand_animations_));
     }
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("channels", &channels_));
-    DFG_OP_REQUIRES(
-        ctx,
-        channels_ == 0 || channels_ == 1 || channels_ == 3 || channels_ == 4,
-        InvalidArgument("`channels` must be 0, 1, 3 or 4 but got {}",
-                        channels_));
+    DFG_OP_REQUIRES_OK(ctx, CheckDecodeChannels(channels_));
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& contents = ctx->input(0);
-    DFG_OP_REQUIRES(ctx, contents.dims() == 0,
-                    InvalidArgument("`contents` must be scalar but got shape{}",
-                                    contents.shape().DebugString()));
-    const std::string& input = contents.scalar<std::string>();
-    DFG_OP_REQUIRES(ctx, !input.empty(), InvalidArgument("Input is empty."));
+    auto contents = DecodeContents(ctx->input(0));
+    DFG_OP_REQUIRES_OK(ctx, contents.status());
+    const std::string& input = **contents;
     switch (Classify(input)) {
       case Format::kJpeg:
         return Jpeg(ctx, input);

@@ -117,6 +117,37 @@ inline void BoxMullerDouble(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3,
   *d1 *= u2;
 }
 
+// A tf.random.Generator's Philox state (int64 words: counter 0-1, key 2):
+// the generator at that state.
+inline Philox4x32 PhiloxAtState(const int64_t* words) {
+  const uint64_t c0 = static_cast<uint64_t>(words[0]);
+  const uint64_t c1 = static_cast<uint64_t>(words[1]);
+  const uint64_t k = static_cast<uint64_t>(words[2]);
+  return Philox4x32(
+      {static_cast<uint32_t>(c0), static_cast<uint32_t>(c0 >> 32),
+       static_cast<uint32_t>(c1), static_cast<uint32_t>(c1 >> 32)},
+      {static_cast<uint32_t>(k), static_cast<uint32_t>(k >> 32)});
+}
+
+// Philox's Skip(blocks) on the counter words of such a state, including its
+// quirk: a carry out of word 0 into a count whose high word is all ones is
+// lost.
+inline void SkipState(int64_t* words, uint64_t blocks) {
+  uint32_t w[4] = {
+      static_cast<uint32_t>(words[0]),
+      static_cast<uint32_t>(static_cast<uint64_t>(words[0]) >> 32),
+      static_cast<uint32_t>(words[1]),
+      static_cast<uint32_t>(static_cast<uint64_t>(words[1]) >> 32)};
+  const uint32_t lo = static_cast<uint32_t>(blocks);
+  uint32_t hi = static_cast<uint32_t>(blocks >> 32);
+  w[0] += lo;
+  if (w[0] < lo) ++hi;
+  w[1] += hi;
+  if (w[1] < hi && ++w[2] == 0) ++w[3];
+  words[0] = static_cast<int64_t>(w[0] | (uint64_t{w[1]} << 32));
+  words[1] = static_cast<int64_t>(w[2] | (uint64_t{w[3]} << 32));
+}
+
 }  // namespace dfg
 
 #endif  // DFG_LIB_KERNELS_PHILOX_H_

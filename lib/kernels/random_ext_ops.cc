@@ -110,32 +110,6 @@ Status WithRngState(OpKernelContext* ctx, int index,
   return Status::Ok();
 }
 
-Philox4x32 PhiloxAtState(const int64_t* words) {
-  const uint64_t c0 = static_cast<uint64_t>(words[0]);
-  const uint64_t c1 = static_cast<uint64_t>(words[1]);
-  const uint64_t k = static_cast<uint64_t>(words[2]);
-  return Philox4x32(
-      {static_cast<uint32_t>(c0), static_cast<uint32_t>(c0 >> 32),
-       static_cast<uint32_t>(c1), static_cast<uint32_t>(c1 >> 32)},
-      {static_cast<uint32_t>(k), static_cast<uint32_t>(k >> 32)});
-}
-
-void SkipState(int64_t* words, uint64_t blocks) {
-  uint32_t w[4] = {
-      static_cast<uint32_t>(words[0]),
-      static_cast<uint32_t>(static_cast<uint64_t>(words[0]) >> 32),
-      static_cast<uint32_t>(words[1]),
-      static_cast<uint32_t>(static_cast<uint64_t>(words[1]) >> 32)};
-  const uint32_t lo = static_cast<uint32_t>(blocks);
-  uint32_t hi = static_cast<uint32_t>(blocks >> 32);
-  w[0] += lo;
-  if (w[0] < lo) ++hi;
-  w[1] += hi;
-  if (w[1] < hi && ++w[2] == 0) ++w[3];
-  words[0] = static_cast<int64_t>(w[0] | (uint64_t{w[1]} << 32));
-  words[1] = static_cast<int64_t>(w[2] | (uint64_t{w[3]} << 32));
-}
-
 namespace {
 
 constexpr uint64_t kBlocksPerOutput = 256;

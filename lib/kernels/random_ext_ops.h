@@ -114,12 +114,6 @@ bool EndsWith(const TensorShape& shape, const TensorShape& suffix);
 Status WithRngState(OpKernelContext* ctx, int index,
                     const std::function<Status(Tensor* state)>& fn);
 
-// The generator at a Philox state's counter (words 0-1) and key (word 2).
-Philox4x32 PhiloxAtState(const int64_t* words);
-
-// Advances a Philox state's counter by `blocks` (Philox4x32::Skip).
-void SkipState(int64_t* words, uint64_t blocks);
-
 }  // namespace dfg
 
 #endif  // DFG_LIB_KERNELS_RANDOM_EXT_OPS_H_

@@ -65,35 +65,6 @@ Status WithState(OpKernelContext* ctx, int64_t alg, Fn fn) {
   return Status::Ok();
 }
 
-Philox4x32 PhiloxOf(const int64_t* state) {
-  const uint64_t c0 = static_cast<uint64_t>(state[0]);
-  const uint64_t c1 = static_cast<uint64_t>(state[1]);
-  const uint64_t k = static_cast<uint64_t>(state[2]);
-  return Philox4x32(
-      {static_cast<uint32_t>(c0), static_cast<uint32_t>(c0 >> 32),
-       static_cast<uint32_t>(c1), static_cast<uint32_t>(c1 >> 32)},
-      {static_cast<uint32_t>(k), static_cast<uint32_t>(k >> 32)});
-}
-
-// Philox's Skip(count) on the counter words of the state (state[0] = words
-// 0-1, state[1] = words 2-3), including its quirk: a carry out of word 0
-// into a count whose high word is all ones is lost.
-void SkipState(int64_t* state, uint64_t count) {
-  uint32_t w[4] = {
-      static_cast<uint32_t>(state[0]),
-      static_cast<uint32_t>(static_cast<uint64_t>(state[0]) >> 32),
-      static_cast<uint32_t>(state[1]),
-      static_cast<uint32_t>(static_cast<uint64_t>(state[1]) >> 32)};
-  const uint32_t lo = static_cast<uint32_t>(count);
-  uint32_t hi = static_cast<uint32_t>(count >> 32);
-  w[0] += lo;
-  if (w[0] < lo) ++hi;
-  w[1] += hi;
-  if (w[1] < hi && ++w[2] == 0) ++w[3];
-  state[0] = static_cast<int64_t>(w[0] | (uint64_t{w[1]} << 32));
-  state[1] = static_cast<int64_t>(w[2] | (uint64_t{w[3]} << 32));
-}
-
 // RngReadAndSkip(resource, alg int32, delta uint64) -> the old state, and
 // RngSkip(resource, algorithm int64, delta int64).
 class RngSkipOp : public OpKernel {
@@ -152,7 +123,7 @@ class StatefulRandomOp : public OpKernel {
     const int64_t alg = IntValues(ctx->input(1))[0];
     Philox4x32 gen(0, 0);
     DFG_OP_REQUIRES_OK(ctx, WithState(ctx, alg, [&](int64_t* state) {
-                         gen = PhiloxOf(state);
+                         gen = PhiloxAtState(state);
                          SkipState(state, static_cast<uint64_t>(n) * 256);
                        }));
     if (n == 0) return;
