@@ -170,32 +170,7 @@ class FixedUnigramSampler : public RangeSampler {
   FixedUnigramSampler(int64_t range, std::vector<float> weights)
       : RangeSampler(range), weights_(std::move(weights)) {
     for (float w : weights_) total_ += w;
-    const int n = static_cast<int>(weights_.size());
-    prob_.assign(n, 0.0f);
-    alt_.assign(n, -1);
-    std::vector<double> pr(n);
-    double sum = 0;
-    for (float w : weights_) sum += w;
-    std::vector<int> high, low;
-    for (int i = 0; i < n; ++i) {
-      pr[i] = (weights_[i] * n) / sum;
-      (pr[i] < 1.0 ? low : high).push_back(i);
-    }
-    while (!high.empty() && !low.empty()) {
-      const int l = low.back(), h = high.back();
-      low.pop_back();
-      high.pop_back();
-      alt_[l] = h;
-      pr[h] = pr[h] - (1.0 - pr[l]);
-      (pr[h] < 1.0 ? low : high).push_back(h);
-    }
-    for (int i = 0; i < n; ++i) prob_[i] = static_cast<float>(pr[i]);
-    for (const std::vector<int>* rest : {&high, &low}) {
-      for (int i : *rest) {
-        prob_[i] = 1.0f;
-        alt_[i] = i;
-      }
-    }
+    BuildAliasTable(weights_, &prob_, &alt_);
   }
   int64_t Sample(SimplePhilox* rnd) override {
     const float r = rnd->RandFloat();

@@ -110,6 +110,36 @@ Status WithRngState(OpKernelContext* ctx, int index,
   return Status::Ok();
 }
 
+void BuildAliasTable(const std::vector<float>& weights,
+                     std::vector<float>* prob, std::vector<int>* alt) {
+  const int n = static_cast<int>(weights.size());
+  prob->assign(n, 0.0f);
+  alt->assign(n, -1);
+  double sum = 0;
+  for (float w : weights) sum += w;
+  std::vector<double> pr(n);
+  std::vector<int> high, low;
+  for (int i = 0; i < n; ++i) {
+    pr[i] = (weights[i] * n) / sum;
+    (pr[i] < 1.0 ? low : high).push_back(i);
+  }
+  while (!high.empty() && !low.empty()) {
+    const int l = low.back(), h = high.back();
+    low.pop_back();
+    high.pop_back();
+    (*alt)[l] = h;
+    pr[h] = pr[h] - (1.0 - pr[l]);
+    (pr[h] < 1.0 ? low : high).push_back(h);
+  }
+  for (int i = 0; i < n; ++i) (*prob)[i] = static_cast<float>(pr[i]);
+  for (const std::vector<int>* rest : {&high, &low}) {
+    for (int i : *rest) {
+      (*prob)[i] = 1.0f;
+      (*alt)[i] = i;
+    }
+  }
+}
+
 namespace {
 
 constexpr uint64_t kBlocksPerOutput = 256;

@@ -114,6 +114,12 @@ bool EndsWith(const TensorShape& shape, const TensorShape& suffix);
 Status WithRngState(OpKernelContext* ctx, int index,
                     const std::function<Status(Tensor* state)>& fn);
 
+// TensorFlow's DistributionSampler table (Walker's alias method) over
+// `weights`: a draw picks i uniformly, keeps it with probability prob[i],
+// else takes alt[i].
+void BuildAliasTable(const std::vector<float>& weights,
+                     std::vector<float>* prob, std::vector<int>* alt);
+
 }  // namespace dfg
 
 #endif  // DFG_LIB_KERNELS_RANDOM_EXT_OPS_H_

@@ -217,32 +217,7 @@ void SkipgramOp::NextExample(Example* e) {
 class AliasTable {
  public:
   explicit AliasTable(const std::vector<float>& weights) {
-    const int n = static_cast<int>(weights.size());
-    prob_.assign(n, 0.0f);
-    alt_.assign(n, -1);
-    double sum = 0;
-    for (float w : weights) sum += w;
-    std::vector<double> pr(n);
-    std::vector<int> high, low;
-    for (int i = 0; i < n; ++i) {
-      pr[i] = (weights[i] * n) / sum;
-      (pr[i] < 1.0 ? low : high).push_back(i);
-    }
-    while (!high.empty() && !low.empty()) {
-      const int l = low.back(), h = high.back();
-      low.pop_back();
-      high.pop_back();
-      alt_[l] = h;
-      pr[h] = pr[h] - (1.0 - pr[l]);
-      (pr[h] < 1.0 ? low : high).push_back(h);
-    }
-    for (int i = 0; i < n; ++i) prob_[i] = static_cast<float>(pr[i]);
-    for (const std::vector<int>* rest : {&high, &low}) {
-      for (int i : *rest) {
-        prob_[i] = 1.0f;
-        alt_[i] = i;
-      }
-    }
+    BuildAliasTable(weights, &prob_, &alt_);
   }
   int64_t size() const { return static_cast<int64_t>(prob_.size()); }
   int Sample(Draws* rnd) const {
