@@ -13,26 +13,12 @@
 
 #include "lib/base/status.h"
 #include "lib/exec/executor.h"
+#include "lib/graph/function_instantiate.h"
 #include "lib/kernels/function_interface.h"
 #include "lib/proto/function.pb.h"
 #include "lib/proto/graph.pb.h"
 
 namespace dfg {
-
-// TensorFlow's InstantiateFunction: the body of `fdef` with `attrs` bound.
-// Input arg k becomes _Arg nodes named after the arg (`<arg>_<i>` for list
-// args), index = position among all expanded args; each output arg becomes
-// _Retval nodes `<ret>_RetVal` (`<ret>_RetVal_<i>` for lists); body inputs
-// "arg", "node:out_arg" and "node:out_arg:i" become graph tensor names;
-// attr placeholders ("$T") take the call's values. `library` is copied into
-// the result so that nested calls resolve. Errors (kInvalidArgument unless
-// noted): a missing attr (kNotFound "Attr T is not found from Op<...>"),
-// an unknown op in the body, "input X is not found: {{node n}}",
-// "Return X missing.", an output count mismatch.
-StatusOr<tensorflow::GraphDef> InstantiateFunction(
-    const tensorflow::FunctionDef& fdef,
-    const google::protobuf::Map<std::string, tensorflow::AttrValue>& attrs,
-    const tensorflow::FunctionDefLibrary& library);
 
 class FunctionRuntime : public FunctionCallInterface {
  public:
