@@ -15,7 +15,7 @@
 #include "lib/prune/prune_unused.h"
 #include "lib/savedmodel/freeze_resources.h"
 #include "lib/savedmodel/freeze_tables.h"
-#include "lib/savedmodel/inline_functions.h"
+#include "lib/optimize/function_inline.h"
 
 namespace dfg {
 namespace {

@@ -1,6 +1,6 @@
 // Freezing one signature of a SavedModel into a standalone GraphDef (what
 // TensorFlow's convert_variables_to_constants_v2 and freeze_graph give):
-// the signature's function calls inlined (inline_functions.h), each variable
+// the signature's function calls inlined (lib/optimize/function_inline.h), each variable
 // read replaced by a Const holding the value the model has after
 // LoadSavedModel (restore and init op), and a variable passed on to a
 // While/If/Case body, a nested call or a gather converted as

@@ -17,7 +17,7 @@
 #include "lib/base/status.h"
 #include "lib/kernels/tensor.h"
 #include "lib/proto/graph.pb.h"
-#include "lib/savedmodel/inline_functions.h"
+#include "lib/optimize/function_inline.h"
 
 namespace dfg {
 

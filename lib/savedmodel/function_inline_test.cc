@@ -1,4 +1,4 @@
-#include "lib/savedmodel/inline_functions.h"
+#include "lib/optimize/function_inline.h"
 
 #include <set>
 

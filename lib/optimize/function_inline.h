@@ -8,8 +8,8 @@
 // NoOp "Func/C/output_control_node/_N" after the function's control outputs
 // (PartitionedCall, StatefulPartitionedCall) or its data outputs (a call by
 // op name). C itself is removed.
-#ifndef DFG_LIB_SAVEDMODEL_INLINE_FUNCTIONS_H_
-#define DFG_LIB_SAVEDMODEL_INLINE_FUNCTIONS_H_
+#ifndef DFG_LIB_OPTIMIZE_FUNCTION_INLINE_H_
+#define DFG_LIB_OPTIMIZE_FUNCTION_INLINE_H_
 
 #include <string>
 #include <vector>
@@ -47,4 +47,4 @@ class FunctionInliner {
 
 }  // namespace dfg
 
-#endif  // DFG_LIB_SAVEDMODEL_INLINE_FUNCTIONS_H_
+#endif  // DFG_LIB_OPTIMIZE_FUNCTION_INLINE_H_

@@ -1,5 +1,5 @@
 // InlineFunctionBody over GraphDefs (see the header for the names).
-#include "lib/savedmodel/inline_functions.h"
+#include "lib/optimize/function_inline.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "lib/exec/function_runtime.h"
+#include "lib/graph/function_instantiate.h"
 #include "lib/graph/tensor_id.h"
 #include "lib/prune/prune_unused.h"
 

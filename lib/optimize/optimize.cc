@@ -1,0 +1,144 @@
+// The pass driver: canonical order, rounds until nothing changes, the
+// report. The passes themselves live one per file (pass.h).
+#include "lib/optimize/optimize.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "lib/base/strings.h"
+#include "lib/graph/tensor_id.h"
+#include "lib/optimize/pass.h"
+
+namespace dfg {
+namespace {
+
+using optimize::PassContext;
+
+struct PassInfo {
+  std::string_view name;
+  bool by_default;
+  std::string_view summary;
+  Status (*run)(PassContext&);
+};
+
+// Grappler's meta optimizer order: function inlining first (so the other
+// passes see the bodies), constant folding before the algebra that it
+// enables, the remapper last, the pruner after every pass that orphans
+// nodes.
+const std::vector<PassInfo>& Passes() {
+  static const auto* passes = new std::vector<PassInfo>{
+      {"function", true,
+       "inline PartitionedCall, StatefulPartitionedCall and calls by function "
+       "name",
+       optimize::RunFunctionPass},
+      {"constfold", true,
+       "replace nodes whose inputs are all constants by their value",
+       optimize::RunConstantFolding},
+      {"arithmetic", true,
+       "algebraic identities (x*1, x+0, Neg(Neg(x)), idempotent ops, "
+       "no-op Reshape/Transpose/Cast)",
+       optimize::RunArithmetic},
+      {"dependency", true,
+       "remove Identity nodes and control edges that order nothing",
+       optimize::RunDependency},
+      {"remapper", true,
+       "fuse MatMul/Conv2D + BiasAdd/FusedBatchNorm + activation into "
+       "_FusedMatMul/_FusedConv2D",
+       optimize::RunRemapper},
+      {"prune", true, "remove nodes whose values nothing uses",
+       optimize::RunModelPruner},
+  };
+  return *passes;
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& AllPasses() {
+  static const auto* names = [] {
+    auto* v = new std::vector<std::string_view>;
+    for (const PassInfo& p : Passes()) v->push_back(p.name);
+    return v;
+  }();
+  return *names;
+}
+
+const std::vector<std::string_view>& DefaultPasses() {
+  static const auto* names = [] {
+    auto* v = new std::vector<std::string_view>;
+    for (const PassInfo& p : Passes()) {
+      if (p.by_default) v->push_back(p.name);
+    }
+    return v;
+  }();
+  return *names;
+}
+
+std::string DescribePasses() {
+  std::string out;
+  for (const PassInfo& p : Passes()) {
+    out += fmt::format("  {:<11} {}\n", p.name, p.summary);
+  }
+  return out;
+}
+
+std::string FormatRewrite(const Rewrite& r) {
+  std::string line = r.pass + ": ";
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s.empty() ? std::string("nothing") : s;
+  };
+  line += join(r.nodes_in) + " -> " + join(r.nodes_out);
+  if (!r.why.empty()) line += ": " + r.why;
+  return line;
+}
+
+Status Optimize(tensorflow::GraphDef* graph, const OptimizeOptions& options,
+                OptimizeReport* report) {
+  std::vector<const PassInfo*> selected;
+  std::vector<std::string> known(AllPasses().begin(), AllPasses().end());
+  for (const std::string& name : options.passes) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return InvalidArgument("unknown pass '{}'{}; the passes are: {}", name,
+                             DidYouMean(name, known), fmt::join(known, ", "));
+    }
+  }
+  for (const PassInfo& p : Passes()) {
+    bool wanted =
+        options.passes.empty()
+            ? p.by_default
+            : std::find(options.passes.begin(), options.passes.end(),
+                        p.name) != options.passes.end();
+    if (wanted) selected.push_back(&p);
+  }
+  OptimizeReport local;
+  OptimizeReport* r = report != nullptr ? report : &local;
+  r->nodes_before = graph->node_size();
+  tensorflow::GraphDef work = *graph;
+  const auto preserve = optimize::PreservedNames(work, options);
+  std::vector<std::pair<std::string, int>> counts;
+  for (int round = 0; round < std::max(1, options.max_rounds); ++round) {
+    int changes = 0;
+    for (const PassInfo* p : selected) {
+      PassContext ctx(&work, &preserve, &r->rewrites);
+      DFG_RETURN_IF_ERROR(p->run(ctx));
+      changes += ctx.changes();
+      if (round == 0) {
+        counts.emplace_back(std::string(p->name), work.node_size());
+      } else {
+        for (auto& [name, n] : counts) {
+          if (name == p->name) n = work.node_size();
+        }
+      }
+    }
+    if (changes == 0) break;
+  }
+  r->pass_node_counts = std::move(counts);
+  r->nodes_after = work.node_size();
+  *graph = std::move(work);
+  return Status::Ok();
+}
+
+}  // namespace dfg

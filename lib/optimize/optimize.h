@@ -1,0 +1,88 @@
+// dfg optimize: TensorFlow's graph optimizations (Grappler's meta optimizer,
+// core/grappler/optimizers/) as a stage of their own, between prune and
+// place. Each pass rewrites a GraphDef in place and records every rewrite
+// (pass, the nodes it took, the nodes it made, why), so that a person can
+// see what changed and draw the result.
+//
+// Passes, in the order Grappler runs them (names are TensorFlow's
+// RewriterConfig names where TensorFlow has the pass):
+//   function            inline PartitionedCall / StatefulPartitionedCall and
+//                       calls by function name (function_optimization)
+//   constfold           evaluate nodes whose inputs are all constants with
+//                       dfg's own CPU kernels (constant_folding)
+//   arithmetic          algebraic identities: x*1, x+0, involutions, idempotent
+//                       ops, adjacent Transposes/Reshapes (arithmetic_optimization)
+//   dependency          drop Identity nodes and redundant control edges
+//                       (dependency_optimization)
+//   remapper            fuse MatMul / Conv2D with BiasAdd, FusedBatchNorm and
+//                       an activation into _FusedMatMul / _FusedConv2D, as
+//                       TensorFlow's remapper does on CPU (remapping)
+//   prune               remove what no preserved node needs (model_pruner)
+//
+// What a rewrite never changes: a preserved node keeps its name, op, outputs
+// and value; stateful ops are never removed, folded or reordered against
+// each other; the values every kept tensor carries stay TensorFlow's up to
+// the last float digits (a fused kernel may round differently).
+//
+// Layer: above graph, prune and kernels (constant folding runs kernels);
+// below pipeline, which runs it on every client graph.
+#ifndef DFG_LIB_OPTIMIZE_OPTIMIZE_H_
+#define DFG_LIB_OPTIMIZE_OPTIMIZE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/base/status.h"
+#include "lib/proto/graph.pb.h"
+
+namespace dfg {
+
+struct OptimizeOptions {
+  // Passes to run, by name, in the canonical order whatever order they are
+  // given in; empty runs DefaultPasses().
+  std::vector<std::string> passes;
+  // Nodes that must keep their name, op and every output (fetched, fed or
+  // targeted nodes of an unpruned graph). Always preserved besides: _Arg,
+  // _Retval, _Send, _Recv, Placeholder and stateful nodes, and the nodes
+  // that nothing consumes in the graph as given (its outputs and targets).
+  std::vector<std::string> preserve;
+  // Rounds of the whole pass list; stops early when a round changes nothing.
+  int max_rounds = 2;
+};
+
+// One rewrite, as --explain prints it.
+struct Rewrite {
+  std::string pass;
+  std::vector<std::string> nodes_in;   // taken or removed ("name (Op)")
+  std::vector<std::string> nodes_out;  // made or kept in their place
+  std::string why;
+};
+
+struct OptimizeReport {
+  std::vector<Rewrite> rewrites;
+  int nodes_before = 0;
+  int nodes_after = 0;
+  // Per pass that ran: name and the node count after it (summed over rounds).
+  std::vector<std::pair<std::string, int>> pass_node_counts;
+};
+
+// The passes in canonical order, and the ones run by default.
+const std::vector<std::string_view>& AllPasses();
+const std::vector<std::string_view>& DefaultPasses();
+// One line per pass for --help: "name: what it does".
+std::string DescribePasses();
+
+// Errors: kInvalidArgument for an unknown pass name (with the nearest), and
+// the function inliner's instantiation errors. The graph is unchanged on
+// error. `report` may be null.
+Status Optimize(tensorflow::GraphDef* graph, const OptimizeOptions& options,
+                OptimizeReport* report);
+
+// "remapper: MatMul dense/MatMul, BiasAdd dense/BiasAdd, Relu dense/Relu
+// -> _FusedMatMul dense/Relu: fused_ops BiasAdd,Relu" (one line, no newline).
+std::string FormatRewrite(const Rewrite& rewrite);
+
+}  // namespace dfg
+
+#endif  // DFG_LIB_OPTIMIZE_OPTIMIZE_H_

@@ -1,0 +1,187 @@
+#include "lib/optimize/optimize.h"
+
+#include <map>
+
+#include "lib/testing/catch.h"
+#include "lib/testing/text_proto.h"
+
+namespace dfg {
+namespace {
+
+using tensorflow::GraphDef;
+using testing::ParseTextProto;
+using testing::ScalarConstText;
+
+std::string FloatAttr() { return R"( attr { key: "T" value { type: DT_FLOAT } })"; }
+
+std::string Op(const std::string& name, const std::string& op,
+               const std::vector<std::string>& inputs,
+               const std::string& attrs = FloatAttr()) {
+  std::string s = "node { name: \"" + name + "\" op: \"" + op + "\"";
+  for (const std::string& in : inputs) s += " input: \"" + in + "\"";
+  return s + attrs + " }\n";
+}
+
+std::string Retval(const std::string& name, const std::string& input) {
+  return "node { name: \"" + name + R"(" op: "_Retval" input: ")" + input +
+         R"(" attr { key: "T" value { type: DT_FLOAT } })" +
+         R"( attr { key: "index" value { i: 0 } } })" + "\n";
+}
+
+std::string Arg(const std::string& name) {
+  return "node { name: \"" + name +
+         R"(" op: "_Arg" attr { key: "T" value { type: DT_FLOAT } })" +
+         R"( attr { key: "index" value { i: 0 } } })" + "\n";
+}
+
+// name -> "op(inputs...)", the graph in a canonical form.
+std::map<std::string, std::string> Shape(const GraphDef& g) {
+  std::map<std::string, std::string> m;
+  for (const auto& n : g.node()) {
+    std::string s = n.op() + "(";
+    for (int i = 0; i < n.input_size(); ++i) s += (i ? "," : "") + n.input(i);
+    m[n.name()] = s + ")";
+  }
+  return m;
+}
+
+OptimizeReport Run(GraphDef* g, std::vector<std::string> passes = {},
+                   std::vector<std::string> preserve = {}) {
+  OptimizeOptions options;
+  options.passes = std::move(passes);
+  options.preserve = std::move(preserve);
+  OptimizeReport report;
+  REQUIRE(Optimize(g, options, &report).ok());
+  return report;
+}
+
+TEST_CASE("constant folding computes constant subgraphs with the kernels",
+          "[optimize]") {
+  GraphDef g = ParseTextProto<GraphDef>(
+      ScalarConstText("a", "DT_FLOAT", "float_val: 3") +
+      ScalarConstText("b", "DT_FLOAT", "float_val: 4") + Arg("x") +
+      Op("ab", "Mul", {"a", "b"}) + Op("y", "AddV2", {"x", "ab"}) +
+      Retval("out", "y"));
+  OptimizeReport report = Run(&g);
+  auto shape = Shape(g);
+  CHECK(shape.at("ab") == "Const()");
+  CHECK(shape.at("y") == "AddV2(x,ab)");
+  CHECK_FALSE(shape.contains("a"));  // orphaned, then pruned
+  for (const auto& n : g.node()) {
+    if (n.name() == "ab") {
+      CHECK(n.attr().at("value").tensor().float_val(0) == 12.0f);
+    }
+  }
+  CHECK(report.nodes_before == 6);
+  CHECK(report.nodes_after == 4);
+}
+
+TEST_CASE("constant folding leaves stateful and preserved nodes alone",
+          "[optimize]") {
+  GraphDef g = ParseTextProto<GraphDef>(
+      ScalarConstText("a", "DT_FLOAT", "float_val: 3") +
+      Op("kept", "Neg", {"a"}) + Op("r", "Neg", {"kept"}) +
+      R"pb(node {
+             name: "rand"
+             op: "RandomUniform"
+             input: "shape"
+             attr { key: "T" value { type: DT_INT32 } }
+             attr { key: "dtype" value { type: DT_FLOAT } }
+           })pb" +
+      ScalarConstText("shape", "DT_INT32", "int_val: 1") +
+      Retval("out", "r"));
+  Run(&g, {"constfold"}, {"kept"});
+  auto shape = Shape(g);
+  CHECK(shape.at("kept") == "Neg(a)");
+  CHECK(shape.at("r") == "Neg(kept)");
+  CHECK(shape.at("rand") == "RandomUniform(shape)");
+}
+
+TEST_CASE("the dependency pass bypasses Identity nodes", "[optimize]") {
+  GraphDef g = ParseTextProto<GraphDef>(
+      Arg("x") + Op("i1", "Identity", {"x"}) + Op("i2", "Identity", {"i1"}) +
+      Op("n", "Neg", {"i2"}) + Op("after", "NoOp", {"^i2"}, "") +
+      Retval("out", "n"));
+  Run(&g, {"dependency", "prune"});
+  auto shape = Shape(g);
+  CHECK_FALSE(shape.contains("i1"));
+  CHECK_FALSE(shape.contains("i2"));
+  CHECK(shape.at("n") == "Neg(x)");
+  CHECK(shape.at("after") == "NoOp(^x)");
+}
+
+TEST_CASE("an Identity after a Switch stays", "[optimize]") {
+  GraphDef g = ParseTextProto<GraphDef>(
+      Arg("x") +
+      R"pb(node { name: "p" op: "Const"
+                  attr { key: "dtype" value { type: DT_BOOL } }
+                  attr { key: "value" value { tensor { dtype: DT_BOOL
+                    tensor_shape {} bool_val: true } } } })pb" +
+      Op("s", "Switch", {"x", "p"}) + Op("t", "Identity", {"s:1"}) +
+      Retval("out", "t"));
+  Run(&g, {"dependency"});
+  CHECK(Shape(g).at("t") == "Identity(s:1)");
+}
+
+TEST_CASE("the remapper fuses MatMul, BiasAdd and Relu under the Relu's name",
+          "[optimize]") {
+  const std::string mm =
+      R"( attr { key: "T" value { type: DT_FLOAT } })"
+      R"( attr { key: "transpose_a" value { b: false } })"
+      R"( attr { key: "transpose_b" value { b: true } })";
+  GraphDef g = ParseTextProto<GraphDef>(
+      Arg("x") + Arg("w") + Arg("b") + Op("mm", "MatMul", {"x", "w"}, mm) +
+      Op("bias", "BiasAdd", {"mm", "b", "^x"}) +
+      Op("relu", "Relu", {"bias"}) + Retval("out", "relu"));
+  OptimizeReport report = Run(&g, {"remapper"});
+  auto shape = Shape(g);
+  CHECK_FALSE(shape.contains("mm"));
+  CHECK_FALSE(shape.contains("bias"));
+  CHECK(shape.at("relu") == "_FusedMatMul(x,w,b,^x)");
+  for (const auto& n : g.node()) {
+    if (n.name() != "relu") continue;
+    CHECK(n.attr().at("fused_ops").list().s(0) == "BiasAdd");
+    CHECK(n.attr().at("fused_ops").list().s(1) == "Relu");
+    CHECK(n.attr().at("num_args").i() == 1);
+    CHECK(n.attr().at("transpose_b").b());
+  }
+  REQUIRE(report.rewrites.size() == 1);
+  CHECK(FormatRewrite(report.rewrites[0]) ==
+        "remapper: mm (MatMul), bias (BiasAdd), relu (Relu) -> relu "
+        "(_FusedMatMul): fused_ops BiasAdd,Relu");
+}
+
+TEST_CASE("the remapper leaves a contraction whose output is also used",
+          "[optimize]") {
+  GraphDef g = ParseTextProto<GraphDef>(
+      Arg("x") + Arg("w") + Arg("b") + Op("mm", "MatMul", {"x", "w"}) +
+      Op("bias", "BiasAdd", {"mm", "b"}) + Op("other", "Neg", {"mm"}) +
+      Op("sum", "AddV2", {"bias", "other"}) + Retval("out", "sum"));
+  Run(&g, {"remapper"});
+  CHECK(Shape(g).at("bias") == "BiasAdd(mm,b)");
+}
+
+TEST_CASE("the arithmetic pass removes involutions and no-op casts",
+          "[optimize]") {
+  GraphDef g = ParseTextProto<GraphDef>(
+      Arg("x") + Op("n1", "Neg", {"x"}) + Op("n2", "Neg", {"n1"}) +
+      Op("c", "Cast", {"n2"},
+         R"( attr { key: "SrcT" value { type: DT_FLOAT } })"
+         R"( attr { key: "DstT" value { type: DT_FLOAT } })") +
+      Retval("out", "c"));
+  Run(&g);
+  CHECK(Shape(g) == std::map<std::string, std::string>{
+                        {"x", "_Arg()"}, {"out", "_Retval(x)"}});
+}
+
+TEST_CASE("an unknown pass is an error naming the passes", "[optimize]") {
+  GraphDef g;
+  OptimizeOptions options;
+  options.passes = {"remaper"};
+  Status s = Optimize(&g, options, nullptr);
+  CHECK(s.code() == Code::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Matchers::Contains("did you mean 'remapper'"));
+}
+
+}  // namespace
+}  // namespace dfg

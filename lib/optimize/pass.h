@@ -1,0 +1,108 @@
+// What every optimizer pass shares: the graph it rewrites, the index of
+// producers and consumers it rewrites through, what must be preserved, and
+// where rewrites are recorded. Internal to lib/optimize.
+#ifndef DFG_LIB_OPTIMIZE_PASS_H_
+#define DFG_LIB_OPTIMIZE_PASS_H_
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "lib/base/status.h"
+#include "lib/graph/op_registry.h"
+#include "lib/optimize/optimize.h"
+#include "lib/proto/graph.pb.h"
+
+namespace dfg::optimize {
+
+using tensorflow::GraphDef;
+using tensorflow::NodeDef;
+
+// A consumer of one output: node index and input position.
+struct Use {
+  int node = 0;
+  int input = 0;
+};
+
+// Producers and consumers of a GraphDef's nodes, by index. Built once per
+// pass; a pass that adds or removes nodes rebuilds it or only marks nodes
+// dead (Erase) until the pass ends.
+class GraphIndex {
+ public:
+  explicit GraphIndex(const GraphDef& graph);
+
+  // -1 for no such node.
+  int Find(std::string_view name) const;
+  // Data consumers of output `port` of node `i`.
+  const std::vector<Use>& DataUses(int i, int port) const;
+  // Every data consumer of any output of node `i`.
+  std::vector<Use> AllDataUses(int i) const;
+  // Nodes with a control input from node `i`.
+  const std::vector<int>& ControlUses(int i) const { return control_[i]; }
+  int NumDataUses(int i) const;
+
+ private:
+  std::unordered_map<std::string_view, int> by_name_;
+  std::vector<std::unordered_map<int, std::vector<Use>>> data_;
+  std::vector<std::vector<int>> control_;
+};
+
+class PassContext {
+ public:
+  // `preserve`: PreservedNames of the graph as the stage got it. Not owned.
+  PassContext(GraphDef* graph, const std::unordered_set<std::string>* preserve,
+              std::vector<Rewrite>* rewrites);
+
+  GraphDef& graph() { return *graph_; }
+  const OpLookup& ops() const { return ops_; }
+
+  // A preserved node keeps its name, op and outputs; see optimize.h.
+  bool IsPreserved(const NodeDef& node) const;
+  // Stateful by its OpDef, or unknown (an op dfg does not know is treated
+  // as stateful: nothing is assumed of it).
+  bool IsStateful(const NodeDef& node) const;
+  // In options.preserve or a sink of the graph as given (not by its op).
+  bool IsNamedPreserved(const std::string& name) const {
+    return preserve_->contains(name);
+  }
+
+  void Record(std::string_view pass, std::vector<std::string> in,
+              std::vector<std::string> out, std::string why);
+  int changes() const { return changes_; }
+
+ private:
+  GraphDef* graph_;
+  OpLookup ops_;
+  const std::unordered_set<std::string>* preserve_;  // Not owned.
+  std::vector<Rewrite>* rewrites_;
+  int changes_ = 0;
+};
+
+// options.preserve and the graph's sinks.
+std::unordered_set<std::string> PreservedNames(const GraphDef& graph,
+                                               const OptimizeOptions& options);
+
+// "name (Op)", as rewrites list nodes.
+std::string Describe(const NodeDef& node);
+
+// Removes the nodes whose `dead` flag is set, keeping the others' order.
+void EraseNodes(GraphDef* graph, const std::vector<bool>& dead);
+
+// Points every data input that reads `from` (a tensor name "n:k" or "n")
+// at `to` instead, in the nodes of `uses`.
+void Rewire(GraphDef* graph, const std::vector<Use>& uses,
+            const std::string& to);
+
+// The passes (one file each).
+Status RunFunctionPass(PassContext& ctx);
+Status RunConstantFolding(PassContext& ctx);
+Status RunArithmetic(PassContext& ctx);
+Status RunDependency(PassContext& ctx);
+Status RunRemapper(PassContext& ctx);
+Status RunModelPruner(PassContext& ctx);
+
+}  // namespace dfg::optimize
+
+#endif  // DFG_LIB_OPTIMIZE_PASS_H_
