@@ -19,6 +19,7 @@ struct SubcommandEntry {
 // The single table of subcommands, in the order `dfg --help` lists them.
 constexpr SubcommandEntry kSubcommands[] = {
     {"prune", RegisterPrune},
+    {"optimize", RegisterOptimize},
     {"place", RegisterPlace},
     {"partition", RegisterPartition},
     {"run", RegisterRun},

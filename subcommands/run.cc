@@ -26,6 +26,7 @@ struct RunFlags {
   std::vector<std::string> devices, init_targets, final_targets;
   std::string dump_partitions;
   bool no_soft_placement = false;
+  bool no_optimize = false;
 };
 
 std::atomic<bool> interrupted{false};
@@ -53,6 +54,8 @@ int RunRun(RunFlags f, Context& ctx) {
   options.load.session.devices = SplitList(f.devices);
   options.load.session.allow_soft_placement = !f.no_soft_placement;
   f.master.allow_soft_placement = !f.no_soft_placement;
+  options.load.session.optimize = !f.no_optimize;
+  f.master.optimize = !f.no_optimize;
   options.load.run.cancelled = &interrupted;
   options.load.export_dir = loaded.export_dir;
   options.repeat.init_targets = SplitList(f.init_targets);
@@ -122,6 +125,9 @@ void RegisterRun(CLI::App& app, Context& ctx) {
                              "devices, e.g. cpu:0,cpu:1 (default cpu:0)"));
   sub->add_flag("--no-soft-placement", flags->no_soft_placement,
                 "fail instead of moving nodes to a CPU");
+  sub->add_flag("--no-optimize", flags->no_optimize,
+                "run the graph as written: no function inlining, constant "
+                "folding or fusion (see dfg optimize)");
   sub->add_option("--threads", flags->run.load.session.inter_op_threads,
                   "inter-op threads (default: cores; 1 = inline)");
   sub->add_option("--intra-threads", flags->run.load.session.intra_op_threads,

@@ -18,6 +18,7 @@ using RegisterFn = void (*)(CLI::App& app, Context& ctx);
 void RegisterConvert(CLI::App& app, Context& ctx);
 void RegisterInfo(CLI::App& app, Context& ctx);
 void RegisterPrune(CLI::App& app, Context& ctx);
+void RegisterOptimize(CLI::App& app, Context& ctx);
 void RegisterPlace(CLI::App& app, Context& ctx);
 void RegisterPartition(CLI::App& app, Context& ctx);
 void RegisterRun(CLI::App& app, Context& ctx);

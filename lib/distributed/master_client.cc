@@ -37,6 +37,12 @@ StatusOr<std::unique_ptr<MasterClient>> MasterClient::Create(
   *request.mutable_graph_def() = graph;
   request.mutable_config()->set_allow_soft_placement(
       options.allow_soft_placement);
+  if (!options.optimize) {
+    request.mutable_config()
+        ->mutable_graph_options()
+        ->mutable_rewrite_options()
+        ->set_disable_meta_optimizer(true);
+  }
   request.set_target(target);
   tensorflow::CreateSessionResponse response;
   grpc::ClientContext ctx;

@@ -21,6 +21,9 @@ struct MasterClientOptions {
   bool allow_soft_placement = true;
   TlsOptions tls;  // tls.ca_file: talk TLS to the master
   int64_t connect_timeout_ms = 10000;
+  // false: ask the master not to optimize (graph_options.rewrite_options.
+  // disable_meta_optimizer, as TensorFlow's client turns Grappler off).
+  bool optimize = true;
 };
 
 class MasterClient {

@@ -177,7 +177,10 @@ StatusOr<std::map<std::string, tensorflow::GraphDef>> MasterPartitions(
   client.convention = Convention::kRendezvous;
   client.client_device = options.client_device;
   client.client_incarnation = static_cast<int64_t>(options.client_incarnation);
-  DFG_ASSIGN_OR_RETURN(ClientGraph cg, state.BuildClientGraph(client));
+  OptimizeOptions optimize;
+  DFG_ASSIGN_OR_RETURN(
+      ClientGraph cg,
+      state.BuildClientGraph(client, options.optimize ? &optimize : nullptr));
   return PartitionClientGraph(cg.graph.get(), MasterPartitioning(options));
 }
 
@@ -200,6 +203,8 @@ StatusOr<std::shared_ptr<MasterSession::Signature>> MasterSession::Build(
   options.client_incarnation = client_incarnation_;
   options.incarnations = &incarnations_;
   options.name_counter = &name_counter_;
+  options.optimize =
+      !config_.graph_options().rewrite_options().disable_meta_optimizer();
   DFG_ASSIGN_OR_RETURN(
       auto partitions,
       MasterPartitions(*state_, feeds, fetches, targets, options));

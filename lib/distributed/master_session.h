@@ -64,6 +64,9 @@ struct MasterPartitionOptions {
   const std::map<std::string, uint64_t>* incarnations = nullptr;  // Not owned.
   // The session's counter of "<prefix>_S<k>" names.
   std::atomic<int64_t>* name_counter = nullptr;  // Not owned.
+  // Run lib/optimize on the client graph (the session's ConfigProto
+  // graph_options.rewrite_options.disable_meta_optimizer turns it off).
+  bool optimize = true;
 };
 
 // How the master partitions: by worker, new names "<prefix>_S<k>", each

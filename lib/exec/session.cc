@@ -61,14 +61,17 @@ StatusOr<SessionGraphs> BuildSessionGraphs(
     const ExecutionState& state, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets,
-    std::atomic<int64_t>* name_counter) {
+    std::atomic<int64_t>* name_counter, bool optimize) {
   PruneOptions client;
   client.feeds = feeds;
   client.fetches = fetches;
   client.targets = targets;
   client.convention = Convention::kFunction;
   client.client_device = state.devices().devices()[0].name;
-  DFG_ASSIGN_OR_RETURN(ClientGraph cg, state.BuildClientGraph(client));
+  OptimizeOptions optimize_options;
+  DFG_ASSIGN_OR_RETURN(
+      ClientGraph cg,
+      state.BuildClientGraph(client, optimize ? &optimize_options : nullptr));
   // The graph may hold ops dfg does not know (every other stage handles
   // them); running one is TensorFlow's "Op type not registered" error.
   for (const Node* n : cg.graph->op_nodes()) {
@@ -176,7 +179,8 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
 
   DFG_ASSIGN_OR_RETURN(SessionGraphs graphs,
                        BuildSessionGraphs(*state, sig->feeds, sig->fetches,
-                                          sig->targets, &name_counter));
+                                          sig->targets, &name_counter,
+                                          options.optimize));
   sig->arg_types = std::move(graphs.arg_types);
   sig->ret_types = std::move(graphs.ret_types);
   sig->partitions = std::move(graphs.partitions);

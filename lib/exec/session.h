@@ -36,6 +36,8 @@ struct SessionOptions {
   bool allow_soft_placement = true;
   int inter_op_threads = 0;  // 0: the number of cores; 1: run inline
   int intra_op_threads = 0;  // 0: the number of cores
+  // Run lib/optimize on every client graph (DirectSession runs Grappler).
+  bool optimize = true;
 };
 
 struct RunOptions {
@@ -89,14 +91,15 @@ struct SessionGraphs {
 // The partitions the session builds for a signature (feeds, fetches and
 // targets sorted, as Run sorts them): the client graph in the function
 // convention on the first device, then PartitionClientGraph with
-// incarnation 1 and new names from the session's `name_counter`. Errors:
+// incarnation 1 and new names from the session's `name_counter`; with
+// `optimize`, through lib/optimize on the way. Errors:
 // BuildClientGraph's, "Op type not registered" for an op dfg does not know,
 // PartitionClientGraph's.
 StatusOr<SessionGraphs> BuildSessionGraphs(
     const ExecutionState& state, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets,
-    std::atomic<int64_t>* name_counter);
+    std::atomic<int64_t>* name_counter, bool optimize = true);
 
 // What `dfg run` fetches when told nothing: output 0 of every node that no
 // other node consumes (data or control), in graph order; such nodes without

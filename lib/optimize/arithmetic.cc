@@ -46,7 +46,7 @@ bool IsIdentityPermutation(const NodeDef* perm) {
   if (!t.ok() || t->shape().dims() != 1) return false;
   for (int64_t i = 0; i < t->NumElements(); ++i) {
     int64_t p = t->dtype() == tensorflow::DT_INT64 ? t->flat<int64_t>()[i]
-                                       : t->flat<int32_t>()[i];
+                                                   : t->flat<int32_t>()[i];
     if (p != i) return false;
   }
   return true;

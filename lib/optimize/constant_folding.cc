@@ -30,24 +30,55 @@ bool IsConst(const NodeDef& n) {
 // Ops whose value is not a function of their inputs' values alone, or that
 // TensorFlow never folds.
 bool NeverFolded(std::string_view op) {
-  static const auto* ops = new std::unordered_set<std::string_view>{
-      "Enter",        "RefEnter",     "Exit",         "RefExit",
-      "Merge",        "RefMerge",     "Switch",       "RefSwitch",
-      "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger",
-      "NoOp",         "Identity",     "IdentityN",    "Snapshot",
-      "StopGradient", "PreventGradient", "Print",     "PrintV2",
-      "Assert",       "CheckNumerics", "PlaceholderWithDefault",
-      "FakeParam",    "_Arg",         "_Retval",      "Const",
-      "HostConst",    "While",        "StatelessWhile", "If",
-      "StatelessIf",  "Case",         "StatelessCase", "PartitionedCall",
-      "StatefulPartitionedCall", "SymbolicGradient", "RemoteCall",
-      "_ParallelConcatStart", "OptionalNone", "Timestamp"};
+  static const auto* ops =
+      new std::unordered_set<std::string_view>{"Enter",
+                                               "RefEnter",
+                                               "Exit",
+                                               "RefExit",
+                                               "Merge",
+                                               "RefMerge",
+                                               "Switch",
+                                               "RefSwitch",
+                                               "NextIteration",
+                                               "RefNextIteration",
+                                               "LoopCond",
+                                               "ControlTrigger",
+                                               "NoOp",
+                                               "Identity",
+                                               "IdentityN",
+                                               "Snapshot",
+                                               "StopGradient",
+                                               "PreventGradient",
+                                               "Print",
+                                               "PrintV2",
+                                               "Assert",
+                                               "CheckNumerics",
+                                               "PlaceholderWithDefault",
+                                               "FakeParam",
+                                               "_Arg",
+                                               "_Retval",
+                                               "Const",
+                                               "HostConst",
+                                               "While",
+                                               "StatelessWhile",
+                                               "If",
+                                               "StatelessIf",
+                                               "Case",
+                                               "StatelessCase",
+                                               "PartitionedCall",
+                                               "StatefulPartitionedCall",
+                                               "SymbolicGradient",
+                                               "RemoteCall",
+                                               "_ParallelConcatStart",
+                                               "OptionalNone",
+                                               "Timestamp"};
   return ops->contains(op);
 }
 
 bool Foldable(DataType t) {
   DataType base = BaseType(t);
-  return !IsRefType(t) && base != tensorflow::DT_RESOURCE && base != tensorflow::DT_VARIANT;
+  return !IsRefType(t) && base != tensorflow::DT_RESOURCE &&
+         base != tensorflow::DT_VARIANT;
 }
 
 class Folder {
@@ -205,8 +236,7 @@ class Folder {
     for (size_t port = 0; port < outputs.size(); ++port) {
       const auto& uses = index.DataUses(i, static_cast<int>(port));
       if (uses.empty()) continue;
-      std::string name =
-          fmt::format("ConstantFolding/{}-{}", n.name(), port);
+      std::string name = fmt::format("ConstantFolding/{}-{}", n.name(), port);
       *g_.add_node() = MakeConst(name, n, outputs[port], controls);
       Rewire(&g_, uses, name);
       made.push_back(name + " (Const)");

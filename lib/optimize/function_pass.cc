@@ -22,7 +22,8 @@ constexpr int kMaxInlinedCalls = 10000;
 const tensorflow::FunctionDef* CalledFunction(const GraphDef& graph,
                                               const NodeDef& call) {
   std::string name = call.op();
-  if (call.op() == "PartitionedCall" || call.op() == "StatefulPartitionedCall") {
+  if (call.op() == "PartitionedCall" ||
+      call.op() == "StatefulPartitionedCall") {
     auto f = call.attr().find("f");
     if (f == call.attr().end()) return nullptr;
     name = f->second.func().name();
@@ -61,7 +62,8 @@ Status RunFunctionPass(PassContext& ctx) {
       std::string fname = fdef->signature().name();
       int before = g.node_size();
       DFG_RETURN_IF_ERROR(inliner.Inline(n.name()));
-      ctx.Record("function", {what}, {fmt::format("{} nodes", g.node_size() - before + 1)},
+      ctx.Record("function", {what},
+                 {fmt::format("{} nodes", g.node_size() - before + 1)},
                  fmt::format("body of {} inlined", fname));
       ++inlined;
       progress = true;

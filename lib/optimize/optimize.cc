@@ -106,11 +106,10 @@ Status Optimize(tensorflow::GraphDef* graph, const OptimizeOptions& options,
     }
   }
   for (const PassInfo& p : Passes()) {
-    bool wanted =
-        options.passes.empty()
-            ? p.by_default
-            : std::find(options.passes.begin(), options.passes.end(),
-                        p.name) != options.passes.end();
+    bool wanted = options.passes.empty()
+                      ? p.by_default
+                      : std::find(options.passes.begin(), options.passes.end(),
+                                  p.name) != options.passes.end();
     if (wanted) selected.push_back(&p);
   }
   OptimizeReport local;

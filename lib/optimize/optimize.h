@@ -11,7 +11,8 @@
 //   constfold           evaluate nodes whose inputs are all constants with
 //                       dfg's own CPU kernels (constant_folding)
 //   arithmetic          algebraic identities: x*1, x+0, involutions, idempotent
-//                       ops, adjacent Transposes/Reshapes (arithmetic_optimization)
+//                       ops, adjacent Transposes/Reshapes
+//                       (arithmetic_optimization)
 //   dependency          drop Identity nodes and redundant control edges
 //                       (dependency_optimization)
 //   remapper            fuse MatMul / Conv2D with BiasAdd, FusedBatchNorm and

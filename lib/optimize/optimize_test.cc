@@ -12,7 +12,9 @@ using tensorflow::GraphDef;
 using testing::ParseTextProto;
 using testing::ScalarConstText;
 
-std::string FloatAttr() { return R"( attr { key: "T" value { type: DT_FLOAT } })"; }
+std::string FloatAttr() {
+  return R"( attr { key: "T" value { type: DT_FLOAT } })";
+}
 
 std::string Op(const std::string& name, const std::string& op,
                const std::vector<std::string>& inputs,
@@ -85,11 +87,16 @@ TEST_CASE("constant folding leaves stateful and preserved nodes alone",
              name: "rand"
              op: "RandomUniform"
              input: "shape"
-             attr { key: "T" value { type: DT_INT32 } }
-             attr { key: "dtype" value { type: DT_FLOAT } }
+             attr {
+               key: "T"
+               value { type: DT_INT32 }
+             }
+             attr {
+               key: "dtype"
+               value { type: DT_FLOAT }
+             }
            })pb" +
-      ScalarConstText("shape", "DT_INT32", "int_val: 1") +
-      Retval("out", "r"));
+      ScalarConstText("shape", "DT_INT32", "int_val: 1") + Retval("out", "r"));
   Run(&g, {"constfold"}, {"kept"});
   auto shape = Shape(g);
   CHECK(shape.at("kept") == "Neg(a)");
@@ -111,28 +118,41 @@ TEST_CASE("the dependency pass bypasses Identity nodes", "[optimize]") {
 }
 
 TEST_CASE("an Identity after a Switch stays", "[optimize]") {
-  GraphDef g = ParseTextProto<GraphDef>(
-      Arg("x") +
-      R"pb(node { name: "p" op: "Const"
-                  attr { key: "dtype" value { type: DT_BOOL } }
-                  attr { key: "value" value { tensor { dtype: DT_BOOL
-                    tensor_shape {} bool_val: true } } } })pb" +
-      Op("s", "Switch", {"x", "p"}) + Op("t", "Identity", {"s:1"}) +
-      Retval("out", "t"));
+  GraphDef g = ParseTextProto<GraphDef>(Arg("x") +
+                                        R"pb(node {
+                                               name: "p"
+                                               op: "Const"
+                                               attr {
+                                                 key: "dtype"
+                                                 value { type: DT_BOOL }
+                                               }
+                                               attr {
+                                                 key: "value"
+                                                 value {
+                                                   tensor {
+                                                     dtype: DT_BOOL
+                                                     tensor_shape {}
+                                                     bool_val: true
+                                                   }
+                                                 }
+                                               }
+                                             })pb" +
+                                        Op("s", "Switch", {"x", "p"}) +
+                                        Op("t", "Identity", {"s:1"}) +
+                                        Retval("out", "t"));
   Run(&g, {"dependency"});
   CHECK(Shape(g).at("t") == "Identity(s:1)");
 }
 
 TEST_CASE("the remapper fuses MatMul, BiasAdd and Relu under the Relu's name",
           "[optimize]") {
-  const std::string mm =
-      R"( attr { key: "T" value { type: DT_FLOAT } })"
-      R"( attr { key: "transpose_a" value { b: false } })"
-      R"( attr { key: "transpose_b" value { b: true } })";
+  const std::string mm = R"( attr { key: "T" value { type: DT_FLOAT } })"
+                         R"( attr { key: "transpose_a" value { b: false } })"
+                         R"( attr { key: "transpose_b" value { b: true } })";
   GraphDef g = ParseTextProto<GraphDef>(
       Arg("x") + Arg("w") + Arg("b") + Op("mm", "MatMul", {"x", "w"}, mm) +
-      Op("bias", "BiasAdd", {"mm", "b", "^x"}) +
-      Op("relu", "Relu", {"bias"}) + Retval("out", "relu"));
+      Op("bias", "BiasAdd", {"mm", "b", "^x"}) + Op("relu", "Relu", {"bias"}) +
+      Retval("out", "relu"));
   OptimizeReport report = Run(&g, {"remapper"});
   auto shape = Shape(g);
   CHECK_FALSE(shape.contains("mm"));
@@ -170,8 +190,8 @@ TEST_CASE("the arithmetic pass removes involutions and no-op casts",
          R"( attr { key: "DstT" value { type: DT_FLOAT } })") +
       Retval("out", "c"));
   Run(&g);
-  CHECK(Shape(g) == std::map<std::string, std::string>{
-                        {"x", "_Arg()"}, {"out", "_Retval(x)"}});
+  CHECK(Shape(g) == std::map<std::string, std::string>{{"x", "_Arg()"},
+                                                       {"out", "_Retval(x)"}});
 }
 
 TEST_CASE("an unknown pass is an error naming the passes", "[optimize]") {

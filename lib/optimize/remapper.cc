@@ -4,7 +4,8 @@
 // that, an activation, becomes one _FusedMatMul / _FusedConv2D node:
 //   MatMul  + BiasAdd [+ Relu|Relu6|Elu|LeakyRelu|Tanh|Sigmoid]
 //   Conv2D  + BiasAdd [+ Relu|Relu6|Elu|LeakyRelu]          (NHWC)
-//   Conv2D  + FusedBatchNorm(V2,V3, is_training false) [+ Relu|Relu6|Elu|LeakyRelu]
+//   Conv2D  + FusedBatchNorm(V2,V3, is_training false) [+
+//   Relu|Relu6|Elu|LeakyRelu]
 // The fused node takes the last node's name (what consumers and fetches
 // read) and the contraction's device; the pattern's control inputs move
 // to it. Only float32 on CPU (or unplaced) graphs, as TensorFlow's
@@ -123,8 +124,7 @@ class Remapper {
       return false;
     }
     int ai = SoleConsumer(bi);
-    if (ai >= 0 && IsActivation(g_.node(ai), matmul) &&
-        IsFloat(g_.node(ai))) {
+    if (ai >= 0 && IsActivation(g_.node(ai), matmul) && IsFloat(g_.node(ai))) {
       fused_ops.push_back(g_.node(ai).op());
       pattern.push_back(ai);
     }
@@ -181,7 +181,8 @@ class Remapper {
       if (i != last) dead_[i] = true;
     }
     std::string ops;
-    for (const std::string& op : fused_ops) ops += (ops.empty() ? "" : ",") + op;
+    for (const std::string& op : fused_ops)
+      ops += (ops.empty() ? "" : ",") + op;
     ctx_.Record("remapper", std::move(taken), {made}, "fused_ops " + ops);
   }
 

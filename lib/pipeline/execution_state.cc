@@ -109,8 +109,45 @@ Status ExecutionState::ValidateFeedsAndFetches(
   return Status::Ok();
 }
 
+namespace {
+
+// Optimizes a client graph: out to a GraphDef, through the passes, back in.
+// A node without a device (an inlined call's output Identity) takes its
+// first input's, else the client device.
+Status OptimizeClientGraph(const OptimizeOptions& optimize,
+                           const PruneOptions& prune,
+                           std::unique_ptr<Graph>* graph) {
+  GraphDef def = (*graph)->ToGraphDef();
+  OptimizeOptions options = optimize;
+  options.preserve.insert(options.preserve.end(), prune.targets.begin(),
+                          prune.targets.end());
+  DFG_RETURN_IF_ERROR(Optimize(&def, options, nullptr));
+  std::unordered_map<std::string, const std::string*> device;
+  for (const NodeDef& n : def.node()) device[n.name()] = &n.device();
+  for (NodeDef& n : *def.mutable_node()) {
+    if (!n.device().empty()) continue;
+    const std::string* d = nullptr;
+    for (const std::string& in : n.input()) {
+      auto it = device.find(std::string(
+          ParseTensorNameView(in[0] == '^' ? in.substr(1) : in).node));
+      if (it != device.end() && !it->second->empty()) {
+        d = it->second;
+        break;
+      }
+    }
+    n.set_device(d != nullptr ? *d : prune.client_device);
+  }
+  DFG_ASSIGN_OR_RETURN(*graph, ImportGraphDef(def));
+  for (Node* n : (*graph)->op_nodes()) {
+    n->set_assigned_device_name(n->requested_device());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 StatusOr<ClientGraph> ExecutionState::BuildClientGraph(
-    const PruneOptions& options) const {
+    const PruneOptions& options, const OptimizeOptions* optimize) const {
   // Imported anew from the placed GraphDef, so that the copy numbers nodes
   // and edges as TensorFlow's import of the whole graph does (G1).
   ClientGraph client;
@@ -122,6 +159,9 @@ StatusOr<ClientGraph> ExecutionState::BuildClientGraph(
       RewriteGraphForExecution(client.graph.get(), options, &report));
   client.feed_types = std::move(report.feed_types);
   client.fetch_types = std::move(report.fetch_types);
+  if (optimize != nullptr) {
+    DFG_RETURN_IF_ERROR(OptimizeClientGraph(*optimize, options, &client.graph));
+  }
   return client;
 }
 

@@ -13,9 +13,9 @@
 // entry: a GraphDef that `dfg prune` already rewrote, imported in the order
 // TensorFlow's session would have it and placed.
 //
-// A graph-optimization stage (TensorFlow's Grappler in BuildGraph) belongs in
-// BuildClientGraph, between the rewrite and the return: every caller gets it
-// there, and only there.
+// Graph optimization (TensorFlow's Grappler in BuildGraph, lib/optimize) runs
+// in BuildClientGraph, between the rewrite and the return: every caller gets
+// it there, and only there.
 //
 // Layer: above graph, prune, place and partition; below exec, distributed
 // and the subcommands. Callers keep their own caches and names.
@@ -33,6 +33,7 @@
 #include "lib/base/status.h"
 #include "lib/graph/graph.h"
 #include "lib/graph/types.h"
+#include "lib/optimize/optimize.h"
 #include "lib/partition/partition.h"
 #include "lib/place/device_set.h"
 #include "lib/prune/prune.h"
@@ -78,7 +79,13 @@ class ExecutionState {
   // A copy of the placed graph rewritten for the signature (feeds, fetches,
   // targets, convention, client device; G1 of lib/partition/client_graph.h).
   // Errors: RewriteGraphForExecution's.
-  StatusOr<ClientGraph> BuildClientGraph(const PruneOptions& options) const;
+  // With `optimize`, the rewritten graph then goes through lib/optimize
+  // (TensorFlow's Grappler in GraphExecutionState::OptimizeGraph): targets
+  // and the feed and fetch nodes keep their names; nodes the optimizer
+  // makes keep the device of what they replace (or their input's).
+  StatusOr<ClientGraph> BuildClientGraph(
+      const PruneOptions& options,
+      const OptimizeOptions* optimize = nullptr) const;
 
   // The node of the placed graph named `name`, or null.
   const Node* FindNode(std::string_view name) const;

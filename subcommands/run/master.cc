@@ -16,6 +16,7 @@ StatusOr<StepFn> MasterStepFn(const MasterOptions& options,
   auto checker = std::make_shared<const FeedShapeChecker>(graph);
   MasterClientOptions client_options;
   client_options.allow_soft_placement = options.allow_soft_placement;
+  client_options.optimize = options.optimize;
   client_options.tls.ca_file = options.tls_ca;
   DFG_ASSIGN_OR_RETURN(
       std::unique_ptr<MasterClient> client,

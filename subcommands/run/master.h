@@ -20,6 +20,7 @@ struct MasterOptions {
   std::string target;  // grpc://HOST:PORT
   std::string tls_ca;  // PEM CA certificate: talk TLS to the master
   bool allow_soft_placement = true;
+  bool optimize = true;
 };
 
 // Creates a session on the master and returns its step function (the
