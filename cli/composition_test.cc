@@ -7,7 +7,8 @@
 // differently from DirectSession (rendezvous convention, by worker, "_S<k>"
 // names, each device's incarnation), it is compared with the commands'
 // output (`dfg prune --convention rendezvous`) partitioned with the master's
-// options, as `dfg partition` partitions.
+// options, as `dfg partition` partitions. All with optimization off: the
+// commands chain no `dfg optimize` here.
 #include <unistd.h>
 
 #include <filesystem>
@@ -139,7 +140,8 @@ std::string CheckSession(const GraphDef& graph, const std::string& in,
   std::atomic<int64_t> counter{0};
   StatusOr<SessionGraphs> session =
       state.ok() ? BuildSessionGraphs(**state, sig.feeds, sig.fetches,
-                                      sig.targets, &counter)
+                                      sig.targets, &counter,
+                                      /*optimize=*/false)
                  : StatusOr<SessionGraphs>(state.status());
   std::string pruned = dir / "pruned.pb";
   std::string error =
@@ -179,6 +181,7 @@ std::string CheckMaster(const GraphDef& graph, const std::string& in,
     o.client_incarnation = 71;
     o.incarnations = &incarnations;
     o.name_counter = counter;
+    o.optimize = false;  // the stages as the commands chain them
     return o;
   };
   std::atomic<int64_t> master_counter{0}, cli_counter{0};
@@ -259,8 +262,9 @@ TEST_CASE("dfg run --dump-partitions writes dfg partition's files",
     INFO(c.model);
     TempDir dir("run");
     std::vector<std::string> run_args = {
-        "run",         models + c.model,    "--devices",
-        "cpu:0,cpu:1", "--dump-partitions", dir / "run"};
+        "run",          models + c.model,    "--devices",
+        "cpu:0,cpu:1",  "--dump-partitions", dir / "run",
+        "--no-optimize"};
     for (size_t i = 0; i < c.sig.feeds.size(); ++i) {
       run_args.insert(run_args.end(), {"--feed", c.sig.feeds[i] + "=" + models +
                                                      c.feed_files[i]});

@@ -60,8 +60,8 @@ StatusOr<ExecutionStateOptions> SessionStateOptions(
 StatusOr<SessionGraphs> BuildSessionGraphs(
     const ExecutionState& state, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
-    const std::vector<std::string>& targets,
-    std::atomic<int64_t>* name_counter, bool optimize) {
+    const std::vector<std::string>& targets, std::atomic<int64_t>* name_counter,
+    bool optimize) {
   PruneOptions client;
   client.feeds = feeds;
   client.fetches = fetches;
@@ -177,10 +177,10 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
   sig->fetches = std::move(fetches);
   sig->targets = std::move(targets);
 
-  DFG_ASSIGN_OR_RETURN(SessionGraphs graphs,
-                       BuildSessionGraphs(*state, sig->feeds, sig->fetches,
-                                          sig->targets, &name_counter,
-                                          options.optimize));
+  DFG_ASSIGN_OR_RETURN(
+      SessionGraphs graphs,
+      BuildSessionGraphs(*state, sig->feeds, sig->fetches, sig->targets,
+                         &name_counter, options.optimize));
   sig->arg_types = std::move(graphs.arg_types);
   sig->ret_types = std::move(graphs.ret_types);
   sig->partitions = std::move(graphs.partitions);

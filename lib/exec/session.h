@@ -98,8 +98,8 @@ struct SessionGraphs {
 StatusOr<SessionGraphs> BuildSessionGraphs(
     const ExecutionState& state, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
-    const std::vector<std::string>& targets,
-    std::atomic<int64_t>* name_counter, bool optimize = true);
+    const std::vector<std::string>& targets, std::atomic<int64_t>* name_counter,
+    bool optimize = true);
 
 // What `dfg run` fetches when told nothing: output 0 of every node that no
 // other node consumes (data or control), in graph order; such nodes without

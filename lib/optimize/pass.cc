@@ -31,7 +31,7 @@ GraphIndex::GraphIndex(const GraphDef& graph)
     const NodeDef& n = graph.node(i);
     for (int k = 0; k < n.input_size(); ++k) {
       TensorIdView id = ParseTensorNameView(n.input(k));
-      auto it = by_name_.find(id.node);
+      auto it = by_name_.find(std::string(id.node));
       if (it == by_name_.end()) continue;
       if (id.index < 0) {
         control_[it->second].push_back(i);
@@ -43,7 +43,7 @@ GraphIndex::GraphIndex(const GraphDef& graph)
 }
 
 int GraphIndex::Find(std::string_view name) const {
-  auto it = by_name_.find(name);
+  auto it = by_name_.find(std::string(name));
   return it == by_name_.end() ? -1 : it->second;
 }
 

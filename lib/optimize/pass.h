@@ -44,7 +44,9 @@ class GraphIndex {
   int NumDataUses(int i) const;
 
  private:
-  std::unordered_map<std::string_view, int> by_name_;
+  // Owned names: passes replace nodes (and so their name strings) while
+  // they hold the index.
+  std::unordered_map<std::string, int> by_name_;
   std::vector<std::unordered_map<int, std::vector<Use>>> data_;
   std::vector<std::vector<int>> control_;
 };

@@ -77,9 +77,10 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         compile_protos(tmp)
         global pb
-        from lib.proto import (attr_value_pb2, graph_pb2, master_pb2,  # noqa
-                               tensor_pb2, types_pb2, worker_pb2)
-        pb = type("pb", (), dict(attr=attr_value_pb2, graph=graph_pb2,
+        from lib.proto import (attr_value_pb2, config_pb2, graph_pb2,  # noqa
+                               master_pb2, tensor_pb2, types_pb2, worker_pb2)
+        pb = type("pb", (), dict(attr=attr_value_pb2, config=config_pb2,
+                                 graph=graph_pb2,
                                  master=master_pb2, tensor=tensor_pb2,
                                  types=types_pb2, worker=worker_pb2))
         with Cluster(dfg, 2) as c:
@@ -342,7 +343,11 @@ def restarted_worker(c, master, channels):
     node(g, "c", "Const", device="/job:worker/task:1", dtype="DT_FLOAT",
          value=tensor([4.0], shape=[]))
     node(g, "y", "Neg", ["c"], device="/job:worker/task:0", T="DT_FLOAT")
-    handle = master("CreateSession", pb.master.CreateSessionRequest(graph_def=g)).session_handle
+    # Optimization off: constant folding would compute y on task 0 alone.
+    config = pb.config.ConfigProto()
+    config.graph_options.rewrite_options.disable_meta_optimizer = True
+    handle = master("CreateSession", pb.master.CreateSessionRequest(
+        graph_def=g, config=config)).session_handle
     run = pb.master.RunStepRequest(session_handle=handle, fetch=["y:0"])
     check(floats(master("RunStep", run, timeout=30).tensor[0].tensor) == [-4.0],
           "a session runs before the restart")
