@@ -31,6 +31,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lib/kernels/const_buffers.h"
+
 namespace dfg {
 namespace {
 
@@ -119,7 +121,7 @@ struct Plan {
   int64_t flops_per_shard = 0;
 };
 
-using PlanKey = std::array<int64_t, 24>;
+using PlanKey = std::array<int64_t, 25>;
 
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
@@ -238,7 +240,7 @@ void CutShards(const ConvDims& d, int64_t workers,
 // The plan of a call, or null when oneDNN should not run it.
 std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
                                      const ConvEpilogue& e, bool backward,
-                                     int64_t workers) {
+                                     bool const_filter, int64_t workers) {
   auto plan = std::make_shared<Plan>();
   plan->backward = backward;
   CutShards(d, workers, &plan->kinds, &plan->shards);
@@ -264,7 +266,8 @@ std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
     // 5 ms). With few output pixels that costs more than the convolution
     // saves (3x3 512 -> 512 on 7x7: 6.3 ms with oneDNN against 3.7 ms with
     // im2col + sgemm; 1x1 512 -> 512 on 14x14 a tie): those stay on im2col.
-    if (plan->weights.get_size() > kMaxReorderedWeightBytes &&
+    // A Const filter is reordered once (Weights below).
+    if (!const_filter && plan->weights.get_size() > kMaxReorderedWeightBytes &&
         d.batch * d.rows.out * d.cols.out < kMinPixelsWithReorder) {
       return nullptr;
     }
@@ -317,7 +320,7 @@ PlanCache& Cache() {
 }
 
 PlanKey KeyOf(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
-              bool backward, int64_t workers) {
+              bool backward, bool const_filter, int64_t workers) {
   int32_t alpha_bits = 0;
   std::memcpy(&alpha_bits, &e.alpha, sizeof(alpha_bits));
   return {d.batch,
@@ -343,7 +346,8 @@ PlanKey KeyOf(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
           e.bias != nullptr,
           static_cast<int64_t>(e.activation),
           alpha_bits,
-          backward};
+          backward,
+          const_filter};
 }
 
 // Runs shards [begin, end) of `plan` on the calling thread.
@@ -382,25 +386,58 @@ void RunShards(const Plan& plan, const ConvDims& d, const float* in,
   }
 }
 
-Status RunPlan(ThreadPoolInterface* pool, const Plan& plan, const ConvDims& d,
-               const float* in, const float* filter, const float* bias,
-               float* out) {
+// The weights of Const filters in oneDNN's layout, one per layout asked for,
+// attached to the filter's buffer (const_buffers.h) so that they are
+// reordered once, not on every call.
+struct ReorderedWeights {
+  std::mutex mu;
+  std::vector<std::pair<memory::desc, memory>> forms;
+};
+
+// Reorders the HWIO `filter` into plan.weights on the calling thread.
+memory Reorder(const Plan& plan, const float* filter, memory to) {
   ThreadState& t = Thread();
   const dnnl::engine& engine = Engine();
-  memory weights(plan.user_weights, engine, const_cast<float*>(filter));
-  if (plan.reorder) {
-    memory reordered(plan.weights, engine);
-    std::unordered_map<int, memory> args = {{DNNL_ARG_FROM, weights},
-                                            {DNNL_ARG_TO, reordered}};
-    if (plan.reorder_scratchpad.get_size() > 0) {
-      args[DNNL_ARG_SCRATCHPAD] =
-          memory(plan.reorder_scratchpad, engine,
-                 t.Scratchpad(plan.reorder_scratchpad.get_size()));
-    }
-    plan.reorder->execute(t.stream, args);
-    t.stream.wait();
-    weights = reordered;
+  memory from(plan.user_weights, engine, const_cast<float*>(filter));
+  std::unordered_map<int, memory> args = {{DNNL_ARG_FROM, from},
+                                          {DNNL_ARG_TO, to}};
+  if (plan.reorder_scratchpad.get_size() > 0) {
+    args[DNNL_ARG_SCRATCHPAD] =
+        memory(plan.reorder_scratchpad, engine,
+               t.Scratchpad(plan.reorder_scratchpad.get_size()));
   }
+  plan.reorder->execute(t.stream, args);
+  t.stream.wait();
+  return to;
+}
+
+// The weights in plan.weights' layout: the filter itself when oneDNN takes
+// HWIO, the cached reorder of a Const filter, else a fresh reorder.
+memory Weights(const Plan& plan, const float* filter, bool const_filter) {
+  const dnnl::engine& engine = Engine();
+  if (!plan.reorder) {
+    return memory(plan.user_weights, engine, const_cast<float*>(filter));
+  }
+  if (!const_filter) return Reorder(plan, filter, memory(plan.weights, engine));
+  auto cached = std::static_pointer_cast<ReorderedWeights>(
+      FindConstDerived(filter, kConstKeyOneDnnConvWeights));
+  if (cached == nullptr) {
+    cached = std::make_shared<ReorderedWeights>();
+    AttachConstDerived(filter, kConstKeyOneDnnConvWeights, cached);
+  }
+  std::lock_guard<std::mutex> lock(cached->mu);
+  for (const auto& [desc, mem] : cached->forms) {
+    if (desc == plan.weights) return mem;
+  }
+  memory mem = Reorder(plan, filter, memory(plan.weights, engine));
+  cached->forms.emplace_back(plan.weights, mem);
+  return mem;
+}
+
+Status RunPlan(ThreadPoolInterface* pool, const Plan& plan, const ConvDims& d,
+               const float* in, const float* filter, bool const_filter,
+               const float* bias, float* out) {
+  const memory weights = Weights(plan, filter, const_filter);
   std::mutex mu;
   std::string error;
   ParallelFor(pool, static_cast<int64_t>(plan.shards.size()),
@@ -428,7 +465,8 @@ namespace {
 Status RunConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
                const ConvEpilogue& e, bool backward, int64_t workers,
                const float* in, const float* filter, float* out, bool* ran) {
-  const PlanKey key = KeyOf(d, groups, e, backward, workers);
+  const bool const_filter = IsConstBuffer(filter);
+  const PlanKey key = KeyOf(d, groups, e, backward, const_filter, workers);
   std::shared_ptr<const Plan> plan;
   try {
     if (!Cache().Find(key, &plan)) {
@@ -441,7 +479,7 @@ Status RunConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
       std::lock_guard<std::mutex> lock(*build_mu);
       if (!Cache().Find(key, &plan)) {
         try {
-          plan = MakePlan(d, groups, e, backward, workers);
+          plan = MakePlan(d, groups, e, backward, const_filter, workers);
         } catch (const dnnl::error&) {
           plan = nullptr;  // oneDNN has no kernel for it: im2col runs it
         }
@@ -449,7 +487,8 @@ Status RunConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
       }
     }
     if (plan == nullptr) return Status::Ok();
-    DFG_RETURN_IF_ERROR(RunPlan(pool, *plan, d, in, filter, e.bias, out));
+    DFG_RETURN_IF_ERROR(
+        RunPlan(pool, *plan, d, in, filter, const_filter, e.bias, out));
   } catch (const dnnl::error& err) {
     return Internal("oneDNN convolution failed: {}", err.what());
   }
