@@ -2,6 +2,7 @@
 // OnesLike, Range.
 #include <cmath>
 
+#include "lib/kernels/const_buffers.h"
 #include "lib/kernels/cwise_ops.h"
 #include "lib/kernels/shape_args.h"
 
@@ -26,7 +27,10 @@ class ConstOp : public OpKernel {
                         DataTypeString(ctx->output_type(0))));
     tensor_ = *std::move(t);
     StripAttr("value");
+    // Kernels may keep forms derived from the value (const_buffers.h).
+    RegisterConstBuffer(tensor_.data());
   }
+  ~ConstOp() override { UnregisterConstBuffer(tensor_.data()); }
   void Compute(OpKernelContext* ctx) override { ctx->set_output(0, tensor_); }
   const Tensor* const_tensor() const override { return &tensor_; }
 

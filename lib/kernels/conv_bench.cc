@@ -17,6 +17,7 @@
 
 #include "lib/graph/op_registry.h"
 #include "lib/kernels/bench_pool.h"
+#include "lib/kernels/const_buffers.h"
 #include "lib/kernels/kernel_registry.h"
 #include "lib/kernels/onednn_conv.h"
 #include "lib/kernels/op_kernel.h"
@@ -32,7 +33,7 @@ class ConvRunner {
  public:
   ConvRunner(const std::string& op, const std::string& padding, int stride,
              std::vector<int64_t> x_dims, std::vector<int64_t> f_dims,
-             int threads)
+             int threads, bool const_filter = false)
       : x_(tensorflow::DT_FLOAT, TensorShape(std::span<const int64_t>(x_dims))),
         f_(tensorflow::DT_FLOAT,
            TensorShape(std::span<const int64_t>(f_dims))) {
@@ -62,8 +63,14 @@ class ConvRunner {
     kernel_ = std::move(*k);
     for (float& v : x_.flat<float>()) v = 0.5f;
     for (float& v : f_.flat<float>()) v = 0.25f;
+    // As if the filter came from a Const node (const_buffers.h).
+    if (const_filter) RegisterConstBuffer(f_.data());
+    const_filter_ = const_filter;
     if (threads > 1) pool_ = std::make_unique<BenchPool>(threads);
     step_.intra_op_pool = pool_.get();
+  }
+  ~ConvRunner() {
+    if (const_filter_) UnregisterConstBuffer(f_.data());
   }
   void Run() {
     TensorValue in[2] = {{&x_}, {pool_op_ ? nullptr : &f_}};
@@ -81,7 +88,7 @@ class ConvRunner {
 
  private:
   Tensor x_, f_;
-  bool pool_op_ = false;
+  bool pool_op_ = false, const_filter_ = false;
   std::unique_ptr<OpKernel> kernel_;
   std::unique_ptr<BenchPool> pool_;
   StepServices step_;
@@ -135,13 +142,14 @@ struct ConvCase {
   const char* padding;
   int stride;
   std::vector<int64_t> x, f;
+  bool const_filter = false;
 };
 
 void BM_Conv(benchmark::State& state, const ConvCase& c) {
   const int threads = static_cast<int>(state.range(0));
   openblas_set_num_threads(threads);
   SetOneDnnConvEnabled(state.range(1) != 0);
-  ConvRunner conv(c.op, c.padding, c.stride, c.x, c.f, threads);
+  ConvRunner conv(c.op, c.padding, c.stride, c.x, c.f, threads, c.const_filter);
   Loop(state, &conv);
   SetOneDnnConvEnabled(true);
   const int64_t out_pixels = c.x[0] * ((c.x[1] + c.stride - 1) / c.stride) *
@@ -171,6 +179,14 @@ DFG_CONV_BENCH(b1_1x1_56x64_256, "Conv2D", "VALID", 1, {1, 56, 56, 64},
                {1, 1, 64, 256});
 DFG_CONV_BENCH(b8_1x1_28x256_128, "Conv2D", "VALID", 1, {8, 28, 28, 256},
                {1, 1, 256, 128});
+// ResNet50's last stage on 64x64 images, batch 2: megabytes of Const
+// weights for 2x2 pixels.
+DFG_CONV_BENCH(b2_3x3_2x512_512_const, "Conv2D", "SAME", 1, {2, 2, 2, 512},
+               {3, 3, 512, 512}, true);
+DFG_CONV_BENCH(b2_1x1_2x512_2048_const, "Conv2D", "VALID", 1, {2, 2, 2, 512},
+               {1, 1, 512, 2048}, true);
+DFG_CONV_BENCH(b2_1x1s2_4x1024_2048_const, "Conv2D", "VALID", 2,
+               {2, 4, 4, 1024}, {1, 1, 1024, 2048}, true);
 // MobileNet-like: the stem, pointwise and depthwise layers.
 DFG_CONV_BENCH(b1_3x3s2_224x3_32, "Conv2D", "SAME", 2, {1, 224, 224, 3},
                {3, 3, 3, 32});

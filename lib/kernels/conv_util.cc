@@ -11,6 +11,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -295,6 +296,52 @@ void DirectConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
 }
 
 }  // namespace
+
+namespace {
+
+// y = act(y) over n floats; one loop per activation so that each
+// vectorizes.
+void Activate(ConvActivation act, float alpha, float* y, int64_t n) {
+  switch (act) {
+    case ConvActivation::kNone:
+      return;
+    case ConvActivation::kRelu:
+      for (int64_t i = 0; i < n; ++i) y[i] = y[i] > 0 ? y[i] : 0.0f;
+      return;
+    case ConvActivation::kLeakyRelu:
+      for (int64_t i = 0; i < n; ++i) y[i] = y[i] > 0 ? y[i] : y[i] * alpha;
+      return;
+    case ConvActivation::kRelu6:
+      // std::max / std::min keep NaN, as TensorFlow's Relu6 does.
+      for (int64_t i = 0; i < n; ++i) {
+        y[i] = std::min(std::max(y[i], 0.0f), 6.0f);
+      }
+      return;
+    case ConvActivation::kElu:
+      for (int64_t i = 0; i < n; ++i) {
+        if (y[i] < 0) y[i] = std::expm1(y[i]);
+      }
+      return;
+  }
+}
+
+}  // namespace
+
+void ApplyConvEpilogue(const ConvEpilogue& e, int64_t channels, float* y,
+                       int64_t size) {
+  if (e.scale != nullptr || e.bias != nullptr) {
+    for (int64_t r = 0; r < size; r += channels) {
+      float* row = y + r;
+      if (e.scale != nullptr) {
+        for (int64_t c = 0; c < channels; ++c) row[c] *= e.scale[c];
+      }
+      if (e.bias != nullptr) {
+        for (int64_t c = 0; c < channels; ++c) row[c] += e.bias[c];
+      }
+    }
+  }
+  Activate(e.activation, e.alpha, y, size);
+}
 
 Status Conv2DCompute(ThreadPoolInterface* pool, const ConvDims& d,
                      const Tensor& input, const Tensor& filter,

@@ -115,14 +115,23 @@ void ForEachConvWindow(ThreadPoolInterface* pool, const ConvDims& d,
 }
 
 // What _FusedConv2D can have applied to the convolution's output inside it:
-// a per-channel bias, then an activation. (Not Relu6: oneDNN's clip turns
-// NaN into a bound, TensorFlow's keeps it.)
-enum class ConvActivation { kNone, kRelu, kLeakyRelu };
+// y = conv * scale + bias per channel (a folded FusedBatchNorm; no scale:
+// BiasAdd), then an activation. oneDNN applies a bias and Relu / LeakyRelu
+// itself (exact there); the rest is applied by dfg on each shard's output
+// right after oneDNN wrote it, while it is still in cache (oneDNN's clip for
+// Relu6 turns NaN into a bound, TensorFlow's keeps it; its exp is an
+// approximation).
+enum class ConvActivation { kNone, kRelu, kLeakyRelu, kRelu6, kElu };
 struct ConvEpilogue {
-  const float* bias = nullptr;  // [out_depth], or null. Not owned.
+  const float* scale = nullptr;  // [out_depth], or null. Not owned.
+  const float* bias = nullptr;   // [out_depth], or null. Not owned.
   ConvActivation activation = ConvActivation::kNone;
   float alpha = 0.0f;  // kLeakyRelu's slope below 0
 };
+
+// Applies `e` to y ([rows, channels]) in place, as ConvEpilogue says.
+void ApplyConvEpilogue(const ConvEpilogue& e, int64_t channels, float* y,
+                       int64_t size);
 
 // output (allocated [batch, rows.out, cols.out, out_depth], same dtype) =
 // the NHWC convolution of input with the HWIO filter, grouped when in_depth

@@ -183,13 +183,13 @@ class FusedConv2DOp : public OpKernel {
     const TensorShape shape({d.batch, d.rows.out, d.cols.out, d.out_depth});
     Tensor* out = nullptr;
     DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-    // Float runs the conv in place, with a leading BiasAdd and the
-    // activation after it inside oneDNN when it runs the conv; other dtypes
-    // through a float copy.
+    // Float runs the conv in place, with a leading BiasAdd or FusedBatchNorm
+    // and the activation after it inside the convolution when oneDNN runs
+    // it; other dtypes through a float copy.
     if (input.dtype() == tensorflow::DT_FLOAT) {
-      std::vector<float> bias;
+      std::vector<float> scale, bias;
       ConvEpilogue epilogue;
-      const size_t fused = Epilogue(ctx, d.out_depth, &bias, &epilogue);
+      const size_t fused = Epilogue(ctx, d.out_depth, &scale, &bias, &epilogue);
       bool done = false;
       DFG_OP_REQUIRES_OK(ctx, Conv2DCompute(ctx->intra_op_pool(), d, input,
                                             filter, epilogue, out, &done));
@@ -206,28 +206,61 @@ class FusedConv2DOp : public OpKernel {
   }
 
  private:
-  // The leading steps oneDNN can apply: BiasAdd, then Relu or LeakyRelu
-  // (exact in oneDNN, unlike its approximations of exp, tanh and erf; its
-  // clip for Relu6 turns NaN into a bound). Returns how many steps it covers;
-  // *bias holds the bias. A bias of the wrong size is left to ApplyPostOps to
-  // report, after the conv's own errors as before.
+  // The leading steps the convolution applies itself (ConvEpilogue): a
+  // BiasAdd or a FusedBatchNorm (folded into a per-channel scale and bias,
+  // the arithmetic of ApplyPostOps), then Relu, Relu6, Elu or LeakyRelu.
+  // Returns how many steps it covers; *scale and *bias hold the vectors. Args
+  // of the wrong size are left to ApplyPostOps to report, after the conv's
+  // own errors as before.
   size_t Epilogue(OpKernelContext* ctx, int64_t channels,
-                  std::vector<float>* bias, ConvEpilogue* e) const {
+                  std::vector<float>* scale, std::vector<float>* bias,
+                  ConvEpilogue* e) const {
     const std::vector<PostOps::Step>& steps = post_.steps;
-    if (steps.empty() || steps[0].kind != PostOps::kBias) return 0;
-    *bias = ArgFloats(ctx, steps[0].arg);
-    if (!CheckBiasSize(bias->size(), channels).ok()) return 0;
+    if (steps.empty()) return 0;
+    if (steps[0].kind == PostOps::kBias) {
+      *bias = ArgFloats(ctx, steps[0].arg);
+      if (!CheckBiasSize(bias->size(), channels).ok()) return 0;
+    } else if (steps[0].kind == PostOps::kBatchNorm) {
+      if (!FoldBatchNorm(ctx, steps[0].arg, channels, scale, bias)) return 0;
+      e->scale = scale->data();
+    } else {
+      return 0;
+    }
     e->bias = bias->data();
     if (steps.size() < 2 || steps[1].kind != PostOps::kAct) return 1;
-    if (steps[1].act == "Relu") {
-      e->activation = ConvActivation::kRelu;
-    } else if (steps[1].act == "LeakyRelu") {
-      e->activation = ConvActivation::kLeakyRelu;
-      e->alpha = post_.alpha;
-    } else {
-      return 1;
+    static const std::pair<const char*, ConvActivation> kActs[] = {
+        {"Relu", ConvActivation::kRelu},
+        {"Relu6", ConvActivation::kRelu6},
+        {"Elu", ConvActivation::kElu},
+        {"LeakyRelu", ConvActivation::kLeakyRelu}};
+    for (const auto& [name, act] : kActs) {
+      if (steps[1].act == name) {
+        e->activation = act;
+        e->alpha = post_.alpha;
+        return 2;
+      }
     }
-    return 2;
+    return 1;
+  }
+
+  // scale / sqrt(var + epsilon) and offset - mean * that, per channel; false
+  // when an arg does not have `channels` elements.
+  bool FoldBatchNorm(OpKernelContext* ctx, int arg, int64_t channels,
+                     std::vector<float>* a, std::vector<float>* b) const {
+    const std::vector<float> scale = ArgFloats(ctx, arg),
+                             offset = ArgFloats(ctx, arg + 1),
+                             mean = ArgFloats(ctx, arg + 2),
+                             var = ArgFloats(ctx, arg + 3);
+    for (const std::vector<float>* v : {&scale, &offset, &mean, &var}) {
+      if (static_cast<int64_t>(v->size()) != channels) return false;
+    }
+    a->resize(channels);
+    b->resize(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      (*a)[c] = scale[c] / std::sqrt(var[c] + post_.epsilon);
+      (*b)[c] = offset[c] - mean[c] * (*a)[c];
+    }
+    return true;
   }
 
   Conv2DAttrs attrs_;

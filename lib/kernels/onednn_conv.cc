@@ -6,7 +6,8 @@
 // descriptors (a band starts at its first input row; the padding it still
 // needs above and below is the primitive's padding). The weights layout is
 // oneDNN's choice (format_tag::any); the HWIO filter is reordered into it
-// once per call on the calling thread, then the shards run on the pool.
+// on the calling thread, once per Const filter (Weights) or once per call,
+// then the shards run on the pool.
 //
 // Threads: the OpenMP build of libdnnl sizes each primitive and its parallel
 // regions by omp_get_max_threads() of the calling thread. Every thread that
@@ -30,6 +31,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "lib/kernels/const_buffers.h"
 
 namespace dfg {
 namespace {
@@ -111,6 +114,9 @@ struct Shard {
 
 struct Plan {
   bool backward = false;  // Conv2DBackpropInput: dy in, dx out
+  // Which part of the epilogue dfg applies to each shard after oneDNN (see
+  // OneDnnEpilogue): the scale and bias, the activation.
+  bool pass_scale_bias = false, pass_activation = false;
   std::vector<ShardKind> kinds;
   std::vector<Shard> shards;
   memory::desc user_weights, weights, bias;
@@ -119,7 +125,7 @@ struct Plan {
   int64_t flops_per_shard = 0;
 };
 
-using PlanKey = std::array<int64_t, 24>;
+using PlanKey = std::array<int64_t, 26>;
 
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
@@ -128,6 +134,21 @@ struct PlanKeyHash {
     return h;
   }
 };
+
+// The part of `e` oneDNN applies: the bias when there is no scale (it adds
+// the bias before its post-ops, and the scale must come first), Relu and
+// LeakyRelu when it applies all that comes before them.
+ConvEpilogue OneDnnEpilogue(const ConvEpilogue& e) {
+  ConvEpilogue o;
+  if (e.scale != nullptr) return o;
+  o.bias = e.bias;
+  if (e.activation == ConvActivation::kRelu ||
+      e.activation == ConvActivation::kLeakyRelu) {
+    o.activation = e.activation;
+    o.alpha = e.alpha;
+  }
+  return o;
+}
 
 dnnl::primitive_attr Attr(const ConvEpilogue& e) {
   dnnl::primitive_attr attr;
@@ -143,6 +164,8 @@ dnnl::primitive_attr Attr(const ConvEpilogue& e) {
       break;
     case ConvActivation::kLeakyRelu:
       ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, e.alpha, 0.0f);
+      break;
+    default:  // not in OneDnnEpilogue's result
       break;
   }
   attr.set_post_ops(ops);
@@ -238,9 +261,12 @@ void CutShards(const ConvDims& d, int64_t workers,
 // The plan of a call, or null when oneDNN should not run it.
 std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
                                      const ConvEpilogue& e, bool backward,
-                                     int64_t workers) {
+                                     bool const_filter, int64_t workers) {
   auto plan = std::make_shared<Plan>();
   plan->backward = backward;
+  const ConvEpilogue onednn = OneDnnEpilogue(e);
+  plan->pass_scale_bias = e.scale != nullptr;
+  plan->pass_activation = onednn.activation != e.activation;
   CutShards(d, workers, &plan->kinds, &plan->shards);
   // The columns keep the whole input width: columns no window reaches on the
   // right are dropped by oneDNN's output size rule as by TensorFlow's.
@@ -251,7 +277,7 @@ std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
   }
   for (ShardKind& k : plan->kinds) {
     memory::desc w;
-    if (!BuildKind(d, groups, e, backward, cols, &k, &w)) return nullptr;
+    if (!BuildKind(d, groups, onednn, backward, cols, &k, &w)) return nullptr;
     if (&k != &plan->kinds[0] && w != plan->weights) return nullptr;
     plan->weights = w;
   }
@@ -264,7 +290,8 @@ std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
     // 5 ms). With few output pixels that costs more than the convolution
     // saves (3x3 512 -> 512 on 7x7: 6.3 ms with oneDNN against 3.7 ms with
     // im2col + sgemm; 1x1 512 -> 512 on 14x14 a tie): those stay on im2col.
-    if (plan->weights.get_size() > kMaxReorderedWeightBytes &&
+    // A Const filter is reordered once (Weights below).
+    if (!const_filter && plan->weights.get_size() > kMaxReorderedWeightBytes &&
         d.batch * d.rows.out * d.cols.out < kMinPixelsWithReorder) {
       return nullptr;
     }
@@ -275,7 +302,7 @@ std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
     plan->reorder_scratchpad = pd.scratchpad_desc();
     plan->reorder.emplace(pd);
   }
-  if (e.bias) plan->bias = memory::desc({d.out_depth}, kF32, Tag::x);
+  if (onednn.bias) plan->bias = memory::desc({d.out_depth}, kF32, Tag::x);
   plan->flops_per_shard = 2 * d.batch * d.rows.out * d.cols.out * d.out_depth *
                           d.filter_rows * d.filter_cols * d.patch_depth /
                           static_cast<int64_t>(plan->shards.size());
@@ -317,7 +344,7 @@ PlanCache& Cache() {
 }
 
 PlanKey KeyOf(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
-              bool backward, int64_t workers) {
+              bool backward, bool const_filter, int64_t workers) {
   int32_t alpha_bits = 0;
   std::memcpy(&alpha_bits, &e.alpha, sizeof(alpha_bits));
   return {d.batch,
@@ -341,15 +368,27 @@ PlanKey KeyOf(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
           groups,
           workers,
           e.bias != nullptr,
+          e.scale != nullptr,
           static_cast<int64_t>(e.activation),
           alpha_bits,
-          backward};
+          backward,
+          const_filter};
 }
 
 // Runs shards [begin, end) of `plan` on the calling thread.
 void RunShards(const Plan& plan, const ConvDims& d, const float* in,
-               const memory& weights, const float* bias, float* out,
+               const memory& weights, const ConvEpilogue& e, float* out,
                int64_t begin, int64_t end) {
+  ConvEpilogue pass;  // what dfg applies after oneDNN
+  if (plan.pass_scale_bias) {
+    pass.scale = e.scale;
+    pass.bias = e.bias;
+  }
+  if (plan.pass_activation) {
+    pass.activation = e.activation;
+    pass.alpha = e.alpha;
+  }
+  const float* bias = plan.bias.get_size() > 0 ? e.bias : nullptr;
   ThreadState& t = Thread();
   const dnnl::engine& engine = Engine();
   for (int64_t i = begin; i < end; ++i) {
@@ -379,34 +418,71 @@ void RunShards(const Plan& plan, const ConvDims& d, const float* in,
     }
     k.primitive.execute(t.stream, args);
     t.stream.wait();
+    if (plan.pass_scale_bias || plan.pass_activation) {
+      ApplyConvEpilogue(pass, d.out_depth, out + dst_at,
+                        k.images * k.out_rows * d.cols.out * d.out_depth);
+    }
   }
 }
 
-Status RunPlan(ThreadPoolInterface* pool, const Plan& plan, const ConvDims& d,
-               const float* in, const float* filter, const float* bias,
-               float* out) {
+// The weights of Const filters in oneDNN's layout, one per layout asked for,
+// attached to the filter's buffer (const_buffers.h) so that they are
+// reordered once, not on every call.
+struct ReorderedWeights {
+  std::mutex mu;
+  std::vector<std::pair<memory::desc, memory>> forms;
+};
+
+// Reorders the HWIO `filter` into plan.weights on the calling thread.
+memory Reorder(const Plan& plan, const float* filter, memory to) {
   ThreadState& t = Thread();
   const dnnl::engine& engine = Engine();
-  memory weights(plan.user_weights, engine, const_cast<float*>(filter));
-  if (plan.reorder) {
-    memory reordered(plan.weights, engine);
-    std::unordered_map<int, memory> args = {{DNNL_ARG_FROM, weights},
-                                            {DNNL_ARG_TO, reordered}};
-    if (plan.reorder_scratchpad.get_size() > 0) {
-      args[DNNL_ARG_SCRATCHPAD] =
-          memory(plan.reorder_scratchpad, engine,
-                 t.Scratchpad(plan.reorder_scratchpad.get_size()));
-    }
-    plan.reorder->execute(t.stream, args);
-    t.stream.wait();
-    weights = reordered;
+  memory from(plan.user_weights, engine, const_cast<float*>(filter));
+  std::unordered_map<int, memory> args = {{DNNL_ARG_FROM, from},
+                                          {DNNL_ARG_TO, to}};
+  if (plan.reorder_scratchpad.get_size() > 0) {
+    args[DNNL_ARG_SCRATCHPAD] =
+        memory(plan.reorder_scratchpad, engine,
+               t.Scratchpad(plan.reorder_scratchpad.get_size()));
   }
+  plan.reorder->execute(t.stream, args);
+  t.stream.wait();
+  return to;
+}
+
+// The weights in plan.weights' layout: the filter itself when oneDNN takes
+// HWIO, the cached reorder of a Const filter, else a fresh reorder.
+memory Weights(const Plan& plan, const float* filter, bool const_filter) {
+  const dnnl::engine& engine = Engine();
+  if (!plan.reorder) {
+    return memory(plan.user_weights, engine, const_cast<float*>(filter));
+  }
+  if (!const_filter) return Reorder(plan, filter, memory(plan.weights, engine));
+  auto cached = std::static_pointer_cast<ReorderedWeights>(
+      FindConstDerived(filter, kConstKeyOneDnnConvWeights));
+  if (cached == nullptr) {
+    cached = std::make_shared<ReorderedWeights>();
+    AttachConstDerived(filter, kConstKeyOneDnnConvWeights, cached);
+  }
+  std::lock_guard<std::mutex> lock(cached->mu);
+  for (const auto& [desc, mem] : cached->forms) {
+    if (desc == plan.weights) return mem;
+  }
+  memory mem = Reorder(plan, filter, memory(plan.weights, engine));
+  cached->forms.emplace_back(plan.weights, mem);
+  return mem;
+}
+
+Status RunPlan(ThreadPoolInterface* pool, const Plan& plan, const ConvDims& d,
+               const float* in, const float* filter, bool const_filter,
+               const ConvEpilogue& e, float* out) {
+  const memory weights = Weights(plan, filter, const_filter);
   std::mutex mu;
   std::string error;
   ParallelFor(pool, static_cast<int64_t>(plan.shards.size()),
               plan.flops_per_shard, [&](int64_t begin, int64_t end) {
                 try {
-                  RunShards(plan, d, in, weights, bias, out, begin, end);
+                  RunShards(plan, d, in, weights, e, out, begin, end);
                 } catch (const dnnl::error& e) {
                   std::lock_guard<std::mutex> lock(mu);
                   error = e.what();
@@ -428,7 +504,8 @@ namespace {
 Status RunConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
                const ConvEpilogue& e, bool backward, int64_t workers,
                const float* in, const float* filter, float* out, bool* ran) {
-  const PlanKey key = KeyOf(d, groups, e, backward, workers);
+  const bool const_filter = IsConstBuffer(filter);
+  const PlanKey key = KeyOf(d, groups, e, backward, const_filter, workers);
   std::shared_ptr<const Plan> plan;
   try {
     if (!Cache().Find(key, &plan)) {
@@ -441,7 +518,7 @@ Status RunConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
       std::lock_guard<std::mutex> lock(*build_mu);
       if (!Cache().Find(key, &plan)) {
         try {
-          plan = MakePlan(d, groups, e, backward, workers);
+          plan = MakePlan(d, groups, e, backward, const_filter, workers);
         } catch (const dnnl::error&) {
           plan = nullptr;  // oneDNN has no kernel for it: im2col runs it
         }
@@ -449,7 +526,8 @@ Status RunConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
       }
     }
     if (plan == nullptr) return Status::Ok();
-    DFG_RETURN_IF_ERROR(RunPlan(pool, *plan, d, in, filter, e.bias, out));
+    DFG_RETURN_IF_ERROR(
+        RunPlan(pool, *plan, d, in, filter, const_filter, e, out));
   } catch (const dnnl::error& err) {
     return Internal("oneDNN convolution failed: {}", err.what());
   }
@@ -463,13 +541,34 @@ int64_t Flops(const ConvDims& d) {
          d.filter_cols * d.patch_depth;
 }
 
+// A 1x1 convolution without padding whose stride divides the rows reads
+// every image's rows as if the images were one tall image: the batch folds
+// into the rows. Then oneDNN streams the weights once for the whole batch,
+// not once per image (most of the time of ResNet's last stage, whose weights
+// are megabytes for 2x2 pixels), and the rows split over the threads
+// whatever the batch.
+ConvDims FoldBatchIntoRows(const ConvDims& d) {
+  const bool fold = d.batch > 1 && d.filter_rows == 1 && d.filter_cols == 1 &&
+                    d.rows.pad_before == 0 && d.rows.pad_after == 0 &&
+                    d.cols.pad_before == 0 && d.cols.pad_after == 0 &&
+                    d.in_rows % d.rows.stride == 0 &&
+                    d.rows.out * d.rows.stride == d.in_rows;
+  if (!fold) return d;
+  ConvDims f = d;
+  f.batch = 1;
+  f.in_rows = f.rows.in = d.batch * d.in_rows;
+  f.rows.out = d.batch * d.rows.out;
+  return f;
+}
+
 }  // namespace
 
-Status OneDnnConv2D(ThreadPoolInterface* pool, const ConvDims& d,
+Status OneDnnConv2D(ThreadPoolInterface* pool, const ConvDims& dims,
                     int64_t groups, const float* in, const float* filter,
                     const ConvEpilogue& e, float* out, bool* ran) {
   *ran = false;
   if (!OneDnnConvEnabled()) return Status::Ok();
+  const ConvDims d = FoldBatchIntoRows(dims);
   // Depthwise convs run at about half the flop rate of dense ones (3x3 on
   // 112x112x32: 7.2 Mflop in 120 us), so they split at half the flops.
   const bool depthwise = d.patch_depth == 1 && groups == d.in_depth;

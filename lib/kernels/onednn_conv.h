@@ -9,19 +9,25 @@
 // running at once never start more threads than the pool has, and no OpenMP
 // team ever starts (which also keeps ThreadSanitizer builds free of libgomp's
 // false reports). Primitives are built once per shape, band and fused
-// activation and kept in a small LRU cache; weights are reordered into the
-// layout oneDNN picks on every call (the filter is an input and may change
-// between steps).
+// activation and kept in a small LRU cache. Weights are reordered into the
+// layout oneDNN picks once when the filter is a Const's value (kept with the
+// Const's buffer, const_buffers.h), else on every call (a variable may
+// change between steps). A 1x1 unpadded convolution folds the batch into
+// the rows, so that its weights are read once per call, not once per image.
+// The epilogue (ConvEpilogue): a bias and Relu / LeakyRelu as oneDNN
+// post-ops, the rest (a folded batch norm's scale, Relu6, Elu) by dfg on
+// each shard's output as soon as oneDNN has written it.
 //
 // Which path runs what (measured with dfg_bench's BM_Conv rows, 1 thread):
 // - oneDNN: float Conv2D (grouped too), DepthwiseConv2dNative and
 //   _FusedConv2D, e.g. 3x3 56x56x64 -> 64 2.0 ms against 3.0 ms for im2col,
 //   the MobileNet stem (3x3/2 on 224x224x3) 0.24 against 0.78 ms, depthwise
 //   3x3 on 112x112x32 0.12 against 3.7 ms (the direct loops).
-// - im2col + sgemm: other dtypes; weights over 256 KB with fewer than 400
-//   output pixels (3x3 512 -> 512 on 7x7: 6.3 ms with oneDNN, 3.7 ms with
-//   im2col, the per-call weight reorder being most of it); shapes for which
-//   oneDNN has only its reference kernel.
+// - im2col + sgemm: other dtypes; non-Const weights over 256 KB with fewer
+//   than 400 output pixels (3x3 512 -> 512 on 7x7: 6.3 ms with oneDNN, 3.7
+//   ms with im2col, the per-call weight reorder being most of it; a Const
+//   filter reordered once: 3x3 512 -> 512 on 2x2x2 0.37 ms against 0.89 ms
+//   for im2col); shapes for which oneDNN has only its reference kernel.
 // - Conv2DBackpropInput: oneDNN's backward data when the threads divide the
 //   batch (1.5 against 1.8 ms on conv_grad_bench's shape); else GEMM +
 //   col2im, whose GEMM splits over the pool.

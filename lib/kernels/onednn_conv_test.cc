@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "lib/kernels/bench_pool.h"
+#include "lib/kernels/const_buffers.h"
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/testing/catch.h"
 
@@ -262,9 +263,66 @@ TEST_CASE("oneDNN convolutions treat NaN and infinity as im2col does",
     CheckSamePaths(FusedNode(fmt::format("'BiasAdd', {}", act), 1),
                    {x, f, bias});
   }
+  // A FusedBatchNorm and the activations dfg applies after oneDNN.
+  const Tensor scale = Random(&rng, {8}), offset = Random(&rng, {8});
+  const Tensor mean = Random(&rng, {8});
+  const Tensor var = MakeTensor<float>({8}, std::vector<float>(8, 0.5f));
+  for (const char* act : {"'Relu'", "'Relu6'", "'Elu'", "'LeakyRelu'"}) {
+    CheckSamePaths(FusedNode(fmt::format("'FusedBatchNorm', {}", act), 4),
+                   {x, f, scale, offset, mean, var});
+    CheckSamePaths(FusedNode(fmt::format("'BiasAdd', {}", act), 1),
+                   {x, f, bias});
+  }
   const Tensor dw = Random(&rng, {3, 3, 4, 2});
   CheckSamePaths(ConvNode("DepthwiseConv2dNative", 1, 1, 1, 1, "SAME"),
                  {x, dw});
+}
+
+TEST_CASE("oneDNN reorders a Const filter once and never uses a stale one",
+          "[kernels]") {
+  // Big enough for oneDNN to want its own weight layout.
+  std::mt19937 rng(19);
+  const Tensor x = Random(&rng, {2, 6, 6, 32});
+  Tensor f = Random(&rng, {3, 3, 32, 64});
+  const std::string node = ConvNode("Conv2D", 1, 1, 1, 1, "SAME");
+  auto check = [&](const Tensor& filter, const std::string& n,
+                   const Tensor& in) {
+    const KernelRun want = Run(n, {in, filter}, false, 1);
+    for (int threads : {1, 2}) {
+      const KernelRun got = Run(n, {in, filter}, true, threads);
+      REQUIRE(got.status.ok());
+      const auto w = want.out(0).flat<float>();
+      const auto g = got.out(0).flat<float>();
+      float worst = 0;
+      for (size_t i = 0; i < w.size(); ++i) {
+        worst = std::max(worst, std::abs(w[i] - g[i]) / (1 + std::abs(w[i])));
+      }
+      CHECK(worst <= 1e-5f);
+    }
+  };
+  // As a Const's value: reordered on the first call, cached after.
+  RegisterConstBuffer(f.data());
+  const int64_t runs = OneDnnConvRuns();
+  check(f, node, x);
+  check(f, node, x);
+  CHECK(OneDnnConvRuns() - runs == 4);
+  // The same bytes as a 1x1 filter of another shape: its own layout.
+  Tensor as_1x1;
+  REQUIRE(as_1x1.CopyFrom(f, TensorShape({1, 1, 288, 64})));
+  check(as_1x1, ConvNode("Conv2D", 1, 1, 1, 1, "VALID"),
+        Random(&rng, {2, 3, 3, 288}));
+  // The Const goes away and a new one reuses the buffer with other values:
+  // the reordered weights went with the old one.
+  UnregisterConstBuffer(f.data());
+  for (float& v : f.flat<float>()) v = -v;
+  RegisterConstBuffer(f.data());
+  check(f, node, x);
+  UnregisterConstBuffer(f.data());
+  // Not a Const (a variable): written in place between calls and followed.
+  for (float& v : f.flat<float>()) v *= 0.5f;
+  check(f, node, x);
+  for (float& v : f.flat<float>()) v += 0.25f;
+  check(f, node, x);
 }
 
 TEST_CASE("oneDNN convolutions run from two threads at once over one pool",
