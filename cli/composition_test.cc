@@ -141,7 +141,7 @@ std::string CheckSession(const GraphDef& graph, const std::string& in,
   StatusOr<SessionGraphs> session =
       state.ok() ? BuildSessionGraphs(**state, sig.feeds, sig.fetches,
                                       sig.targets, &counter,
-                                      /*optimize=*/false)
+                                      /*optimize=*/nullptr)
                  : StatusOr<SessionGraphs>(state.status());
   std::string pruned = dir / "pruned.pb";
   std::string error =

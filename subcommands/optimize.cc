@@ -4,11 +4,14 @@
 #include "lib/optimize/optimize.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 #include <ostream>
 
+#include "lib/base/strings.h"
 #include "subcommands/subcommands.h"
 
 namespace dfg {
@@ -30,12 +33,20 @@ void PrintReport(Context& ctx, const OptimizeReport& report) {
   for (const auto& [pass, n] : report.pass_node_counts) {
     counts += fmt::format(", {} {}", pass, n);
   }
-  *ctx.io.err << fmt::format("{} rewrites; nodes: {} in{}; {} out\n",
-                             report.rewrites.size(), report.nodes_before,
-                             counts, report.nodes_after);
+  *ctx.io.err << fmt::format(
+      "{} rewrites; nodes: {} in{} (first round); {} out\n",
+      report.rewrites.size(), report.nodes_before, counts, report.nodes_after);
 }
 
 int RunOptimize(Context& ctx, const OptimizeFlags& flags) {
+  std::vector<std::string> known(AllPasses().begin(), AllPasses().end());
+  for (const std::string& pass : SplitList(flags.passes)) {
+    if (std::find(known.begin(), known.end(), pass) == known.end()) {
+      return ctx.Usage(fmt::format("unknown pass '{}'{}; the passes are: {}",
+                                   pass, DidYouMean(pass, known),
+                                   fmt::join(known, ", ")));
+    }
+  }
   LoadedGraph loaded;
   if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
   OptimizeOptions options;

@@ -29,6 +29,11 @@ namespace {
 // Everything built for one (feeds, fetches, targets) signature.
 struct Signature {
   std::vector<std::string> feeds, fetches, targets;  // sorted
+  // A step of it may write variables: the session's write epoch moves on.
+  bool writes_resources = false;
+  // Built with variables frozen at write epoch `epoch`: stale after it.
+  bool frozen = false;
+  int64_t epoch = 0;
   std::vector<DataType> arg_types, ret_types;
   std::vector<PartitionExecutor> executors;
   std::map<std::string, GraphDef> partitions;
@@ -61,23 +66,24 @@ StatusOr<SessionGraphs> BuildSessionGraphs(
     const ExecutionState& state, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets, std::atomic<int64_t>* name_counter,
-    bool optimize) {
+    const OptimizeOptions* optimize) {
   PruneOptions client;
   client.feeds = feeds;
   client.fetches = fetches;
   client.targets = targets;
   client.convention = Convention::kFunction;
   client.client_device = state.devices().devices()[0].name;
-  OptimizeOptions optimize_options;
-  DFG_ASSIGN_OR_RETURN(
-      ClientGraph cg,
-      state.BuildClientGraph(client, optimize ? &optimize_options : nullptr));
+  OptimizeReport report;
+  DFG_ASSIGN_OR_RETURN(ClientGraph cg,
+                       state.BuildClientGraph(client, optimize, &report));
   // The graph may hold ops dfg does not know (every other stage handles
   // them); running one is TensorFlow's "Op type not registered" error.
   for (const Node* n : cg.graph->op_nodes()) {
     if (!n->op_known()) return OpTypeNotRegistered(n->op());
   }
   SessionGraphs graphs;
+  graphs.writes_resources = report.writes_resources;
+  graphs.frozen_variables = report.frozen_variables;
   graphs.arg_types = std::move(cg.feed_types);
   graphs.ret_types = std::move(cg.fetch_types);
   // DirectSession: a session-wide name counter, incarnation 1.
@@ -104,14 +110,23 @@ struct Session::Impl {
   FeedShapeChecker feed_checker;
 
   std::mutex mu;
-  std::map<std::string, std::unique_ptr<Signature>> cache;  // guarded by mu
-  const Signature* last = nullptr;                          // guarded by mu
+  std::map<std::string, std::shared_ptr<Signature>> cache;  // guarded by mu
+  std::shared_ptr<const Signature> last;                    // guarded by mu
+  // Steps that may write variables move the epoch on; a signature that
+  // froze variables at an older epoch is rebuilt (at most kMaxRefreezes
+  // times, then built without freezing).
+  int64_t write_epoch = 0;              // guarded by mu
+  std::map<std::string, int> rebuilds;  // guarded by mu
+  static constexpr int kMaxRefreezes = 3;
+  // The variables pass's values: the session's resource variables.
+  std::optional<Tensor> VariableValue(const NodeDef& handle) const;
 
   Status Validate(const std::vector<std::string>& feeds,
                   const std::vector<std::string>& fetches) const;
   StatusOr<std::unique_ptr<Signature>> Build(std::vector<std::string> feeds,
                                              std::vector<std::string> fetches,
-                                             std::vector<std::string> targets);
+                                             std::vector<std::string> targets,
+                                             bool freeze);
   Status RunSignature(const Signature& sig, std::vector<Tensor> args,
                       std::vector<Tensor>* rets, const RunOptions& options);
 
@@ -171,16 +186,26 @@ Status Session::Impl::Validate(const std::vector<std::string>& feeds,
 
 StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
     std::vector<std::string> feeds, std::vector<std::string> fetches,
-    std::vector<std::string> targets) {
+    std::vector<std::string> targets, bool freeze) {
   auto sig = std::make_unique<Signature>();
   sig->feeds = std::move(feeds);
   sig->fetches = std::move(fetches);
   sig->targets = std::move(targets);
 
+  OptimizeOptions optimize;
+  if (freeze) {
+    optimize.variable_value = [this](const NodeDef& handle) {
+      return VariableValue(handle);
+    };
+  }
   DFG_ASSIGN_OR_RETURN(
       SessionGraphs graphs,
       BuildSessionGraphs(*state, sig->feeds, sig->fetches, sig->targets,
-                         &name_counter, options.optimize));
+                         &name_counter,
+                         options.optimize ? &optimize : nullptr));
+  sig->writes_resources = graphs.writes_resources;
+  sig->frozen = graphs.frozen_variables > 0;
+  sig->epoch = write_epoch;
   sig->arg_types = std::move(graphs.arg_types);
   sig->ret_types = std::move(graphs.ret_types);
   sig->partitions = std::move(graphs.partitions);
@@ -213,6 +238,24 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
     sig->executors.push_back(std::move(executor));
   }
   return sig;
+}
+
+std::optional<Tensor> Session::Impl::VariableValue(
+    const NodeDef& handle) const {
+  auto rm = resources.find(handle.device());
+  if (rm == resources.end()) return std::nullopt;
+  auto container = handle.attr().find("container");
+  auto name = handle.attr().find("shared_name");
+  if (name == handle.attr().end()) return std::nullopt;
+  std::string c =
+      container == handle.attr().end() || container->second.s().empty()
+          ? rm->second->default_container()
+          : container->second.s();
+  auto var = rm->second->Lookup(c, name->second.s());
+  if (!var.ok()) return std::nullopt;
+  std::lock_guard<std::mutex> lock(*(*var)->mu());
+  if (!(*var)->is_initialized) return std::nullopt;
+  return *(*var)->tensor();
 }
 
 void Session::Impl::StartWatch(Watch* watch) {
@@ -317,20 +360,31 @@ Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
   DFG_RETURN_IF_ERROR(impl.Validate(sorted_feeds, sorted_fetches));
   DFG_RETURN_IF_ERROR(impl.feed_checker.Check(feeds));
 
-  const Signature* sig = nullptr;
+  std::shared_ptr<const Signature> sig;
   {
     std::lock_guard<std::mutex> lock(impl.mu);
     std::string key =
         SignatureKey(sorted_feeds, sorted_fetches, sorted_targets);
     auto it = impl.cache.find(key);
+    if (it != impl.cache.end() && it->second->frozen &&
+        it->second->epoch != impl.write_epoch) {
+      // Variables it froze may have changed since: build it again.
+      impl.cache.erase(it);
+      it = impl.cache.end();
+      ++impl.rebuilds[key];
+    }
     if (it == impl.cache.end()) {
+      bool freeze = impl.rebuilds[key] < Impl::kMaxRefreezes;
       DFG_ASSIGN_OR_RETURN(
           std::unique_ptr<Signature> built,
-          impl.Build(sorted_feeds, sorted_fetches, sorted_targets));
+          impl.Build(sorted_feeds, sorted_fetches, sorted_targets, freeze));
       it = impl.cache.emplace(key, std::move(built)).first;
     }
-    sig = it->second.get();
+    sig = it->second;
     impl.last = sig;
+    // A step that may write variables makes frozen graphs stale, whether
+    // it succeeds or not.
+    if (sig->writes_resources) ++impl.write_epoch;
   }
 
   // Feeds in sorted order (a name fed twice was refused by prune already).

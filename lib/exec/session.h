@@ -86,20 +86,23 @@ StatusOr<ExecutionStateOptions> SessionStateOptions(
 struct SessionGraphs {
   std::map<std::string, GraphDef> partitions;  // by device
   std::vector<DataType> arg_types, ret_types;  // of the call frame
+  // From the optimizer: the graph may write resources; it froze variables.
+  bool writes_resources = false;
+  int frozen_variables = 0;
 };
 
 // The partitions the session builds for a signature (feeds, fetches and
 // targets sorted, as Run sorts them): the client graph in the function
 // convention on the first device, then PartitionClientGraph with
 // incarnation 1 and new names from the session's `name_counter`; with
-// `optimize`, through lib/optimize on the way. Errors:
+// `optimize` (may be null), through lib/optimize on the way. Errors:
 // BuildClientGraph's, "Op type not registered" for an op dfg does not know,
 // PartitionClientGraph's.
 StatusOr<SessionGraphs> BuildSessionGraphs(
     const ExecutionState& state, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets, std::atomic<int64_t>* name_counter,
-    bool optimize = true);
+    const OptimizeOptions* optimize);
 
 // What `dfg run` fetches when told nothing: output 0 of every node that no
 // other node consumes (data or control), in graph order; such nodes without

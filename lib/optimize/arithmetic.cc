@@ -3,6 +3,12 @@
 // Reciprocal, LogicalNot, Conj, Invert), a Cast to the type it already has
 // and a Transpose by the identity permutation become Identity (which the
 // dependency pass then removes), and Reshape(Reshape(x, s1), s2) reads x.
+// Two stages prepare the remapper's fusions: a Mul of a convolution or
+// MatMul by a constant per-output-channel vector moves onto the constant
+// filter (Grappler's MulConvPushDown, in its constant folding), and an
+// AddV2 of a contraction's output and such a vector becomes a BiasAdd
+// (dfg's: the same sum, in a form the remapper fuses; a Keras
+// BatchNormalization after a convolution becomes a bias this way).
 #include <fmt/format.h>
 
 #include "lib/graph/tensor_id.h"
@@ -28,6 +34,11 @@ const NodeDef* Producer(const GraphDef& g, const GraphIndex& index,
   if (n.input_size() <= k || n.input(k)[0] == '^') return nullptr;
   int p = index.Find(ParseTensorNameView(n.input(k)).node);
   return p < 0 ? nullptr : &g.node(p);
+}
+
+bool IsFloatNode(const NodeDef& n) {
+  const tensorflow::AttrValue* t = Attr(n, "T");
+  return t != nullptr && t->type() == tensorflow::DT_FLOAT;
 }
 
 bool HasControlInputs(const NodeDef& n) {
@@ -66,14 +77,202 @@ void ToIdentity(NodeDef* n, tensorflow::DataType t) {
   (*n->mutable_attr())["T"].set_type(t);
 }
 
+// The dims of a Const's value; false when `n` is not a Const.
+bool ConstDims(const NodeDef* n, std::vector<int64_t>* dims) {
+  if (n == nullptr || n->op() != "Const") return false;
+  const tensorflow::AttrValue* v = Attr(*n, "value");
+  if (v == nullptr || v->tensor().tensor_shape().unknown_rank()) return false;
+  dims->clear();
+  for (const auto& d : v->tensor().tensor_shape().dim()) {
+    dims->push_back(d.size());
+  }
+  return true;
+}
+
+// A Const that varies along its last dimension only (or is a scalar): its
+// element count, else -1.
+int64_t ChannelVectorSize(const NodeDef* n, size_t max_rank) {
+  std::vector<int64_t> dims;
+  if (!ConstDims(n, &dims) || dims.size() > max_rank) return -1;
+  for (size_t i = 0; i + 1 < dims.size(); ++i) {
+    if (dims[i] != 1) return -1;
+  }
+  return dims.empty() ? 1 : dims.back();
+}
+
+bool IsContraction(const NodeDef& n) {
+  return n.op() == "Conv2D" || n.op() == "MatMul";
+}
+
+// Output channels of a contraction whose filter (input 1) is a Const, or -1:
+// Conv2D NHWC [kh,kw,in,out], DepthwiseConv2dNative [kh,kw,in,mult] (in *
+// mult), MatMul [k,n] (not transposed).
+int64_t OutputChannels(const GraphDef& g, const GraphIndex& index,
+                       const NodeDef& c) {
+  std::vector<int64_t> dims;
+  if (!ConstDims(Producer(g, index, c, 1), &dims)) return -1;
+  if (c.op() == "DepthwiseConv2dNative") {
+    const tensorflow::AttrValue* f = Attr(c, "data_format");
+    if ((f != nullptr && f->s() != "NHWC") || dims.size() != 4) return -1;
+    return dims[2] * dims[3];
+  }
+  if (c.op() == "Conv2D") {
+    const tensorflow::AttrValue* f = Attr(c, "data_format");
+    if ((f != nullptr && f->s() != "NHWC") || dims.size() != 4) return -1;
+    return dims[3];
+  }
+  const tensorflow::AttrValue* tb = Attr(c, "transpose_b");
+  if (dims.size() != 2 || (tb != nullptr && tb->b())) return -1;
+  return dims[1];
+}
+
+bool OnlyUse(const GraphIndex& index, int producer, int consumer) {
+  return index.NumDataUses(producer) == 1 &&
+         index.ControlUses(producer).empty() &&
+         index.DataUses(producer, 0).size() == 1 &&
+         index.DataUses(producer, 0)[0].node == consumer;
+}
+
+// Mul(Conv2D(x, W), C) -> Conv2D(x, Mul(W, C)) for constant W and a
+// constant C along the output channels: the Mul node becomes the
+// convolution (consumers read it) and the convolution's node the product
+// of the constants (which constant folding then computes), as Grappler's
+// MulConvPushDown swaps them.
+bool MulConvPushDown(PassContext& ctx, const GraphIndex& index, int i) {
+  GraphDef& g = ctx.graph();
+  NodeDef* mul = g.mutable_node(i);
+  if (mul->op() != "Mul" || !IsFloatNode(*mul) || HasControlInputs(*mul) ||
+      mul->input_size() != 2) {
+    return false;
+  }
+  for (int side = 0; side < 2; ++side) {
+    const NodeDef* conv = Producer(g, index, *mul, side);
+    const NodeDef* scale = Producer(g, index, *mul, 1 - side);
+    if (conv == nullptr ||
+        (!IsContraction(*conv) && conv->op() != "DepthwiseConv2dNative") ||
+        ctx.IsPreserved(*conv) || HasControlInputs(*conv) ||
+        conv->device() != mul->device() ||
+        ParseTensorNameView(mul->input(side)).index != 0) {
+      continue;
+    }
+    int ci = index.Find(conv->name());
+    int64_t channels = OutputChannels(g, index, *conv);
+    int64_t size = ChannelVectorSize(scale, conv->op() == "MatMul" ? 2 : 4);
+    if (channels < 0 || !OnlyUse(index, ci, i) ||
+        (size != channels && size != 1)) {
+      continue;
+    }
+    std::string scale_input = mul->input(1 - side);
+    if (conv->op() == "DepthwiseConv2dNative" && size != 1) {
+      // The [in * mult] scale as [in, mult], to broadcast over the filter
+      // [kh, kw, in, mult]: a new Const with the same values.
+      std::vector<int64_t> filter;
+      ConstDims(Producer(g, index, *conv, 1), &filter);
+      NodeDef shaped = *scale;
+      shaped.set_name(scale->name() + "/depthwise_scale");
+      auto* shape = (*shaped.mutable_attr())["value"]
+                        .mutable_tensor()
+                        ->mutable_tensor_shape();
+      shape->clear_dim();
+      shape->add_dim()->set_size(filter[2]);
+      shape->add_dim()->set_size(filter[3]);
+      scale_input = shaped.name();
+      if (index.Find(shaped.name()) < 0) *g.add_node() = std::move(shaped);
+      mul = g.mutable_node(i);
+      conv = Producer(g, index, *mul, side);
+    }
+    const std::string before_mul = Describe(*mul),
+                      before_conv = Describe(*conv);
+    NodeDef* c = g.mutable_node(ci);
+    const std::string filter = c->input(1);
+    // The Mul's node now convolves; the convolution's node scales W.
+    NodeDef new_conv = *c;
+    new_conv.set_name(mul->name());
+    new_conv.set_input(1, c->name());
+    NodeDef product = *mul;
+    product.set_name(c->name());
+    product.clear_input();
+    product.add_input(filter);
+    product.add_input(scale_input);
+    *mul = std::move(new_conv);
+    *c = std::move(product);
+    ctx.Record("arithmetic", {before_conv, before_mul},
+               {Describe(*mul), Describe(*c)},
+               "a constant per-channel Mul of a convolution moves onto its "
+               "constant filter");
+    return true;
+  }
+  return false;
+}
+
+// AddV2(contraction, C) for C constant along the output channels (and the
+// contraction read only here) -> BiasAdd(contraction, C as a vector).
+bool AddToBiasAdd(PassContext& ctx, const GraphIndex& index, int i) {
+  GraphDef& g = ctx.graph();
+  NodeDef* add = g.mutable_node(i);
+  if ((add->op() != "AddV2" && add->op() != "Add") || !IsFloatNode(*add) ||
+      add->input_size() != 2 || HasControlInputs(*add)) {
+    return false;
+  }
+  for (int side = 0; side < 2; ++side) {
+    const NodeDef* conv = Producer(g, index, *add, side);
+    const NodeDef* bias = Producer(g, index, *add, 1 - side);
+    if (conv == nullptr || !IsContraction(*conv) ||
+        ParseTensorNameView(add->input(side)).index != 0 ||
+        !OnlyUse(index, index.Find(conv->name()), i)) {
+      continue;
+    }
+    int64_t channels = OutputChannels(g, index, *conv);
+    if (channels < 1 ||
+        ChannelVectorSize(bias, conv->op() == "MatMul" ? 2 : 4) != channels) {
+      continue;
+    }
+    std::vector<int64_t> dims;
+    ConstDims(bias, &dims);
+    std::string bias_input = add->input(1 - side);
+    if (dims.size() != 1) {
+      // A [1,1,1,C] constant as the [C] vector BiasAdd takes: a new Const.
+      NodeDef vec = *bias;
+      vec.set_name(bias->name() + "/bias_vector");
+      auto* shape = (*vec.mutable_attr())["value"]
+                        .mutable_tensor()
+                        ->mutable_tensor_shape();
+      shape->clear_dim();
+      shape->add_dim()->set_size(channels);
+      bias_input = vec.name();
+      if (index.Find(vec.name()) < 0) *g.add_node() = std::move(vec);
+      add = g.mutable_node(i);
+    }
+    const std::string before = Describe(*add);
+    const std::string data = add->input(side);
+    add->set_op("BiasAdd");
+    add->clear_input();
+    add->add_input(data);
+    add->add_input(bias_input);
+    auto t = add->attr().at("T");
+    add->clear_attr();
+    (*add->mutable_attr())["T"] = t;
+    (*add->mutable_attr())["data_format"].set_s("NHWC");
+    ctx.Record("arithmetic", {before}, {Describe(*add)},
+               "an Add of a per-channel constant to a contraction is its bias");
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Status RunArithmetic(PassContext& ctx) {
   GraphDef& g = ctx.graph();
   GraphIndex index(g);
-  for (int i = 0; i < g.node_size(); ++i) {
+  const int count = g.node_size();  // nodes added on the way are new Consts
+  for (int i = 0; i < count; ++i) {
     NodeDef* n = g.mutable_node(i);
     if (ctx.IsPreserved(*n)) continue;
+    if (MulConvPushDown(ctx, index, i) || AddToBiasAdd(ctx, index, i)) {
+      continue;
+    }
+    n = g.mutable_node(i);
     const std::string before = Describe(*n);
     const NodeDef* in0 = Producer(g, index, *n, 0);
     if (IsInvolution(n->op()) && in0 != nullptr && in0->op() == n->op() &&

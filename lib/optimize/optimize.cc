@@ -33,6 +33,9 @@ const std::vector<PassInfo>& Passes() {
        "inline PartitionedCall, StatefulPartitionedCall and calls by function "
        "name",
        optimize::RunFunctionPass},
+      {"variables", true,
+       "(dfg run only) reads of variables nothing writes become constants",
+       optimize::RunFreezeVariables},
       {"constfold", true,
        "replace nodes whose inputs are all constants by their value",
        optimize::RunConstantFolding},
@@ -114,6 +117,7 @@ Status Optimize(tensorflow::GraphDef* graph, const OptimizeOptions& options,
   }
   OptimizeReport local;
   OptimizeReport* r = report != nullptr ? report : &local;
+  *r = OptimizeReport();
   r->nodes_before = graph->node_size();
   tensorflow::GraphDef work = *graph;
   const auto preserve = optimize::PreservedNames(work, options);
@@ -121,15 +125,11 @@ Status Optimize(tensorflow::GraphDef* graph, const OptimizeOptions& options,
   for (int round = 0; round < std::max(1, options.max_rounds); ++round) {
     int changes = 0;
     for (const PassInfo* p : selected) {
-      PassContext ctx(&work, &preserve, &r->rewrites);
+      PassContext ctx(&work, &preserve, &options, r);
       DFG_RETURN_IF_ERROR(p->run(ctx));
       changes += ctx.changes();
       if (round == 0) {
         counts.emplace_back(std::string(p->name), work.node_size());
-      } else {
-        for (auto& [name, n] : counts) {
-          if (name == p->name) n = work.node_size();
-        }
       }
     }
     if (changes == 0) break;

@@ -8,6 +8,10 @@
 // RewriterConfig names where TensorFlow has the pass):
 //   function            inline PartitionedCall / StatefulPartitionedCall and
 //                       calls by function name (function_optimization)
+//   variables           (a session's only) a ReadVariableOp of a variable that
+//                       nothing in the graph can write becomes a Const of
+//                       its current value; the session rebuilds the graph
+//                       when a step that writes variables has run
 //   constfold           evaluate nodes whose inputs are all constants with
 //                       dfg's own CPU kernels (constant_folding)
 //   arithmetic          algebraic identities: x*1, x+0, involutions, idempotent
@@ -30,11 +34,14 @@
 #ifndef DFG_LIB_OPTIMIZE_OPTIMIZE_H_
 #define DFG_LIB_OPTIMIZE_OPTIMIZE_H_
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "lib/base/status.h"
+#include "lib/kernels/tensor.h"
 #include "lib/proto/graph.pb.h"
 
 namespace dfg {
@@ -50,6 +57,11 @@ struct OptimizeOptions {
   std::vector<std::string> preserve;
   // Rounds of the whole pass list; stops early when a round changes nothing.
   int max_rounds = 2;
+  // For the variables pass: the current value of the resource variable a
+  // VarHandleOp node names, or nullopt (not initialized, unknown). Unset:
+  // the pass does nothing (dfg optimize has no values).
+  std::function<std::optional<Tensor>(const tensorflow::NodeDef& handle)>
+      variable_value;
 };
 
 // One rewrite, as --explain prints it.
@@ -64,8 +76,12 @@ struct OptimizeReport {
   std::vector<Rewrite> rewrites;
   int nodes_before = 0;
   int nodes_after = 0;
-  // Per pass that ran: name and the node count after it (summed over rounds).
+  // Per pass that ran: name and the node count after it in the first round.
   std::vector<std::pair<std::string, int>> pass_node_counts;
+  // The variables pass: whether something in the graph (or a function it
+  // calls) may write a resource, and how many reads it froze.
+  bool writes_resources = false;
+  int frozen_variables = 0;
 };
 
 // The passes in canonical order, and the ones run by default.

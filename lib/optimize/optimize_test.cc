@@ -194,6 +194,95 @@ TEST_CASE("the arithmetic pass removes involutions and no-op casts",
                                                        {"out", "_Retval(x)"}});
 }
 
+std::string FloatConst(const std::string& name, const std::string& shape,
+                       const std::string& values) {
+  return "node { name: \"" + name +
+         R"(" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } })" +
+         R"( attr { key: "value" value { tensor { dtype: DT_FLOAT )" +
+         "tensor_shape { " + shape + " } " + values + " } } } }\n";
+}
+
+TEST_CASE(
+    "a per-channel Mul and Add of a convolution become its filter and "
+    "bias, then one _FusedConv2D",
+    "[optimize]") {
+  const std::string conv_attrs =
+      R"( attr { key: "T" value { type: DT_FLOAT } })"
+      R"( attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } })"
+      R"( attr { key: "padding" value { s: "SAME" } })";
+  GraphDef g = ParseTextProto<GraphDef>(
+      Arg("x") +
+      FloatConst("w",
+                 "dim { size: 1 } dim { size: 1 } dim { size: 1 } "
+                 "dim { size: 2 }",
+                 "float_val: 1 float_val: 2") +
+      FloatConst("scale", "dim { size: 2 }", "float_val: 3 float_val: 4") +
+      FloatConst(
+          "shift",
+          "dim { size: 1 } dim { size: 1 } dim { size: 1 } dim { size: 2 }",
+          "float_val: 5 float_val: 6") +
+      Op("conv", "Conv2D", {"x", "w"}, conv_attrs) +
+      Op("mul", "Mul", {"conv", "scale"}) +
+      Op("add", "AddV2", {"mul", "shift"}) + Op("relu", "Relu6", {"add"}) +
+      Retval("out", "relu"));
+  OptimizeReport report = Run(&g);
+  auto shape = Shape(g);
+  CHECK(shape.at("relu") == "_FusedConv2D(x,conv,shift/bias_vector)");
+  CHECK(shape.at("conv") == "Const()");  // the scaled filter, folded
+  CHECK_FALSE(shape.contains("mul"));
+  CHECK_FALSE(shape.contains("add"));
+  for (const auto& n : g.node()) {
+    if (n.name() == "conv") {
+      auto w = Tensor::FromProto(n.attr().at("value").tensor());
+      REQUIRE(w.ok());
+      CHECK(w->flat<float>()[0] == 3.0f);
+      CHECK(w->flat<float>()[1] == 8.0f);
+    }
+    if (n.name() == "relu") {
+      CHECK(n.attr().at("fused_ops").list().s(0) == "BiasAdd");
+      CHECK(n.attr().at("fused_ops").list().s(1) == "Relu6");
+    }
+  }
+}
+
+TEST_CASE("the variables pass freezes reads only when nothing writes",
+          "[optimize]") {
+  const std::string handle =
+      R"(node { name: "v" op: "VarHandleOp" )"
+      R"(attr { key: "dtype" value { type: DT_FLOAT } } )"
+      R"(attr { key: "shape" value { shape {} } } )"
+      R"(attr { key: "shared_name" value { s: "v" } } )"
+      R"(attr { key: "container" value { s: "" } } })"
+      "\n";
+  const std::string read =
+      R"(node { name: "r" op: "ReadVariableOp" input: "v" )"
+      R"(attr { key: "dtype" value { type: DT_FLOAT } } })"
+      "\n";
+  OptimizeOptions options;
+  options.variable_value = [](const tensorflow::NodeDef& h) {
+    return std::optional<Tensor>(Tensor::Scalar<float>(2.5f));
+  };
+  SECTION("read only") {
+    GraphDef g = ParseTextProto<GraphDef>(handle + read + Retval("out", "r"));
+    OptimizeReport report;
+    REQUIRE(Optimize(&g, options, &report).ok());
+    CHECK(Shape(g) == std::map<std::string, std::string>{
+                          {"r", "Const()"}, {"out", "_Retval(r)"}});
+    CHECK(report.frozen_variables == 1);
+    CHECK_FALSE(report.writes_resources);
+  }
+  SECTION("written") {
+    GraphDef g = ParseTextProto<GraphDef>(
+        handle + read + Retval("out", "r") +
+        R"(node { name: "assign" op: "AssignVariableOp" input: "v" input: "r" )"
+        R"(attr { key: "dtype" value { type: DT_FLOAT } } })");
+    OptimizeReport report;
+    REQUIRE(Optimize(&g, options, &report).ok());
+    CHECK(Shape(g).at("r") == "ReadVariableOp(v)");
+    CHECK(report.writes_resources);
+  }
+}
+
 TEST_CASE("an unknown pass is an error naming the passes", "[optimize]") {
   GraphDef g;
   OptimizeOptions options;

@@ -68,11 +68,12 @@ int GraphIndex::NumDataUses(int i) const {
 
 PassContext::PassContext(GraphDef* graph,
                          const std::unordered_set<std::string>* preserve,
-                         std::vector<Rewrite>* rewrites)
+                         const OptimizeOptions* options, OptimizeReport* report)
     : graph_(graph),
       ops_(&graph->library()),
       preserve_(preserve),
-      rewrites_(rewrites) {}
+      options_(options),
+      report_(report) {}
 
 std::unordered_set<std::string> PreservedNames(const GraphDef& graph,
                                                const OptimizeOptions& options) {
@@ -102,8 +103,7 @@ bool PassContext::IsStateful(const NodeDef& node) const {
 void PassContext::Record(std::string_view pass, std::vector<std::string> in,
                          std::vector<std::string> out, std::string why) {
   ++changes_;
-  if (rewrites_ == nullptr) return;
-  rewrites_->push_back(
+  report_->rewrites.push_back(
       {std::string(pass), std::move(in), std::move(out), std::move(why)});
 }
 
@@ -130,7 +130,8 @@ void Rewire(GraphDef* graph, const std::vector<Use>& uses,
 // Grappler's model pruner, reduced to what is always safe: a node that is
 // neither preserved nor stateful and that nothing reads (no data and no
 // control consumer) has no effect; removing it may orphan its inputs, so
-// repeat until none is left.
+// repeat until none is left. A VarHandleOp is stateful only in that it
+// names a resource: unread (its reads frozen), it goes too.
 Status RunModelPruner(PassContext& ctx) {
   GraphDef& g = ctx.graph();
   for (;;) {
@@ -139,7 +140,8 @@ Status RunModelPruner(PassContext& ctx) {
     std::vector<std::string> removed;
     for (int i = 0; i < g.node_size(); ++i) {
       const NodeDef& n = g.node(i);
-      if (ctx.IsPreserved(n) || index.NumDataUses(i) > 0 ||
+      bool handle = n.op() == "VarHandleOp" && !ctx.IsNamedPreserved(n.name());
+      if ((ctx.IsPreserved(n) && !handle) || index.NumDataUses(i) > 0 ||
           !index.ControlUses(i).empty()) {
         continue;
       }

@@ -55,7 +55,7 @@ class PassContext {
  public:
   // `preserve`: PreservedNames of the graph as the stage got it. Not owned.
   PassContext(GraphDef* graph, const std::unordered_set<std::string>* preserve,
-              std::vector<Rewrite>* rewrites);
+              const OptimizeOptions* options, OptimizeReport* report);
 
   GraphDef& graph() { return *graph_; }
   const OpLookup& ops() const { return ops_; }
@@ -70,6 +70,9 @@ class PassContext {
     return preserve_->contains(name);
   }
 
+  const OptimizeOptions& options() const { return *options_; }
+  OptimizeReport& report() { return *report_; }
+
   void Record(std::string_view pass, std::vector<std::string> in,
               std::vector<std::string> out, std::string why);
   int changes() const { return changes_; }
@@ -78,7 +81,8 @@ class PassContext {
   GraphDef* graph_;
   OpLookup ops_;
   const std::unordered_set<std::string>* preserve_;  // Not owned.
-  std::vector<Rewrite>* rewrites_;
+  const OptimizeOptions* options_;                   // Not owned.
+  OptimizeReport* report_;                           // Not owned.
   int changes_ = 0;
 };
 
@@ -99,6 +103,7 @@ void Rewire(GraphDef* graph, const std::vector<Use>& uses,
 
 // The passes (one file each).
 Status RunFunctionPass(PassContext& ctx);
+Status RunFreezeVariables(PassContext& ctx);
 Status RunConstantFolding(PassContext& ctx);
 Status RunArithmetic(PassContext& ctx);
 Status RunDependency(PassContext& ctx);

@@ -111,17 +111,37 @@ Status ExecutionState::ValidateFeedsAndFetches(
 
 namespace {
 
+// One of `devices` for a device name a node carries: itself when it is one,
+// else the first it matches (the client device first), else "" (an inlined
+// body node may name a device the session lacks: soft placement).
+std::string ResolveDevice(const std::string& name, const DeviceSet& devices,
+                          const std::string& client_device) {
+  if (name.empty() || devices.FindDeviceByName(name) >= 0) return name;
+  ParsedDeviceName spec;
+  if (!ParseFullName(name, &spec)) return "";
+  std::vector<int> matches = devices.FindMatchingDevices(spec);
+  for (int m : matches) {
+    if (devices.devices()[m].name == client_device) return client_device;
+  }
+  return matches.empty() ? "" : devices.devices()[matches[0]].name;
+}
+
 // Optimizes a client graph: out to a GraphDef, through the passes, back in.
-// A node without a device (an inlined call's output Identity) takes its
-// first input's, else the client device.
+// Every node ends on one of the session's devices: the one it carries
+// (resolved: an inlined body may name "/device:CPU:0"), else its first
+// input's, else the client device.
 Status OptimizeClientGraph(const OptimizeOptions& optimize,
-                           const PruneOptions& prune,
-                           std::unique_ptr<Graph>* graph) {
+                           const PruneOptions& prune, const DeviceSet& devices,
+                           std::unique_ptr<Graph>* graph,
+                           OptimizeReport* report) {
   GraphDef def = (*graph)->ToGraphDef();
   OptimizeOptions options = optimize;
   options.preserve.insert(options.preserve.end(), prune.targets.begin(),
                           prune.targets.end());
-  DFG_RETURN_IF_ERROR(Optimize(&def, options, nullptr));
+  DFG_RETURN_IF_ERROR(Optimize(&def, options, report));
+  for (NodeDef& n : *def.mutable_node()) {
+    n.set_device(ResolveDevice(n.device(), devices, prune.client_device));
+  }
   std::unordered_map<std::string, const std::string*> device;
   for (const NodeDef& n : def.node()) device[n.name()] = &n.device();
   for (NodeDef& n : *def.mutable_node()) {
@@ -147,20 +167,22 @@ Status OptimizeClientGraph(const OptimizeOptions& optimize,
 }  // namespace
 
 StatusOr<ClientGraph> ExecutionState::BuildClientGraph(
-    const PruneOptions& options, const OptimizeOptions* optimize) const {
+    const PruneOptions& options, const OptimizeOptions* optimize,
+    OptimizeReport* report) const {
   // Imported anew from the placed GraphDef, so that the copy numbers nodes
   // and edges as TensorFlow's import of the whole graph does (G1).
   ClientGraph client;
   DFG_ASSIGN_OR_RETURN(client.graph, ImportGraphDef(placed_));
   for (Node* n : client.graph->op_nodes())
     n->set_assigned_device_name(n->requested_device());
-  PruneReport report;
+  PruneReport pruned;
   DFG_RETURN_IF_ERROR(
-      RewriteGraphForExecution(client.graph.get(), options, &report));
-  client.feed_types = std::move(report.feed_types);
-  client.fetch_types = std::move(report.fetch_types);
+      RewriteGraphForExecution(client.graph.get(), options, &pruned));
+  client.feed_types = std::move(pruned.feed_types);
+  client.fetch_types = std::move(pruned.fetch_types);
   if (optimize != nullptr) {
-    DFG_RETURN_IF_ERROR(OptimizeClientGraph(*optimize, options, &client.graph));
+    DFG_RETURN_IF_ERROR(OptimizeClientGraph(*optimize, options, devices_,
+                                            &client.graph, report));
   }
   return client;
 }

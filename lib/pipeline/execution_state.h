@@ -83,9 +83,10 @@ class ExecutionState {
   // (TensorFlow's Grappler in GraphExecutionState::OptimizeGraph): targets
   // and the feed and fetch nodes keep their names; nodes the optimizer
   // makes keep the device of what they replace (or their input's).
+  // `report` (may be null) gets the optimizer's report.
   StatusOr<ClientGraph> BuildClientGraph(
-      const PruneOptions& options,
-      const OptimizeOptions* optimize = nullptr) const;
+      const PruneOptions& options, const OptimizeOptions* optimize = nullptr,
+      OptimizeReport* report = nullptr) const;
 
   // The node of the placed graph named `name`, or null.
   const Node* FindNode(std::string_view name) const;
