@@ -39,6 +39,13 @@ const std::vector<PassInfo>& Passes() {
       {"constfold", true,
        "replace nodes whose inputs are all constants by their value",
        optimize::RunConstantFolding},
+      // After constant folding: a Keras loop's iteration bound is a Max
+      // over constants until then; the next round folds the weights it
+      // concatenates.
+      {"rnn", true,
+       "a Keras LSTM While loop becomes one BlockLSTMV2 (TensorFlow's fused "
+       "LSTM)",
+       optimize::RunRnnFusion},
       {"arithmetic", true,
        "algebraic identities (x*1, x+0, Neg(Neg(x)), idempotent ops, "
        "no-op Reshape/Transpose/Cast)",

@@ -14,6 +14,8 @@
 //                       when a step that writes variables has run
 //   constfold           evaluate nodes whose inputs are all constants with
 //                       dfg's own CPU kernels (constant_folding)
+//   rnn                 (dfg's own) a Keras LSTM layer's While loop becomes
+//                       one BlockLSTMV2 node (rnn_fusion.h)
 //   arithmetic          algebraic identities: x*1, x+0, involutions, idempotent
 //                       ops, adjacent Transposes/Reshapes
 //                       (arithmetic_optimization)

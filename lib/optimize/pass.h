@@ -105,6 +105,7 @@ void Rewire(GraphDef* graph, const std::vector<Use>& uses,
 Status RunFunctionPass(PassContext& ctx);
 Status RunFreezeVariables(PassContext& ctx);
 Status RunConstantFolding(PassContext& ctx);
+Status RunRnnFusion(PassContext& ctx);
 Status RunArithmetic(PassContext& ctx);
 Status RunDependency(PassContext& ctx);
 Status RunRemapper(PassContext& ctx);
