@@ -4,9 +4,14 @@
 //
 // BlockLSTM projects x for every step in one GEMM before the loop; each step
 // then multiplies only h_prev by w's h rows, so the sequential part of the
-// work is one [batch, cell] x [cell, 4*cell] GEMM per step.
+// work is one [batch, cell] x [cell, 4*cell] GEMM per step. In float the
+// sequence runs in place in the output tensors, with the activations
+// vectorized (Eigen's packet sigmoid and tanh, the ones TensorFlow's
+// kernel evaluates); half keeps the scalar path that rounds as TF does.
+#include <cblas.h>
 #include <fmt/format.h>
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
 
@@ -211,6 +216,95 @@ Status ValidateBlockInputs(OpKernelContext* ctx) {
   return Status::Ok();
 }
 
+// The float sequence, in place: the inputs read where they are, the seven
+// outputs written directly, the activations a row at a time as arrays.
+class FloatLstm {
+ public:
+  FloatLstm(OpKernelContext* ctx, const LstmCell& attrs) : p_(attrs) {
+    const Tensor& x = ctx->input(1);
+    time_ = x.dim_size(0);
+    p_.batch = x.dim_size(1);
+    p_.input = x.dim_size(2);
+    p_.cell = ctx->input(2).dim_size(1);
+    for (int k = 0; k < 8; ++k) in_[k] = ctx->input(1 + k).flat<float>().data();
+  }
+
+  // Allocates the outputs and runs `steps` steps; the rest are zeros.
+  void Run(OpKernelContext* ctx, int64_t steps) {
+    const int64_t step = p_.batch * p_.cell, n = time_ * step;
+    float* out[7];
+    for (int k = 0; k < 7; ++k) {
+      Tensor* t = nullptr;
+      DFG_OP_REQUIRES_OK(
+          ctx, ctx->allocate_output(k, TensorShape({time_, p_.batch, p_.cell}),
+                                    &t));
+      out[k] = t->flat<float>().data();
+      std::fill(out[k] + steps * step, out[k] + n, 0.0f);
+    }
+    if (steps == 0) return;
+    const int64_t c4 = 4 * p_.cell;
+    const float* w = in_[3];
+    // x . w[:input] for all steps at once; each step adds h_prev . w[input:].
+    gates_.resize(steps * p_.batch * c4);
+    Gemm(ctx->intra_op_pool(), false, false, steps * p_.batch, c4, p_.input,
+         in_[0], p_.input, w, c4, gates_.data(), c4);
+    for (int64_t t = 0; t < steps; ++t) {
+      const float* h_prev = t == 0 ? in_[2] : out[6] + (t - 1) * step;
+      const float* cs_prev = t == 0 ? in_[1] : out[1] + (t - 1) * step;
+      float* g = gates_.data() + t * p_.batch * c4;
+      if (p_.cell > 0) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, p_.batch, c4,
+                    p_.cell, 1.0f, h_prev, p_.cell, w + p_.input * c4, c4,
+                    1.0f, g, c4);
+      }
+      float* a[7];
+      for (int k = 0; k < 7; ++k) a[k] = out[k] + t * step;
+      ParallelFor(ctx->intra_op_pool(), p_.batch, 4 * p_.cell * 40,
+                  [&](int64_t r0, int64_t r1) {
+                    for (int64_t r = r0; r < r1; ++r) {
+                      Row(g + r * c4, cs_prev + r * p_.cell, a, r * p_.cell);
+                    }
+                  });
+    }
+  }
+
+ private:
+  using Array = Eigen::Map<Eigen::ArrayXf>;
+  using ConstArray = Eigen::Map<const Eigen::ArrayXf>;
+
+  // One row of one step: the same formulas as LstmForward.
+  void Row(float* g, const float* cs_prev, float* const* a, int64_t e) const {
+    const int64_t u = p_.cell;
+    Array(g, 4 * u) += ConstArray(in_[7], 4 * u);
+    ConstArray gi(g, u), gc(g + p_.c_off(), u), gf(g + p_.f_off(), u),
+        go(g + 3 * u, u), csp(cs_prev, u);
+    Array i(a[0] + e, u), cs(a[1] + e, u), f(a[2] + e, u), o(a[3] + e, u),
+        ci(a[4] + e, u), co(a[5] + e, u), h(a[6] + e, u);
+    if (p_.peephole) {
+      i = (gi + csp * ConstArray(in_[4], u)).logistic();
+      f = (gf + p_.forget_bias + csp * ConstArray(in_[5], u)).logistic();
+    } else {
+      i = gi.logistic();
+      f = (gf + p_.forget_bias).logistic();
+    }
+    ci = gc.tanh();
+    cs = i * ci + f * csp;
+    if (p_.cell_clip > 0.0f) cs = cs.max(-p_.cell_clip).min(p_.cell_clip);
+    co = cs.tanh();
+    if (p_.peephole) {
+      o = (go + cs * ConstArray(in_[6], u)).logistic();
+    } else {
+      o = go.logistic();
+    }
+    h = o * co;
+  }
+
+  LstmCell p_;
+  int64_t time_ = 0;
+  const float* in_[8];  // x, cs_prev, h_prev, w, wci, wcf, wco, b
+  std::vector<float> gates_;
+};
+
 class BlockLSTMOp : public OpKernel {
  public:
   BlockLSTMOp(OpKernelConstruction* ctx, bool ifco) : OpKernel(ctx) {
@@ -220,16 +314,16 @@ class BlockLSTMOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     DFG_OP_REQUIRES_OK(ctx, ValidateBlockInputs(ctx));
+    if (ctx->input(1).dtype() == tensorflow::DT_FLOAT) {
+      FloatLstm(ctx, attrs_).Run(ctx, ctx->input(0).flat<int64_t>()[0]);
+      return;
+    }
     LstmCell p = attrs_;
     LoadCell(ctx, 1, &p);
     const int64_t time = ctx->input(1).dim_size(0);
     const int64_t steps = ctx->input(0).flat<int64_t>()[0];
     std::vector<float> acts(7 * time * p.batch * p.cell, 0.0f);
-    if (ctx->input(1).dtype() == tensorflow::DT_HALF) {
-      Run<Half>(ctx, p, steps, acts.data());
-    } else {
-      Run<float>(ctx, p, steps, acts.data());
-    }
+    Run<Half>(ctx, p, steps, acts.data());
     // Steps from seq_len_max on are zeros (TensorFlow zeroes cs and h there
     // and leaves the other outputs unset).
     const int64_t n = time * p.batch * p.cell;
