@@ -62,6 +62,41 @@ std::vector<std::string> ControlInputs(const NodeDef& n) {
   return v;
 }
 
+bool Calls(const NodeDef& n, const std::string& f) {
+  if (n.op() == f) return true;
+  for (const auto& [name, value] : n.attr()) {
+    if (value.has_func() && value.func().name() == f) return true;
+    for (const auto& lf : value.list().func()) {
+      if (lf.name() == f) return true;
+    }
+  }
+  return false;
+}
+
+// Drops library function `f` when no node of the graph or of another
+// function calls it any more (the loop's cond and body after the rewrite).
+void DropIfUnused(GraphDef* g, const std::string& f) {
+  for (const NodeDef& n : g->node()) {
+    if (Calls(n, f)) return;
+  }
+  int at = -1;
+  for (int i = 0; i < g->library().function_size(); ++i) {
+    const FunctionDef& fd = g->library().function(i);
+    if (fd.signature().name() == f) {
+      at = i;
+      continue;
+    }
+    for (const NodeDef& n : fd.node_def()) {
+      if (Calls(n, f)) return;
+    }
+  }
+  if (at < 0) return;
+  for (const auto& grad : g->library().gradient()) {
+    if (grad.function_name() == f || grad.gradient_func() == f) return;
+  }
+  g->mutable_library()->mutable_function()->DeleteSubrange(at, 1);
+}
+
 class LstmFusion {
  public:
   explicit LstmFusion(PassContext& ctx) : ctx_(ctx), g_(ctx.graph()) {}
@@ -348,6 +383,10 @@ void LstmFusion::Rewrite(const GraphIndex& index, int w, const LstmLoop& loop,
                           loop.steps, units_,
                           loop.write_at_time ? ", every step's h" : ""));
   EraseNodes(&g_, dead);
+  for (const char* attr : {"cond", "body"}) {
+    const tensorflow::AttrValue* f = Attr(while_node, attr);
+    if (f != nullptr && f->has_func()) DropIfUnused(&g_, f->func().name());
+  }
 }
 
 }  // namespace
