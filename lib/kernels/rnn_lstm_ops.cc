@@ -6,16 +6,17 @@
 // then multiplies only h_prev by w's h rows, so the sequential part of the
 // work is one [batch, cell] x [cell, 4*cell] GEMM per step. In float the
 // sequence runs in place in the output tensors, with the activations
-// vectorized (Eigen's packet sigmoid and tanh, the ones TensorFlow's
-// kernel evaluates); half keeps the scalar path that rounds as TF does.
+// vectorized (rnn_lstm_row.cc); half keeps the scalar path that rounds as
+// TensorFlow does.
 #include <cblas.h>
 #include <fmt/format.h>
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "lib/kernels/blas_threads.h"
+#include "lib/kernels/rnn_lstm_row.h"
 #include "lib/kernels/rnn_ops.h"
 
 namespace dfg {
@@ -216,6 +217,8 @@ Status ValidateBlockInputs(OpKernelContext* ctx) {
   return Status::Ok();
 }
 
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
 // The float sequence, in place: the inputs read where they are, the seven
 // outputs written directly, the activations a row at a time as arrays.
 class FloatLstm {
@@ -236,8 +239,8 @@ class FloatLstm {
     for (int k = 0; k < 7; ++k) {
       Tensor* t = nullptr;
       DFG_OP_REQUIRES_OK(
-          ctx, ctx->allocate_output(k, TensorShape({time_, p_.batch, p_.cell}),
-                                    &t));
+          ctx,
+          ctx->allocate_output(k, TensorShape({time_, p_.batch, p_.cell}), &t));
       out[k] = t->flat<float>().data();
       std::fill(out[k] + steps * step, out[k] + n, 0.0f);
     }
@@ -245,64 +248,62 @@ class FloatLstm {
     const int64_t c4 = 4 * p_.cell;
     const float* w = in_[3];
     // x . w[:input] for all steps at once; each step adds h_prev . w[input:].
-    gates_.resize(steps * p_.batch * c4);
+    // Reused across calls on a thread: a sequence's gates are tens of KB.
+    thread_local std::vector<float> gates;
+    gates.resize(steps * p_.batch * c4);
     Gemm(ctx->intra_op_pool(), false, false, steps * p_.batch, c4, p_.input,
-         in_[0], p_.input, w, c4, gates_.data(), c4);
+         in_[0], p_.input, w, c4, gates.data(), c4);
     for (int64_t t = 0; t < steps; ++t) {
       const float* h_prev = t == 0 ? in_[2] : out[6] + (t - 1) * step;
       const float* cs_prev = t == 0 ? in_[1] : out[1] + (t - 1) * step;
-      float* g = gates_.data() + t * p_.batch * c4;
+      float* g = gates.data() + t * p_.batch * c4;
       if (p_.cell > 0) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, p_.batch, c4,
-                    p_.cell, 1.0f, h_prev, p_.cell, w + p_.input * c4, c4,
-                    1.0f, g, c4);
+                    p_.cell, 1.0f, h_prev, p_.cell, w + p_.input * c4, c4, 1.0f,
+                    g, c4);
       }
       float* a[7];
       for (int k = 0; k < 7; ++k) a[k] = out[k] + t * step;
+      // A small batch's rows in one call: their chains of sigmoid and tanh
+      // overlap (a Keras layer's 4 rows of 32 units would gain nothing from
+      // another thread).
+      if (p_.batch * p_.cell <= 8192) {
+        Rows(g, cs_prev, a, 0, p_.batch);
+        continue;
+      }
       ParallelFor(ctx->intra_op_pool(), p_.batch, 4 * p_.cell * 40,
-                  [&](int64_t r0, int64_t r1) {
-                    for (int64_t r = r0; r < r1; ++r) {
-                      Row(g + r * c4, cs_prev + r * p_.cell, a, r * p_.cell);
-                    }
-                  });
+                  [&](int64_t r0, int64_t r1) { Rows(g, cs_prev, a, r0, r1); });
     }
   }
 
  private:
-  using Array = Eigen::Map<Eigen::ArrayXf>;
-  using ConstArray = Eigen::Map<const Eigen::ArrayXf>;
-
-  // One row of one step: the same formulas as LstmForward.
-  void Row(float* g, const float* cs_prev, float* const* a, int64_t e) const {
-    const int64_t u = p_.cell;
-    Array(g, 4 * u) += ConstArray(in_[7], 4 * u);
-    ConstArray gi(g, u), gc(g + p_.c_off(), u), gf(g + p_.f_off(), u),
-        go(g + 3 * u, u), csp(cs_prev, u);
-    Array i(a[0] + e, u), cs(a[1] + e, u), f(a[2] + e, u), o(a[3] + e, u),
-        ci(a[4] + e, u), co(a[5] + e, u), h(a[6] + e, u);
-    if (p_.peephole) {
-      i = (gi + csp * ConstArray(in_[4], u)).logistic();
-      f = (gf + p_.forget_bias + csp * ConstArray(in_[5], u)).logistic();
-    } else {
-      i = gi.logistic();
-      f = (gf + p_.forget_bias).logistic();
-    }
-    ci = gc.tanh();
-    cs = i * ci + f * csp;
-    if (p_.cell_clip > 0.0f) cs = cs.max(-p_.cell_clip).min(p_.cell_clip);
-    co = cs.tanh();
-    if (p_.peephole) {
-      o = (go + cs * ConstArray(in_[6], u)).logistic();
-    } else {
-      o = go.logistic();
-    }
-    h = o * co;
+  // Rows [r0, r1) of one step: the same formulas as LstmForward.
+  void Rows(const float* gates, const float* cs_prev, float* const* a,
+            int64_t r0, int64_t r1) const {
+    const int64_t u = p_.cell, e = r0 * u;
+    const float* b = in_[7];
+    const float* g = gates + r0 * 4 * u;
+    const GateRow row{g,
+                      g + p_.f_off(),
+                      g + p_.c_off(),
+                      g + 3 * u,
+                      b,
+                      b + p_.f_off(),
+                      b + p_.c_off(),
+                      b + 3 * u,
+                      cs_prev + e,
+                      p_.peephole ? in_[4] : nullptr,
+                      in_[5],
+                      in_[6],
+                      p_.forget_bias,
+                      p_.cell_clip > 0.0f ? p_.cell_clip : kInf};
+    LstmRows(row, r1 - r0, u, a[0] + e, a[1] + e, a[2] + e, a[3] + e, a[4] + e,
+             a[5] + e, a[6] + e);
   }
 
   LstmCell p_;
   int64_t time_ = 0;
   const float* in_[8];  // x, cs_prev, h_prev, w, wci, wcf, wco, b
-  std::vector<float> gates_;
 };
 
 class BlockLSTMOp : public OpKernel {
