@@ -21,6 +21,8 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
+
 #include "lib/graph/tensor_id.h"
 #include "lib/kernels/tensor.h"
 #include "lib/optimize/pass.h"
@@ -135,8 +137,7 @@ class LstmFusion {
     return std::nullopt;
   }
 
-  // The one data consumer-free producer of a list: `op` with float
-  // elements, used by nothing but the loop.
+  // The node making the list `tensor`: `op`, with float elements; or -1.
   int ListSource(const GraphIndex& index, const std::string& tensor,
                  const char* op) const {
     int n = index.Find(ParseTensorNameView(tensor).node);
@@ -171,7 +172,24 @@ class LstmFusion {
       return false;
     }
     units_ = h.dim(1).size();
-    return true;
+    // Where the While knows the weights' shapes (constants, not resource
+    // handles), they must be an LSTM's of `units_`: the matched body only
+    // says the ops line up, and elementwise ops broadcast.
+    auto shape_is = [&](int v, std::initializer_list<int64_t> want) {
+      const auto& s = shapes->list().shape(v);
+      if (s.unknown_rank()) return true;
+      if (s.dim_size() != static_cast<int>(want.size())) return false;
+      int k = 0;
+      for (int64_t d : want) {
+        const int64_t got = s.dim(k++).size();
+        if (got >= 0 && d >= 0 && got != d) return false;
+      }
+      return true;
+    };
+    const int64_t u = units_;
+    return (loop.kernel_read || shape_is(loop.kernel, {-1, 4 * u})) &&
+           (loop.recurrent_read || shape_is(loop.recurrent, {u, 4 * u})) &&
+           (loop.bias_read || shape_is(loop.bias, {4 * u}));
   }
 
   // The loop's own counters start at 0 and cannot stop it before `steps`.

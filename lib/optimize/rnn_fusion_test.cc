@@ -145,6 +145,15 @@ TEST_CASE("the rnn pass leaves a loop alone unless everything matches",
     read->add_input(std::string(kWhile) + ":0");
     (*read->mutable_attr())["T"].set_type(tensorflow::DT_INT32);
   }
+  SECTION("weights that are not an LSTM's of the state's size") {
+    for (NodeDef& n : *g.mutable_node()) {
+      if (n.name() != kWhile) continue;
+      auto* shapes = (*n.mutable_attr())["output_shapes"].mutable_list();
+      // h and c: [?, 3] -> [?, 6], the kernel stays [2, 12].
+      for (int v : {4, 5})
+        shapes->mutable_shape(v)->mutable_dim(1)->set_size(6);
+    }
+  }
   SECTION("the loop is fetched") { preserve.push_back(kWhile); }
   SECTION("the stacked outputs are fetched") { preserve.push_back(kStack); }
   OptimizeReport report = Optimize(&g, preserve);
