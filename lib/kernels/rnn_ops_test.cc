@@ -125,6 +125,57 @@ TEST_CASE("BlockLSTM zeroes cs and h past seq_len_max and checks its range",
         std::string::npos);
 }
 
+// BlockLSTM's float path (vectorized activations, rnn_lstm_row.cc) against
+// LSTMBlockCell's scalar one, step by step: peepholes, forget bias, a cell
+// clip that bites, saturating pre-activations and a cell size that is not
+// a multiple of any vector width.
+TEST_CASE("BlockLSTM's float sequence equals LSTMBlockCell step by step",
+          "[kernels]") {
+  const int64_t time = 3, batch = 2, input = 3, cell = 5;
+  auto values = [](int64_t n, float scale, int seed) {
+    std::vector<float> v(n);
+    for (int64_t k = 0; k < n; ++k) {
+      v[k] = scale * std::sin(0.7f * static_cast<float>(k + seed));
+    }
+    return v;
+  };
+  const std::vector<float> x = values(time * batch * input, 4.0f, 1);
+  const Tensor w =
+      F({input + cell, 4 * cell}, values((input + cell) * 4 * cell, 3.0f, 2));
+  const Tensor wci = F({cell}, values(cell, 0.5f, 3)),
+               wcf = F({cell}, values(cell, 0.5f, 4)),
+               wco = F({cell}, values(cell, 0.5f, 5)),
+               b = F({4 * cell}, values(4 * cell, 1.0f, 6));
+  Tensor cs = F({batch, cell}, values(batch * cell, 0.4f, 7));
+  Tensor h = F({batch, cell}, values(batch * cell, 0.9f, 8));
+  const std::string attrs =
+      "attr { key: 'use_peephole' value { b: true } } "
+      "attr { key: 'forget_bias' value { f: 1.0 } } "
+      "attr { key: 'cell_clip' value { f: 0.5 } }";
+  const KernelRun block =
+      RunKernel(Node("BlockLSTM", attrs),
+                {MakeTensor<int64_t>({}, {time}), F({time, batch, input}, x),
+                 cs, h, w, wci, wcf, wco, b});
+  REQUIRE(block.status.ok());
+  for (int64_t t = 0; t < time; ++t) {
+    const std::vector<float> xt(x.begin() + t * batch * input,
+                                x.begin() + (t + 1) * batch * input);
+    const KernelRun step =
+        RunKernel(Node("LSTMBlockCell", attrs),
+                  {F({batch, input}, xt), cs, h, w, wci, wcf, wco, b});
+    REQUIRE(step.status.ok());
+    for (int k = 0; k < 7; ++k) {
+      for (int64_t e = 0; e < batch * cell; ++e) {
+        INFO("step " << t << " output " << k << " element " << e);
+        CHECK(At(block, k, t * batch * cell + e) ==
+              Approx(At(step, k, e)).margin(1e-6));
+      }
+    }
+    cs = step.out(1);
+    h = step.out(6);
+  }
+}
+
 std::vector<Tensor> GruInputs(float x) {
   return {F({1, 1}, {x}),
           F({1, 1}, {0.5f}),
