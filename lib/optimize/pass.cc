@@ -127,31 +127,49 @@ void Rewire(GraphDef* graph, const std::vector<Use>& uses,
   for (const Use& u : uses) graph->mutable_node(u.node)->set_input(u.input, to);
 }
 
-// Grappler's model pruner, reduced to what is always safe: a node that is
-// neither preserved nor stateful and that nothing reads (no data and no
-// control consumer) has no effect; removing it may orphan its inputs, so
-// repeat until none is left. A VarHandleOp is stateful only in that it
-// names a resource: unread (its reads frozen), it goes too.
+// Grappler's model pruner: what no root needs goes, the roots being the
+// preserved nodes and the stateful ones (a VarHandleOp only names a
+// resource: it is a root only when preserved by name). One backward walk
+// over data and control inputs from the roots; the rest is removed
+// (a loop nothing needs goes whole).
 Status RunModelPruner(PassContext& ctx) {
   GraphDef& g = ctx.graph();
-  for (;;) {
-    GraphIndex index(g);
-    std::vector<bool> dead(g.node_size(), false);
-    std::vector<std::string> removed;
-    for (int i = 0; i < g.node_size(); ++i) {
-      const NodeDef& n = g.node(i);
-      bool handle = n.op() == "VarHandleOp" && !ctx.IsNamedPreserved(n.name());
-      if ((ctx.IsPreserved(n) && !handle) || index.NumDataUses(i) > 0 ||
-          !index.ControlUses(i).empty()) {
-        continue;
-      }
-      dead[i] = true;
-      removed.push_back(Describe(n));
+  GraphIndex index(g);
+  std::vector<bool> needed(g.node_size(), false);
+  std::vector<int> stack;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const NodeDef& n = g.node(i);
+    bool root = n.op() == "VarHandleOp" ? ctx.IsNamedPreserved(n.name())
+                                        : ctx.IsPreserved(n);
+    if (root) {
+      needed[i] = true;
+      stack.push_back(i);
     }
-    if (removed.empty()) return Status::Ok();
-    ctx.Record("prune", std::move(removed), {}, "nothing uses their values");
-    EraseNodes(&g, dead);
   }
+  while (!stack.empty()) {
+    const NodeDef& n = g.node(stack.back());
+    stack.pop_back();
+    for (const std::string& in : n.input()) {
+      std::string_view name =
+          in[0] == '^' ? std::string_view(in).substr(1) : std::string_view(in);
+      int p = index.Find(ParseTensorNameView(name).node);
+      if (p >= 0 && !needed[p]) {
+        needed[p] = true;
+        stack.push_back(p);
+      }
+    }
+  }
+  std::vector<bool> dead(g.node_size(), false);
+  std::vector<std::string> removed;
+  for (int i = 0; i < g.node_size(); ++i) {
+    if (needed[i]) continue;
+    dead[i] = true;
+    removed.push_back(Describe(g.node(i)));
+  }
+  if (removed.empty()) return Status::Ok();
+  ctx.Record("prune", std::move(removed), {}, "nothing needs their values");
+  EraseNodes(&g, dead);
+  return Status::Ok();
 }
 
 }  // namespace dfg::optimize
