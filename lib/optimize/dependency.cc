@@ -38,6 +38,7 @@ class IdentityRemover {
     const int n = g_.node_size();
     removable_.assign(n, false);
     resolved_.assign(n, false);
+    resolving_.assign(n, false);
     source_.resize(n);
     controls_.resize(n);
     bool any = false;
@@ -127,9 +128,28 @@ class IdentityRemover {
     }
   }
 
+  // controls_[i]: `inherited` and node i's own control inputs, each
+  // resolved (a control input on a removable Identity stands for its
+  // source's node and the controls met on the way there).
   void AddOwnControls(int i, std::vector<std::string> inherited) {
     const NodeDef& n = g_.node(i);
-    for (int k = 1; k < n.input_size(); ++k) inherited.push_back(n.input(k));
+    for (int k = 1; k < n.input_size(); ++k) {
+      const std::string& c = n.input(k);
+      int p = c[0] == '^' ? index_.Find(std::string_view(c).substr(1)) : -1;
+      // (A cycle of control edges between Identities, which no valid graph
+      // has, is left as it is: the import that follows reports it.)
+      if (p < 0 || !removable_[p] || resolving_[p]) {
+        inherited.push_back(c);
+        continue;
+      }
+      resolving_[i] = true;
+      Resolve(p);
+      resolving_[i] = false;
+      inherited.push_back(
+          "^" + std::string(ParseTensorNameView(source_[p]).node));
+      inherited.insert(inherited.end(), controls_[p].begin(),
+                       controls_[p].end());
+    }
     controls_[i] = std::move(inherited);
   }
 
@@ -152,7 +172,7 @@ class IdentityRemover {
   PassContext& ctx_;
   GraphDef& g_;
   GraphIndex index_;
-  std::vector<bool> removable_, resolved_;
+  std::vector<bool> removable_, resolved_, resolving_;
   std::vector<std::string> source_;
   std::vector<std::vector<std::string>> controls_;
 };
