@@ -151,7 +151,10 @@ Status ParseTask(const Json& root, TfConfig* config) {
         "TF_CONFIG: task.type '{}' is not a job of the cluster (jobs: {})",
         config->task_type, JobNames(config->cluster));
   }
-  if (job != nullptr && !job->tasks().count(*config->task_index)) {
+  // TensorFlow's strategies also count a sparse job's tasks: index 3 of a
+  // job with tasks 1 and 3 is out of their range.
+  if (job != nullptr && (!job->tasks().count(*config->task_index) ||
+                         *config->task_index >= job->tasks_size())) {
     return InvalidArgument(
         "TF_CONFIG: task.index {} is out of range: job '{}' has {}",
         *config->task_index, job->name(), DescribeTasks(*job));

@@ -28,10 +28,9 @@ TEST_CASE("TF_CONFIG gives the cluster, the task and the rpc layer",
   auto c = ParseTfConfig(kReadmeConfig);
   REQUIRE(c.ok());
   CHECK(ClusterTasks(c->cluster) ==
-        std::vector<std::string>{"/job:chief/replica:0/task:0",
-                                 "/job:ps/replica:0/task:0",
-                                 "/job:worker/replica:0/task:0",
-                                 "/job:worker/replica:0/task:1"});
+        std::vector<std::string>{
+            "/job:chief/replica:0/task:0", "/job:ps/replica:0/task:0",
+            "/job:worker/replica:0/task:0", "/job:worker/replica:0/task:1"});
   CHECK(TaskAddress(c->cluster, "/job:worker/replica:0/task:1").value() ==
         "host2:2222");
   CHECK(c->task_type == "worker");
@@ -51,10 +50,10 @@ TEST_CASE("TF_CONFIG's optional parts may be absent", "[distributed]") {
   CHECK(no_task->task_type.empty());
   // The index as a string is TF's int("1"); a sparse job as ClusterSpec's.
   auto c = ParseTfConfig(
-      R"({"cluster": {"worker": {"3": "a:1"}}, "task": {"type": "worker",
-          "index": "3"}, "session_master": "b:2"})");
+      R"({"cluster": {"worker": {"1": "a:1", "3": "c:1"}}, "task": {"type":
+          "worker", "index": "1"}, "session_master": "b:2"})");
   REQUIRE(c.ok());
-  CHECK(c->task_index == 3);
+  CHECK(c->task_index == 1);
   CHECK(c->session_master == "b:2");
   // An evaluator may stand outside the cluster.
   auto e = ParseTfConfig(
@@ -79,15 +78,16 @@ TEST_CASE("bad TF_CONFIG is an error naming the field", "[distributed]") {
                  "at most one 'chief' job"));
   CHECK(Contains(ParseError(R"({"cluster": {"evaluator": ["a:1", "b:1"]}})"),
                  "at most one 'evaluator' job"));
-  CHECK(Contains(ParseError(R"({"task": "worker"})"),
-                 "task must be an object"));
+  CHECK(
+      Contains(ParseError(R"({"task": "worker"})"), "task must be an object"));
   CHECK(Contains(ParseError(R"({"task": {"index": 0}})"),
                  "task.type is missing"));
   CHECK(Contains(ParseError(R"({"task": {"type": 1, "index": 0}})"),
                  "task.type must be a string"));
   const std::string worker = R"({"cluster": {"worker": ["a:1", "b:1"]}, )";
-  CHECK(Contains(ParseError(worker + R"("task": {"type": "boss", "index": 0}})"),
-                 "task.type 'boss' is not one of"));
+  CHECK(
+      Contains(ParseError(worker + R"("task": {"type": "boss", "index": 0}})"),
+               "task.type 'boss' is not one of"));
   CHECK(Contains(ParseError(worker + R"("task": {"type": "ps", "index": 0}})"),
                  "task.type 'ps' is not a job of the cluster (jobs: worker)"));
   CHECK(Contains(ParseError(worker + R"("task": {"type": "worker"}})"),
@@ -101,6 +101,9 @@ TEST_CASE("bad TF_CONFIG is an error naming the field", "[distributed]") {
   CHECK(Contains(
       ParseError(worker + R"("task": {"type": "worker", "index": 2}})"),
       "task.index 2 is out of range: job 'worker' has tasks 0 to 1"));
+  CHECK(Contains(ParseError(R"({"cluster": {"worker": {"1": "a:1", "3": "b:1"}},
+                                "task": {"type": "worker", "index": 3}})"),
+                 "task.index 3 is out of range: job 'worker' has tasks 1, 3"));
   CHECK(Contains(ParseError(R"({"rpc_layer": "grpc+verbs"})"),
                  "rpc_layer 'grpc+verbs' is not supported"));
   CHECK(Contains(ParseError(R"({"rpc_layer": 1})"),
@@ -169,8 +172,9 @@ TEST_CASE("a server takes its task from TF_CONFIG, flags first",
   CHECK(t->listen == "0.0.0.0:2222");  // host2 is not loopback
   CHECK(t->master == "grpc://host2:2222");
   REQUIRE(t->notes.size() == 2);
-  CHECK(Contains(t->notes[0], "job 'worker' from TF_CONFIG task.type, task 1 "
-                              "from TF_CONFIG task.index"));
+  CHECK(Contains(t->notes[0],
+                 "job 'worker' from TF_CONFIG task.type, task 1 "
+                 "from TF_CONFIG task.index"));
   CHECK(Contains(t->notes[1], "every interface"));
 
   const std::string_view loopback =
