@@ -145,8 +145,8 @@ class IdentityRemover {
       resolving_[i] = true;
       Resolve(p);
       resolving_[i] = false;
-      inherited.push_back(
-          "^" + std::string(ParseTensorNameView(source_[p]).node));
+      inherited.push_back("^" +
+                          std::string(ParseTensorNameView(source_[p]).node));
       inherited.insert(inherited.end(), controls_[p].begin(),
                        controls_[p].end());
     }

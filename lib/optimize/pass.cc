@@ -5,11 +5,6 @@
 namespace dfg::optimize {
 namespace {
 
-const std::vector<Use>& NoUses() {
-  static const auto* empty = new std::vector<Use>;
-  return *empty;
-}
-
 // Ops whose node is an interface of the graph: fed, fetched or crossing
 // devices. They keep their names whatever a pass finds.
 bool IsInterfaceOp(std::string_view op) {
@@ -21,49 +16,58 @@ bool IsInterfaceOp(std::string_view op) {
 
 }  // namespace
 
-GraphIndex::GraphIndex(const GraphDef& graph)
-    : data_(graph.node_size()), control_(graph.node_size()) {
-  by_name_.reserve(graph.node_size());
-  for (int i = 0; i < graph.node_size(); ++i) {
-    by_name_.emplace(graph.node(i).name(), i);
+GraphIndex::GraphIndex(const GraphDef& graph) {
+  const int n = graph.node_size();
+  by_name_.reserve(n);
+  for (int i = 0; i < n; ++i) by_name_.emplace(graph.node(i).name(), i);
+  // Two sweeps: count each producer's consumers, then place them.
+  struct Edge {
+    int producer, consumer, input, port;
+  };
+  std::vector<Edge> edges;
+  edges.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    const NodeDef& node = graph.node(i);
+    for (int k = 0; k < node.input_size(); ++k) {
+      TensorIdView id = ParseTensorNameView(node.input(k));
+      auto it = by_name_.find(id.node);
+      if (it != by_name_.end()) edges.push_back({it->second, i, k, id.index});
+    }
   }
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const NodeDef& n = graph.node(i);
-    for (int k = 0; k < n.input_size(); ++k) {
-      TensorIdView id = ParseTensorNameView(n.input(k));
-      auto it = by_name_.find(std::string(id.node));
-      if (it == by_name_.end()) continue;
-      if (id.index < 0) {
-        control_[it->second].push_back(i);
-      } else {
-        data_[it->second][id.index].push_back({i, k});
-      }
+  first_use_.assign(n + 1, 0);
+  first_control_.assign(n + 1, 0);
+  for (const Edge& e : edges) {
+    ++(e.port < 0 ? first_control_ : first_use_)[e.producer + 1];
+  }
+  for (int i = 0; i < n; ++i) {
+    first_use_[i + 1] += first_use_[i];
+    first_control_[i + 1] += first_control_[i];
+  }
+  uses_.resize(first_use_[n]);
+  controls_.resize(first_control_[n]);
+  std::vector<int> next_use(first_use_.begin(), first_use_.end() - 1);
+  std::vector<int> next_control(first_control_.begin(),
+                                first_control_.end() - 1);
+  for (const Edge& e : edges) {
+    if (e.port < 0) {
+      controls_[next_control[e.producer]++] = e.consumer;
+    } else {
+      uses_[next_use[e.producer]++] = {e.consumer, e.input, e.port};
     }
   }
 }
 
 int GraphIndex::Find(std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
+  auto it = by_name_.find(name);
   return it == by_name_.end() ? -1 : it->second;
 }
 
-const std::vector<Use>& GraphIndex::DataUses(int i, int port) const {
-  auto it = data_[i].find(port);
-  return it == data_[i].end() ? NoUses() : it->second;
-}
-
-std::vector<Use> GraphIndex::AllDataUses(int i) const {
-  std::vector<Use> all;
-  for (const auto& [port, uses] : data_[i]) {
-    all.insert(all.end(), uses.begin(), uses.end());
+std::vector<Use> GraphIndex::DataUses(int i, int port) const {
+  std::vector<Use> out;
+  for (const Use& u : AllDataUses(i)) {
+    if (u.port == port) out.push_back(u);
   }
-  return all;
-}
-
-int GraphIndex::NumDataUses(int i) const {
-  int n = 0;
-  for (const auto& [port, uses] : data_[i]) n += static_cast<int>(uses.size());
-  return n;
+  return out;
 }
 
 PassContext::PassContext(GraphDef* graph,
