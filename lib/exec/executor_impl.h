@@ -69,6 +69,7 @@ struct FrameTemplate {
 };
 
 struct IterationState;  // propagator.h
+class ExecutorState;    // executor_state.cc
 
 struct Executor::Impl {
   Impl();
@@ -88,19 +89,23 @@ struct Executor::Impl {
   Status Build();
   void RunAsync(const Args& args, DoneCallback done) const;
 
-  // The root frame's first iteration (input slots, pending and dead counts,
-  // all sized by the graph) is kept between steps: a step takes one, or
-  // makes one when concurrent steps hold them all, and gives it back reset.
-  std::unique_ptr<IterationState> TakeRootIteration() const;
-  void ReturnRootIteration(std::unique_ptr<IterationState> state,
-                           bool slots_empty) const;
+  // A step's state (its root frame's first iteration, with input slots,
+  // pending and dead counts all sized by the graph, and its buffers) is kept
+  // between steps: a step takes one, or makes one when concurrent steps
+  // hold them all, and gives it back reset when it finishes.
+  ExecutorState* TakeState() const;
+  void ReturnState(ExecutorState* state) const;
 
  private:
   Status BuildItems(const std::vector<std::string>& frame_names);
   void BuildEdges();
 
+  struct StateDeleter {
+    void operator()(ExecutorState* state) const;
+  };
   mutable std::mutex spare_mu_;
-  mutable std::vector<std::unique_ptr<IterationState>> spare_;  // spare_mu_
+  mutable std::vector<std::unique_ptr<ExecutorState, StateDeleter>>
+      spare_;  // spare_mu_
 };
 
 }  // namespace dfg
