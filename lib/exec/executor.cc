@@ -73,7 +73,7 @@ void SetNodeKind(const Node& node, NodeItem* item) {
 }  // namespace
 
 Executor::Impl::Impl() = default;
-Executor::Impl::~Impl() = default;
+Executor::Impl::~Impl() { StateDeleter()(last_state_.load()); }
 
 Status Executor::Impl::Build() {
   if (options.library == nullptr) {
@@ -198,20 +198,28 @@ void Executor::RunAsync(const Args& args, DoneCallback done) {
 }
 
 Status Executor::Run(const Args& args) {
+  // Whichever of RunAsync's return and the callback comes second finishes:
+  // a step that ran inline (every function call without async kernels) is
+  // over when RunAsync returns and takes no lock.
   struct Waiter {
+    std::atomic<int> phase{0};
+    Status result;
     std::mutex mu;
     std::condition_variable cv;
     bool finished = false;  // guarded by mu
-    Status result;          // guarded by mu
   } waiter;
   // One pointer: the callback fits std::function's inline storage, so a
-  // step run this way (every function call) allocates no callback.
+  // step run this way allocates no callback.
   RunAsync(args, [w = &waiter](const Status& s) {
-    std::lock_guard<std::mutex> lock(w->mu);
     w->result = s;
+    if (w->phase.fetch_add(1, std::memory_order_acq_rel) == 0) return;
+    std::lock_guard<std::mutex> lock(w->mu);
     w->finished = true;
     w->cv.notify_all();
   });
+  if (waiter.phase.fetch_add(1, std::memory_order_acq_rel) != 0) {
+    return waiter.result;
+  }
   std::unique_lock<std::mutex> lock(waiter.mu);
   waiter.cv.wait(lock, [&] { return waiter.finished; });
   return waiter.result;

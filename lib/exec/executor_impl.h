@@ -4,6 +4,7 @@
 #ifndef DFG_LIB_EXEC_EXECUTOR_IMPL_H_
 #define DFG_LIB_EXEC_EXECUTOR_IMPL_H_
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -73,7 +74,7 @@ class ExecutorState;    // executor_state.cc
 
 struct Executor::Impl {
   Impl();
-  ~Impl();
+  ~Impl();  // deletes the kept step states
 
   std::unique_ptr<Graph> graph;
   ExecutorOptions options;
@@ -103,6 +104,9 @@ struct Executor::Impl {
   struct StateDeleter {
     void operator()(ExecutorState* state) const;
   };
+  // The last state returned, taken without a lock: steps of a function
+  // called in a loop run one at a time.
+  mutable std::atomic<ExecutorState*> last_state_{nullptr};
   mutable std::mutex spare_mu_;
   mutable std::vector<std::unique_ptr<ExecutorState, StateDeleter>>
       spare_;  // spare_mu_

@@ -139,6 +139,10 @@ class ExecutorState {
   // Runs one node; false when it went async (its callback finishes it).
   bool RunNode(const TaggedNode& t, Scratch* scratch, ReadyList* ready,
                Status* status);
+  bool RunObservedNode(const TaggedNode& t, Scratch* scratch, ReadyList* ready,
+                       Status* status);
+  bool RunNode(const TaggedNode& t, Scratch* scratch, ReadyList* ready,
+               Status* status, NodeExecRecord* observed);
   bool RunAsyncKernel(const TaggedNode& t, NodeExecRecord* record,
                       ReadyList* ready, Status* status);
   // The one completion routine of every node, dead, synchronous or
@@ -435,17 +439,30 @@ void ExecutorState::FillParams(const NodeItem& item, const TaggedNode& t,
 
 bool ExecutorState::RunNode(const TaggedNode& t, Scratch* scratch,
                             ReadyList* ready, Status* status) {
-  const NodeItem& item = impl_.items[t.item];
-  std::optional<NodeExecRecord> record;
-  NodeExecRecord* observed = nullptr;
   if (args_.observer != nullptr) [[unlikely]] {
-    observed = &record.emplace();
-    observed->node = item.node;
-    observed->start_ns = NowNanos();
-    observed->thread_id = ThreadPool::CurrentThreadId();
-    observed->frame_iter = FrameAndIter{t.frame->frame_id, t.iter};
-    observed->is_dead = t.is_dead;
+    return RunObservedNode(t, scratch, ready, status);
   }
+  return RunNode(t, scratch, ready, status, nullptr);
+}
+
+// Out of line: the record stays off the stack frame of unobserved steps.
+[[gnu::noinline]] bool ExecutorState::RunObservedNode(const TaggedNode& t,
+                                                      Scratch* scratch,
+                                                      ReadyList* ready,
+                                                      Status* status) {
+  NodeExecRecord record;
+  record.node = impl_.items[t.item].node;
+  record.start_ns = NowNanos();
+  record.thread_id = ThreadPool::CurrentThreadId();
+  record.frame_iter = FrameAndIter{t.frame->frame_id, t.iter};
+  record.is_dead = t.is_dead;
+  return RunNode(t, scratch, ready, status, &record);
+}
+
+bool ExecutorState::RunNode(const TaggedNode& t, Scratch* scratch,
+                            ReadyList* ready, Status* status,
+                            NodeExecRecord* observed) {
+  const NodeItem& item = impl_.items[t.item];
   if (args_.cancelled != nullptr &&
       args_.cancelled->load(std::memory_order_relaxed)) {
     *status = Cancelled("Step was cancelled");
@@ -560,6 +577,7 @@ void ExecutorState::Finish() {
 }
 
 ExecutorState* Executor::Impl::TakeState() const {
+  if (ExecutorState* state = last_state_.exchange(nullptr)) return state;
   {
     std::lock_guard<std::mutex> lock(spare_mu_);
     if (!spare_.empty()) {
@@ -572,6 +590,8 @@ ExecutorState* Executor::Impl::TakeState() const {
 }
 
 void Executor::Impl::ReturnState(ExecutorState* state) const {
+  ExecutorState* empty = nullptr;
+  if (last_state_.compare_exchange_strong(empty, state)) return;
   std::lock_guard<std::mutex> lock(spare_mu_);
   spare_.emplace_back(state);
 }
