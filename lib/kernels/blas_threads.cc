@@ -60,7 +60,96 @@ void Split(ThreadPoolInterface* pool, bool ta, bool tb, int64_t m, int64_t n,
   });
 }
 
+template <typename T>
+void RunBatched(ThreadPoolInterface* pool, const BatchedGemm& g, const T* a,
+                const T* b, T* c) {
+  int64_t batches = 1;
+  for (int64_t d : g.batch) batches *= d;
+  if (batches == 0 || g.m == 0 || g.n == 0) return;
+  const int rank = static_cast<int>(g.batch.size());
+  auto one = [&](ThreadPoolInterface* inner, int64_t i) {
+    int64_t ao = 0, bo = 0, co = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      const int64_t idx = i % g.batch[d];
+      i /= g.batch[d];
+      ao += idx * g.a_strides[d];
+      bo += idx * g.b_strides[d];
+      co += idx * g.c_strides[d];
+    }
+    Split(inner, g.trans_a, g.trans_b, g.m, g.n, g.k, a + ao, g.lda, b + bo,
+          g.ldb, c + co, g.ldc);
+  };
+  const int threads = pool != nullptr ? pool->NumThreads() : 1;
+  if (batches < threads) {
+    for (int64_t i = 0; i < batches; ++i) one(pool, i);
+    return;
+  }
+  UseSingleThreadedBlas();
+  ParallelFor(pool, batches, 2 * g.m * g.n * g.k + 1000,
+              [&](int64_t b0, int64_t b1) {
+                for (int64_t i = b0; i < b1; ++i) one(nullptr, i);
+              });
+}
+
 }  // namespace
+
+void BatchedGemm::Simplify() {
+  // Innermost first: B broadcast, A's rows and C's rows continue into the
+  // next batch entry.
+  while (!batch.empty() && !trans_a) {
+    const size_t d = batch.size() - 1;
+    if (batch[d] != 1) {
+      if (b_strides[d] != 0) break;
+      // One row per entry: the entries' rows are a stride apart.
+      const int64_t row_a = m == 1 ? a_strides[d] : lda;
+      const int64_t row_c = m == 1 ? c_strides[d] : ldc;
+      if (a_strides[d] != m * row_a || c_strides[d] != m * row_c ||
+          row_a < std::max<int64_t>(k, 1) || row_c < std::max<int64_t>(n, 1)) {
+        break;
+      }
+      lda = row_a;
+      ldc = row_c;
+    }
+    m *= batch[d];
+    batch.pop_back();
+    a_strides.pop_back();
+    b_strides.pop_back();
+    c_strides.pop_back();
+  }
+  // Drop size-1 dims, merge a dim into the one before when all three
+  // operands step over it contiguously.
+  std::vector<int64_t> nb, na, nbs, nc;
+  for (size_t d = 0; d < batch.size(); ++d) {
+    if (batch[d] == 1) continue;
+    if (!nb.empty() && na.back() == a_strides[d] * batch[d] &&
+        nbs.back() == b_strides[d] * batch[d] &&
+        nc.back() == c_strides[d] * batch[d]) {
+      nb.back() *= batch[d];
+      na.back() = a_strides[d];
+      nbs.back() = b_strides[d];
+      nc.back() = c_strides[d];
+      continue;
+    }
+    nb.push_back(batch[d]);
+    na.push_back(a_strides[d]);
+    nbs.push_back(b_strides[d]);
+    nc.push_back(c_strides[d]);
+  }
+  batch = std::move(nb);
+  a_strides = std::move(na);
+  b_strides = std::move(nbs);
+  c_strides = std::move(nc);
+}
+
+void RunBatchedGemm(ThreadPoolInterface* pool, const BatchedGemm& g,
+                    const float* a, const float* b, float* c) {
+  RunBatched(pool, g, a, b, c);
+}
+
+void RunBatchedGemm(ThreadPoolInterface* pool, const BatchedGemm& g,
+                    const double* a, const double* b, double* c) {
+  RunBatched(pool, g, a, b, c);
+}
 
 void UseSingleThreadedBlas() {
   static std::once_flag once;
