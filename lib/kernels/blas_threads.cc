@@ -30,12 +30,13 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a,
 template <typename T>
 void Split(ThreadPoolInterface* pool, bool ta, bool tb, int64_t m, int64_t n,
            int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c,
-           int64_t ldc) {
+           int64_t ldc, const GemmEpilogue* epilogue = nullptr) {
   UseSingleThreadedBlas();
   const int threads = pool != nullptr ? pool->NumThreads() : 1;
   if (m == 0 || n == 0) return;
   if (threads <= 1 || m * n * k < kMinSplitWork) {
     Gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+    if (epilogue != nullptr) (*epilogue)(0, m, 0, n);
     return;
   }
   const bool by_rows = m >= n || m >= kMinBlock * threads;
@@ -52,9 +53,11 @@ void Split(ThreadPoolInterface* pool, bool ta, bool tb, int64_t m, int64_t n,
       if (by_rows) {  // rows [begin, begin+len) of op(A) and C
         const T* a_blk = ta ? a + begin : a + begin * lda;
         Gemm(ta, tb, len, n, k, a_blk, lda, b, ldb, c + begin * ldc, ldc);
+        if (epilogue != nullptr) (*epilogue)(begin, len, 0, n);
       } else {  // columns [begin, begin+len) of op(B) and C
         const T* b_blk = tb ? b + begin * ldb : b + begin;
         Gemm(ta, tb, m, len, k, a, lda, b_blk, ldb, c + begin, ldc);
+        if (epilogue != nullptr) (*epilogue)(0, m, begin, len);
       }
     }
   });
@@ -173,6 +176,13 @@ void ParallelGemm(ThreadPoolInterface* pool, bool trans_a, bool trans_b,
                   int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                   const float* b, int64_t ldb, float* c, int64_t ldc) {
   Split(pool, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+void ParallelGemm(ThreadPoolInterface* pool, bool trans_a, bool trans_b,
+                  int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                  const float* b, int64_t ldb, float* c, int64_t ldc,
+                  const GemmEpilogue& epilogue) {
+  Split(pool, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, &epilogue);
 }
 
 void ParallelGemm(ThreadPoolInterface* pool, bool trans_a, bool trans_b,

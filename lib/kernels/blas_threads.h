@@ -9,6 +9,7 @@
 #define DFG_LIB_KERNELS_BLAS_THREADS_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "lib/kernels/intra_op_pool.h"
@@ -30,6 +31,16 @@ void ParallelGemm(ThreadPoolInterface* pool, bool trans_a, bool trans_b,
 void ParallelGemm(ThreadPoolInterface* pool, bool trans_a, bool trans_b,
                   int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
                   const double* b, int64_t ldb, double* c, int64_t ldc);
+
+// Called on each block of C [row, row + rows) x [col, col + cols) right
+// after its GEMM, on the thread that computed it (while it is in cache): a
+// fused bias and activation.
+using GemmEpilogue =
+    std::function<void(int64_t row, int64_t rows, int64_t col, int64_t cols)>;
+void ParallelGemm(ThreadPoolInterface* pool, bool trans_a, bool trans_b,
+                  int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                  const float* b, int64_t ldb, float* c, int64_t ldc,
+                  const GemmEpilogue& epilogue);
 
 // A batch of GEMMs over strided views, without copies: for every index i
 // of the batch dims (row-major over `batch`), C_i = op(A_i) · op(B_i) with
