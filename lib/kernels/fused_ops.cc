@@ -6,8 +6,10 @@
 #include <cblas.h>
 #include <fmt/format.h>
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <unsupported/Eigen/SpecialFunctions>
 
 #include "lib/kernels/blas_threads.h"
 #include "lib/kernels/conv_util.h"
@@ -61,30 +63,27 @@ Status ParsePostOps(OpKernelConstruction* ctx, PostOps* p) {
 }
 
 // y = act(y) elementwise; the activation is picked once, not per element.
+// The transcendental ones run Eigen's vectorized float functions (the ones
+// TensorFlow's Tanh, Sigmoid and Erf kernels use), NaN kept NaN.
 void Activate(const std::string& act, float alpha, std::span<float> y) {
-  auto apply = [&](auto f) {
-    for (float& e : y) e = f(e);
-  };
+  Eigen::Map<Eigen::ArrayXf> v(y.data(), static_cast<Eigen::Index>(y.size()));
   if (act == "Relu") {
-    apply([](float x) { return x > 0 ? x : 0.0f; });
+    for (float& e : y) e = e > 0 ? e : 0.0f;
   } else if (act == "Relu6") {
-    apply([](float x) { return std::min(std::max(x, 0.0f), 6.0f); });
+    for (float& e : y) e = std::min(std::max(e, 0.0f), 6.0f);
   } else if (act == "Elu") {
-    apply([](float x) { return x < 0 ? std::expm1(x) : x; });
+    v = (v < 0.0f).select(v.expm1(), v);
   } else if (act == "LeakyRelu") {
-    apply([alpha](float x) { return x > 0 ? x : x * alpha; });
+    for (float& e : y) e = e > 0 ? e : e * alpha;
   } else if (act == "Tanh") {
-    apply([](float x) { return std::tanh(x); });
+    v = (v != v).select(v, v.tanh());
   } else if (act == "Sigmoid") {
-    apply([](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+    v = (v != v).select(v, v.logistic());
   } else if (act == "GeluExact") {
-    apply(
-        [](float x) { return 0.5f * x * (1 + std::erf(x / std::sqrt(2.0f))); });
+    v = 0.5f * v * (1.0f + (v * float(M_SQRT1_2)).erf());
   } else {  // GeluApproximate.
     const float c = std::sqrt(2.0f / 3.14159265358979f);
-    apply([c](float x) {
-      return 0.5f * x * (1 + std::tanh(c * (x + 0.044715f * x * x * x)));
-    });
+    v = 0.5f * v * (1.0f + (c * (v + 0.044715f * v.cube())).tanh());
   }
 }
 

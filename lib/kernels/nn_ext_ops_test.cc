@@ -1,5 +1,8 @@
 // Split, OneHot, Where, TopKV2, Cumsum, LeakyRelu, resize, BatchMatMulV2 and
 // the fused kernels. Expected values are hand-computed.
+#include <cmath>
+#include <limits>
+
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/testing/catch.h"
 
@@ -194,6 +197,23 @@ TEST_CASE("_FusedMatMul runs oneDNN's Gelu and Add forms as TensorFlow does",
   auto add = RunKernel(node("'BiasAdd', 'Add'", 2),
                        {a, b, bias, MakeTensor<float>({2, 2}, {1, 2, 3, 4})});
   near(add.out(0), {2.25f, 0.0f, 3.75f, 6.75f});
+  // NaN stays NaN, infinities saturate (the values come in as the bias).
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor special =
+      MakeTensor<float>({4}, {std::nanf(""), inf, -inf, 0.5f});
+  const Tensor one = MakeTensor<float>({1, 1}, {1});
+  const Tensor zeros = MakeTensor<float>({1, 4}, {0, 0, 0, 0});
+  for (const char* act : {"Tanh", "Sigmoid", "Elu"}) {
+    auto r = RunKernel(node(fmt::format("'BiasAdd', '{}'", act).c_str(), 1),
+                       {one, zeros, special});
+    auto y = r.out(0).flat<float>();
+    INFO(act);
+    CHECK(std::isnan(y[0]));
+    CHECK(y[1] == (std::string(act) == "Elu" ? inf : 1.0f));
+    CHECK(y[2] == (std::string(act) == "Tanh"  ? -1.0f
+                   : std::string(act) == "Elu" ? -1.0f
+                                               : 0.0f));
+  }
   auto half = RunKernel(
       Node("_FusedMatMul",
            "attr { key: 'T' value { type: DT_HALF } } attr { key: 'num_args' "
