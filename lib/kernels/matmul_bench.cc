@@ -1,4 +1,5 @@
-// The matmul family on the speed zoo's transformer and MLP shapes (Keras
+// The matmul family (and Transpose) on the speed zoo's transformer and MLP
+// shapes (Keras
 // MultiHeadAttention 4x16 on batch 8 x 32 x 64, BERT-tiny's feed-forward on
 // 4 x 64 x 128, the MLP's batch-16 layers), each kernel as a step runs it.
 // Arg: intra-op threads (1: no pool), as `dfg run --intra-threads`.
@@ -129,6 +130,25 @@ void BM_MlpHidden(benchmark::State& state) {
       2LL * 16 * 256 * 256);
 }
 
+// BERT-tiny's heads split and merged: [4,64,2,64] by [0,2,1,3] (rows of
+// 64 floats copied), and a 2-D transpose of the same bytes.
+void BM_BertHeadsTranspose(benchmark::State& state) {
+  Tensor perm(tensorflow::DT_INT32, TensorShape({4}));
+  auto p = perm.flat<int32_t>();
+  p[0] = 0, p[1] = 2, p[2] = 1, p[3] = 3;
+  Run(state,
+      "name: 't' op: 'Transpose' attr { key: 'T' value { type: DT_FLOAT } }",
+      {Filled({4, 64, 2, 64}, 0.5f), perm}, 4 * 64 * 2 * 64);
+}
+void BM_Transpose2D(benchmark::State& state) {
+  Tensor perm(tensorflow::DT_INT32, TensorShape({2}));
+  perm.flat<int32_t>()[0] = 1;
+  perm.flat<int32_t>()[1] = 0;
+  Run(state,
+      "name: 't' op: 'Transpose' attr { key: 'T' value { type: DT_FLOAT } }",
+      {Filled({256, 128}, 0.5f), perm}, 256 * 128);
+}
+
 #define DFG_MATMUL_BENCH(name) \
   BENCHMARK(name)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond)
 DFG_MATMUL_BENCH(BM_EncoderEinsumScores);
@@ -139,6 +159,8 @@ DFG_MATMUL_BENCH(BM_EncoderFfnOut);
 DFG_MATMUL_BENCH(BM_BertFfnGelu);
 DFG_MATMUL_BENCH(BM_BertFfnOut);
 DFG_MATMUL_BENCH(BM_MlpHidden);
+DFG_MATMUL_BENCH(BM_BertHeadsTranspose);
+DFG_MATMUL_BENCH(BM_Transpose2D);
 
 }  // namespace
 }  // namespace dfg
