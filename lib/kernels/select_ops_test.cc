@@ -1,5 +1,6 @@
 // SelectV2's broadcast walk (rows of merged dims) against the index map, for
-// the shapes attention masks take and a mix of broadcast operands.
+// the shapes attention masks take and a mix of broadcast operands; and
+// BroadcastTo's whole-input repeat.
 #include <vector>
 
 #include "lib/kernels/kernel_test_util.h"
@@ -69,6 +70,28 @@ TEST_CASE("SelectV2 broadcasts in rows and matches the index map",
     }
     CHECK(same);
   }
+}
+
+TEST_CASE("BroadcastTo repeats the input when only leading dims broadcast",
+          "[kernels]") {
+  const std::string node =
+      "name: 'b' op: 'BroadcastTo' attr { key: 'T' value { type: DT_INT32 } }";
+  const Tensor table = MakeTensor<int32_t>({1, 3, 2}, {1, 2, 3, 4, 5, 6});
+  auto r = RunKernel(node, {table, MakeTensor<int32_t>({4}, {5, 1, 3, 2})});
+  REQUIRE(r.status.ok());
+  auto o = r.out(0).flat<int32_t>();
+  REQUIRE(o.size() == 30);
+  bool same = true;
+  for (size_t i = 0; i < o.size(); ++i) same &= o[i] == int32_t(i % 6 + 1);
+  CHECK(same);
+  auto strings = RunKernel(
+      "name: 'b' op: 'BroadcastTo' attr { key: 'T' value { type: DT_STRING } "
+      "}",
+      {MakeTensor<std::string>({2}, {"a", "b"}),
+       MakeTensor<int32_t>({2}, {3, 2})});
+  REQUIRE(strings.status.ok());
+  CHECK(strings.out(0).flat<std::string>()[5] == "b");
+  CHECK(strings.out(0).flat<std::string>()[4] == "a");
 }
 
 }  // namespace
