@@ -72,6 +72,44 @@ TEST_CASE("Transpose permutes dims", "[kernels]") {
   CHECK(Render(s.out(0)) == "string [2,1] [[\"a\"]\n [\"b\"]]");
 }
 
+TEST_CASE("Transpose's row copies and tiled 2-D blocks match the index map",
+          "[kernels]") {
+  const std::string node =
+      "name: 't' op: 'Transpose' attr { key: 'T' value { type: DT_INT32 } }";
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int32_t>>>
+      cases = {{{37, 21}, {1, 0}},       {{3, 19, 35}, {0, 2, 1}},
+               {{5, 18, 17}, {2, 1, 0}}, {{4, 6, 2, 7}, {0, 2, 1, 3}},
+               {{3, 4, 33}, {1, 0, 2}},  {{2, 3, 4, 5}, {3, 1, 2, 0}},
+               {{17, 3, 18}, {2, 1, 0}}};
+  for (const auto& [dims, perm] : cases) {
+    int64_t total = 1;
+    for (int64_t d : dims) total *= d;
+    std::vector<int32_t> values(total);
+    for (int64_t i = 0; i < total; ++i) values[i] = static_cast<int32_t>(i);
+    auto r = RunKernel(
+        node, {MakeTensor<int32_t>(dims, values),
+               MakeTensor<int32_t>({static_cast<int64_t>(perm.size())}, perm)});
+    REQUIRE(r.status.ok());
+    const int rank = static_cast<int>(dims.size());
+    std::vector<int64_t> in_strides(rank, 1);
+    for (int d = rank - 2; d >= 0; --d) {
+      in_strides[d] = in_strides[d + 1] * dims[d + 1];
+    }
+    auto out = r.out(0).flat<int32_t>();
+    bool same = true;
+    for (int64_t o = 0; o < total; ++o) {
+      int64_t rest = o, in = 0;
+      for (int d = rank - 1; d >= 0; --d) {
+        const int64_t size = dims[perm[d]];
+        in += (rest % size) * in_strides[perm[d]];
+        rest /= size;
+      }
+      same &= out[o] == values[in];
+    }
+    CHECK(same);
+  }
+}
+
 TEST_CASE("ConcatV2 joins along an axis, negative allowed", "[kernels]") {
   const std::string node =
       "name: 'c' op: 'ConcatV2' attr { key: 'N' value { i: 2 } } attr { key: "
