@@ -46,6 +46,10 @@ const std::vector<PassInfo>& Passes() {
       {"dependency", true,
        "remove Identity nodes and control edges that order nothing",
        optimize::RunDependency},
+      {"padfusion", true,
+       "a zero Pad of rows and columns read by a convolution becomes its "
+       "explicit padding",
+       optimize::RunPadFusion},
       {"remapper", true,
        "fuse MatMul/Conv2D + BiasAdd/FusedBatchNorm + activation into "
        "_FusedMatMul/_FusedConv2D",
