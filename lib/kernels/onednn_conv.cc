@@ -45,7 +45,16 @@ std::atomic<bool> g_enabled{true};
 std::atomic<int64_t> g_runs{0};
 
 // Below this many flops a shard is not worth a hand-off to another thread.
-constexpr int64_t kMinShardFlops = int64_t{4} << 20;
+// Half a megaflop is ~10 us of oneDNN's time, several times what handing a
+// shard to a polling pool thread costs; and the caller claims shards too, so
+// a late helper costs at most one shard. MobileNetV2 (alpha 0.35, 96x96,
+// batch 2) has 14 convolutions of 1 to 5 Mflop and none above: at 4 Mflop
+// two threads split only one of them.
+constexpr int64_t kMinShardFlops = int64_t{1} << 19;
+// Conv2DBackpropInput splits over whole images only, and a batch its
+// workers do not divide goes to GEMM + col2im instead: it keeps the
+// coarser split it was measured with.
+constexpr int64_t kMinBackwardShardFlops = int64_t{4} << 20;
 constexpr size_t kPlanCacheCapacity = 128;
 // Weights above this size are reordered on every call only when there are
 // at least kMinPixelsWithReorder output pixels (over the batch); see MakePlan.
@@ -584,7 +593,7 @@ Status OneDnnConv2DBackpropInput(ThreadPoolInterface* pool, const ConvDims& d,
   *ran = false;
   if (!OneDnnConvEnabled()) return Status::Ok();
   int64_t workers = pool ? pool->NumThreads() : 1;
-  workers = std::clamp<int64_t>(Flops(d) / kMinShardFlops, 1, workers);
+  workers = std::clamp<int64_t>(Flops(d) / kMinBackwardShardFlops, 1, workers);
   // Whole images only (a row band of dx gathers from rows of dy that other
   // bands read too); a batch the threads do not divide stays on GEMM +
   // col2im, which splits its GEMM over the pool.
