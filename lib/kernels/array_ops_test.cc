@@ -230,5 +230,81 @@ TEST_CASE("Fill, ZerosLike, OnesLike and Range make tensors", "[kernels]") {
   CHECK(Render(frange.out(0)) == "float [4] [   0 0.25  0.5 0.75]");
 }
 
+// Pad, MirrorPad, Slice and Tile on [2,3,4,5] against the index formula,
+// for maps of each kind MapCopy copies differently: whole trailing blocks,
+// runs of a last mapped dim, fills, and rows that are all fill.
+TEST_CASE("Pad, MirrorPad, Slice and Tile copy rows as the index formula",
+          "[kernels]") {
+  const std::vector<int64_t> dims{2, 3, 4, 5};
+  std::vector<int32_t> values(120);
+  for (int i = 0; i < 120; ++i) values[i] = i + 1;
+  const Tensor x = MakeTensor<int32_t>(dims, values);
+  // in[i] for output index o: the input index of each dim, -1 for a fill.
+  auto expect = [&](const std::vector<int64_t>& out_dims, auto map) {
+    std::vector<int32_t> v;
+    std::vector<int64_t> o(4, 0);
+    for (o[0] = 0; o[0] < out_dims[0]; ++o[0])
+      for (o[1] = 0; o[1] < out_dims[1]; ++o[1])
+        for (o[2] = 0; o[2] < out_dims[2]; ++o[2])
+          for (o[3] = 0; o[3] < out_dims[3]; ++o[3]) {
+            int64_t at = 0;
+            bool fill = false;
+            for (int d = 0; d < 4; ++d) {
+              const int64_t i = map(d, o[d]);
+              fill |= i < 0;
+              at = at * dims[d] + i;
+            }
+            v.push_back(fill ? 0 : values[at]);
+          }
+    return Render(MakeTensor<int32_t>(out_dims, v));
+  };
+  const std::string attrs =
+      " attr { key: 'T' value { type: DT_INT32 } }"
+      " attr { key: 'Tpaddings' value { type: DT_INT32 } }";
+  for (const std::vector<int32_t>& p :
+       {std::vector<int32_t>{0, 0, 1, 2, 1, 1, 0, 0},
+        std::vector<int32_t>{1, 0, 0, 0, 0, 0, 0, 0},
+        std::vector<int32_t>{0, 0, 0, 0, 0, 0, 2, 1},
+        std::vector<int32_t>{0, 1, 1, 0, 0, 2, 1, 0}}) {
+    auto pad = RunKernel("name: 'p' op: 'Pad'" + attrs,
+                         {x, MakeTensor<int32_t>({4, 2}, p)});
+    std::vector<int64_t> out_dims;
+    for (int d = 0; d < 4; ++d)
+      out_dims.push_back(dims[d] + p[2 * d] + p[2 * d + 1]);
+    CHECK(Render(pad.out(0)) == expect(out_dims, [&](int d, int64_t o) {
+            const int64_t i = o - p[2 * d];
+            return i >= dims[d] ? -1 : i;
+          }));
+    std::vector<int32_t> q = p;
+    for (int32_t& e : q) e = std::min(e, 1);
+    auto mirror = RunKernel("name: 'm' op: 'MirrorPad'" + attrs +
+                                " attr { key: 'mode' value { s: 'REFLECT' } }",
+                            {x, MakeTensor<int32_t>({4, 2}, q)});
+    out_dims.clear();
+    for (int d = 0; d < 4; ++d)
+      out_dims.push_back(dims[d] + q[2 * d] + q[2 * d + 1]);
+    CHECK(Render(mirror.out(0)) == expect(out_dims, [&](int d, int64_t o) {
+            int64_t i = o - q[2 * d];
+            if (i < 0) i = -i;
+            if (i >= dims[d]) i = 2 * dims[d] - 2 - i;
+            return i;
+          }));
+  }
+  auto slice = RunKernel(
+      "name: 's' op: 'Slice' attr { key: 'T' value { type: DT_INT32 } }"
+      " attr { key: 'Index' value { type: DT_INT32 } }",
+      {x, MakeTensor<int32_t>({4}, {1, 1, 0, 0}),
+       MakeTensor<int32_t>({4}, {1, 2, -1, -1})});
+  CHECK(Render(slice.out(0)) == expect({1, 2, 4, 5}, [](int d, int64_t o) {
+          return d < 2 ? o + 1 : o;
+        }));
+  auto tile = RunKernel(
+      "name: 't' op: 'Tile' attr { key: 'T' value { type: DT_INT32 } }"
+      " attr { key: 'Tmultiples' value { type: DT_INT32 } }",
+      {x, MakeTensor<int32_t>({4}, {1, 2, 1, 2})});
+  CHECK(Render(tile.out(0)) ==
+        expect({2, 6, 4, 10}, [&](int d, int64_t o) { return o % dims[d]; }));
+}
+
 }  // namespace
 }  // namespace dfg

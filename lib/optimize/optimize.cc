@@ -47,6 +47,10 @@ const std::vector<PassInfo>& Passes() {
       {"dependency", true,
        "bypass Identity nodes (consumers read their inputs)",
        optimize::RunDependency},
+      {"padfusion", true,
+       "a zero Pad of rows and columns read by a convolution becomes its "
+       "explicit padding",
+       optimize::RunPadFusion},
       {"remapper", true,
        "fuse MatMul/Conv2D + BiasAdd/FusedBatchNorm + activation (GELU too) "
        "into _FusedMatMul/_FusedConv2D",

@@ -125,6 +125,7 @@ Status RunFreezeVariables(PassContext& ctx);
 Status RunConstantFolding(PassContext& ctx);
 Status RunArithmetic(PassContext& ctx);
 Status RunDependency(PassContext& ctx);
+Status RunPadFusion(PassContext& ctx);
 Status RunRemapper(PassContext& ctx);
 Status RunModelPruner(PassContext& ctx);
 
