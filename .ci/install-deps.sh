@@ -16,6 +16,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc python3-grpcio python3-protobuf
   dpkg-dev file man-db zsh  # cmake --install / cpack -G DEB and their tests
   openssl                   # distributed_faults_test's TLS certificate
+  python3-yaml              # packaging_k8s reads the Kubernetes manifests
 )
 missing=()
 for p in "${packages[@]}"; do

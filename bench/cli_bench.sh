@@ -24,15 +24,17 @@ trap 'rm -rf "$work"' EXIT INT TERM
 
 load() { uptime | sed 's/.*load average: //'; }
 
-# The median of `dfg run FILE --repeat 50`, in microseconds (the median of 3
-# runs' medians).
+# The median of `dfg run FILE --repeat 50 --no-optimize`, in microseconds
+# (the median of 3 runs' medians). The executor's own cost per node: the
+# optimizer would remove the Identity chains these graphs are made of.
 step_us() {
   for i in 1 2 3; do
-    "$dfg" run "$1" --repeat 50 2>&1 >/dev/null | sed -n 's/.*median \([0-9.]*\) us.*/\1/p'
+    "$dfg" run "$1" --repeat 50 --no-optimize 2>&1 >/dev/null |
+      sed -n 's/.*median \([0-9.]*\) us.*/\1/p'
   done | sort -n | sed -n 2p
 }
 
-echo "== step overhead: dfg run --repeat 50, default flags (load $(load))"
+echo "== step overhead: dfg run --repeat 50 --no-optimize (load $(load))"
 for spec in "chain 1000" "chain 20000" "fanout 10000"; do
   set -- $spec
   $gen --shape "$1" "$2" | "$dfg" convert -f pb -o "$work/$1_$2.pb"

@@ -23,6 +23,31 @@ folds the Identity chain away, for one). The TF / dfg column is TensorFlow's
 time over dfg's (above 1: dfg is faster). Each side runs warm-up steps, then as many steps
 as fit in --seconds (at least 10). tf2onnx folds Identity chains away and
 ignores devices: its rows say so.
+
+The speed zoo (bench/speed_zoo.py: Keras 3 / tf.Module SavedModels with
+their inputs) side by side with TensorFlow, ONNX Runtime and OpenVINO:
+
+    ${DFG_TF_PYTHON:-~/.cache/dfg/tf-venv/bin/python} bench/vs_tf.py --dfg build/dfg \
+        --zoo /tmp/speed-zoo [--zoo-threads 1,2] [--seconds 1] [--rounds 1] \
+        [-k REGEX] [--json OUT.json]
+
+builds the rows DIR lacks (keras_hub is needed for bert_tiny), then times
+each row at each thread count, every measurement in a process of its own
+(bench/vs_zoo.py) so thread settings hold from the first op: TensorFlow
+calls the loaded SavedModel's serving_default (tf.config.threading intra and
+inter = T); ONNX Runtime runs the tf2onnx conversion (opset 17, intra and
+inter = T, sequential); OpenVINO compiles convert_model(saved_model_dir) for
+CPU (INFERENCE_NUM_THREADS T, PERFORMANCE_HINT LATENCY, float32 precision);
+dfg is `dfg run DIR/model --feed KEY=inputs.npz:KEY --repeat N --warmup 10
+--threads T --intra-threads T`. It prints the medians (ms) with dfg / fastest,
+then each side's distance from TensorFlow's outputs (max abs diff over the
+largest |TF value|, flagged above 1e-4); a side that fails to convert or run
+shows "—" and a footnote saying why. Conversions are cached under
+~/.cache/dfg/vs-zoo. The zoo needs two packages .ci/install-tf.sh leaves out
+(keras_hub brings the full tensorflow package beside tensorflow-cpu, which
+CI does not need):
+
+    ~/.cache/dfg/tf-venv/bin/python -m pip install openvino keras_hub
 """
 import argparse
 import os
@@ -37,6 +62,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(SRC, "testdata", "oracle"))
+sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True
 
 import numpy as np  # noqa: E402
@@ -47,6 +73,7 @@ except ImportError:
     sys.exit("vs_tf.py: TensorFlow is not importable: run it with the venv's python "
              "(.ci/install-tf.sh; ${DFG_TF_PYTHON:-~/.cache/dfg/tf-venv/bin/python})")
 from graphs import Graph, Type  # noqa: E402
+import vs_zoo  # noqa: E402
 
 tf1 = tf.compat.v1
 F32 = Type("float32")
@@ -251,8 +278,17 @@ def main():
     p.add_argument("--rounds", type=int, default=1,
                    help="measure each cell N times, report the smallest median "
                         "(less noise on a shared machine)")
-    p.add_argument("-k", "--filter")
+    p.add_argument("-k", "--filter", help="only rows matching this regex")
+    p.add_argument("--zoo", metavar="DIR",
+                   help="time the speed zoo's SavedModels in DIR (rows missing there are "
+                        "built with bench/speed_zoo.py) instead of the graph rows")
+    p.add_argument("--zoo-threads", default="1,2",
+                   help="--zoo: the thread counts, comma-separated (default 1,2)")
+    p.add_argument("--json", metavar="OUT", help="--zoo: also write the figures as JSON")
     args = p.parse_args()
+    if args.zoo:
+        vs_zoo.run_zoo(args, cpu_model())
+        return
     import onnxruntime  # pylint: disable=import-outside-toplevel
     print(f"machine: {cpu_model()}; TensorFlow {tf.__version__}, ONNX Runtime "
           f"{onnxruntime.__version__}; threads: {args.threads} inter + {args.threads} "

@@ -42,6 +42,13 @@ int RunRun(RunFlags f, Context& ctx) {
   auto step = PrepareStep(loaded, f.step);
   if (!step.ok()) return ctx.Error(step.status());
   const bool local = f.master.target.empty();
+  if (!local) {
+    std::string note;
+    auto target = ResolveMasterTarget(f.master.target, &note);
+    if (!target.ok()) return ctx.Error(target.status());
+    if (!note.empty()) *ctx.io.err << "dfg run: note: " << note << "\n";
+    f.master.target = *target;
+  }
   if (!local &&
       (!f.dump_partitions.empty() || !f.devices.empty() ||
        !f.run.load.checkpoint.empty() || !loaded.export_dir.empty())) {
@@ -146,9 +153,13 @@ void RegisterRun(CLI::App& app, Context& ctx) {
                 "print time per op type and the slowest nodes");
   HintDirectory(sub->add_option("--dump-partitions", flags->dump_partitions,
                                 "write the partition graphs that ran to DIR"));
-  sub->add_option("--master", flags->master.target,
-                  "grpc://HOST:PORT: run on a cluster of dfg (or TensorFlow) "
-                  "servers through that master");
+  // Completion offers tf_config, the one value it can know.
+  HintChoices(
+      sub->add_option("--master", flags->master.target,
+                      "grpc://HOST:PORT: run on a cluster of dfg (or "
+                      "TensorFlow) servers through that master; tf_config: "
+                      "the master the TF_CONFIG environment variable names"),
+      {std::string(kTfConfigMaster)});
   HintFile(sub->add_option(
       "--tls-ca", flags->master.tls_ca,
       "with --master: PEM CA certificate; talk TLS to the master"));

@@ -6,11 +6,13 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <optional>
 #include <ostream>
 #include <thread>
 
 #include "lib/distributed/cluster_spec.h"
 #include "lib/distributed/grpc_server.h"
+#include "lib/distributed/tf_config.h"
 #include "subcommands/subcommands.h"
 
 namespace dfg {
@@ -20,22 +22,56 @@ struct ServerFlags {
   std::string cluster, job = "worker", listen, tls_cert, tls_key, tls_ca;
   int task = 0, cpus = 1, threads = 0, intra_threads = 0;
   int busy_poll_us = static_cast<int>(kIdlePoll.count());
+  bool job_given = false, task_given = false, print_config = false;
 };
 
 std::atomic<bool> stop_requested{false};
 extern "C" void OnStopSignal(int) { stop_requested.store(true); }
 
+// The task from the flags and TF_CONFIG, with what came from where on
+// stderr; the security warning when it listens beyond loopback in clear.
+StatusOr<ServerTask> ResolveTask(const ServerFlags& f, Context& ctx) {
+  ServerTaskFlags flags;
+  flags.cluster = f.cluster;
+  if (f.job_given) flags.job = f.job;
+  if (f.task_given) flags.task = f.task;
+  flags.listen = f.listen;
+  DFG_ASSIGN_OR_RETURN(ServerTask task,
+                       ResolveServerTask(flags, TfConfigFromEnvironment()));
+  for (const std::string& note : task.notes) {
+    *ctx.io.err << "dfg server: note: " << note << "\n";
+  }
+  if (!IsLoopbackAddress(task.listen) && f.tls_cert.empty()) {
+    ctx.Warn(fmt::format(
+        "{} is not a loopback address and there is no TLS: anyone who can "
+        "reach it can run any graph here and read and write files as this "
+        "user; keep the port on a trusted network, or serve TLS "
+        "(--tls-cert/--tls-key)",
+        task.listen));
+  }
+  return task;
+}
+
 int RunServer(const ServerFlags& f, Context& ctx) {
-  auto cluster = ParseClusterSpec(f.cluster);
-  if (!cluster.ok()) return ctx.Error(cluster.status());
+  if (f.cluster.empty() && !TfConfigFromEnvironment()) {
+    return ctx.Usage(
+        "--cluster is required (or a TF_CONFIG environment variable, as "
+        "TensorFlow's TFConfigClusterResolver reads it)");
+  }
+  auto task = ResolveTask(f, ctx);
+  if (!task.ok()) return ctx.Error(task.status());
+  if (f.print_config) {
+    *ctx.io.out << ServerTaskJson(*task) << std::flush;
+    return kExitOk;
+  }
   ServerOptions options;
-  options.worker.cluster = *cluster;
-  options.worker.job = f.job;
-  options.worker.task = f.task;
+  options.worker.cluster = task->cluster;
+  options.worker.job = task->job;
+  options.worker.task = task->task;
   options.worker.num_cpus = f.cpus;
   options.worker.inter_op_threads = f.threads;
   options.worker.intra_op_threads = f.intra_threads;
-  options.listen = f.listen;
+  options.listen = task->listen;
   options.tls.cert_file = f.tls_cert;
   options.tls.key_file = f.tls_key;
   options.worker.tls.ca_file = f.tls_ca;
@@ -65,23 +101,37 @@ int RunServer(const ServerFlags& f, Context& ctx) {
 
 void RegisterServer(CLI::App& app, Context& ctx) {
   auto flags = std::make_shared<ServerFlags>();
+  auto given = std::make_shared<std::pair<CLI::Option*, CLI::Option*>>();
   CLI::App* sub = AddSubcommand(
       app, ctx, "server",
       "serve one task of a cluster: TensorFlow's gRPC master and worker "
       "services (tf.distribute.Server); no authentication, bind only to a "
       "trusted network",
-      [flags](Context& c) { return RunServer(*flags, c); });
+      [flags, given](Context& c) {
+        flags->job_given = given->first->count() > 0;
+        flags->task_given = given->second->count() > 0;
+        return RunServer(*flags, c);
+      });
   sub->add_option("--cluster", flags->cluster,
                   "JOB=HOST:PORT,HOST:PORT[;JOB2=...] or @clusterspec.json "
                   "(a ClusterSpec file: TensorFlow's ClusterSpec JSON, "
-                  "addresses per task; not dfg place's cluster file)")
-      ->required();
-  sub->add_option("--job", flags->job, "this task's job (default worker)");
-  sub->add_option("--task", flags->task, "this task's index (default 0)")
-      ->check(CLI::NonNegativeNumber);
+                  "addresses per task; not dfg place's cluster file); "
+                  "default: the TF_CONFIG environment variable's cluster");
+  given->first = sub->add_option(
+      "--job", flags->job,
+      "this task's job (default: TF_CONFIG's task.type, else worker)");
+  given->second =
+      sub->add_option(
+             "--task", flags->task,
+             "this task's index (default: TF_CONFIG's task.index, else 0)")
+          ->check(CLI::NonNegativeNumber);
   sub->add_option("--listen", flags->listen,
-                  "address to bind (default 127.0.0.1 and the task's port; "
-                  "port 0 picks a free one)");
+                  "address to bind (default 127.0.0.1 and the task's port, "
+                  "or 0.0.0.0 when TF_CONFIG gives the task a non-loopback "
+                  "host; port 0 picks a free one)");
+  sub->add_flag("--print-config", flags->print_config,
+                "print the task as JSON (cluster, task, listen address, the "
+                "master `dfg run --master tf_config` picks) and exit");
   sub->add_option("--cpus", flags->cpus, "CPU devices of this task (default 1)")
       ->check(CLI::Range(1, 64));
   sub->add_option("--threads", flags->threads,

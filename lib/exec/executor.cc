@@ -73,7 +73,7 @@ void SetNodeKind(const Node& node, NodeItem* item) {
 }  // namespace
 
 Executor::Impl::Impl() = default;
-Executor::Impl::~Impl() = default;
+Executor::Impl::~Impl() { StateDeleter()(last_state_.load()); }
 
 Status Executor::Impl::Build() {
   if (options.library == nullptr) {
@@ -181,25 +181,6 @@ void Executor::Impl::BuildEdges() {
   }
 }
 
-std::unique_ptr<IterationState> Executor::Impl::TakeRootIteration() const {
-  {
-    std::lock_guard<std::mutex> lock(spare_mu_);
-    if (!spare_.empty()) {
-      std::unique_ptr<IterationState> state = std::move(spare_.back());
-      spare_.pop_back();
-      return state;
-    }
-  }
-  return std::make_unique<IterationState>(frames[0]);
-}
-
-void Executor::Impl::ReturnRootIteration(std::unique_ptr<IterationState> state,
-                                         bool slots_empty) const {
-  state->Reset(frames[0], slots_empty);
-  std::lock_guard<std::mutex> lock(spare_mu_);
-  spare_.push_back(std::move(state));
-}
-
 Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Executor::~Executor() = default;
 
@@ -217,19 +198,31 @@ void Executor::RunAsync(const Args& args, DoneCallback done) {
 }
 
 Status Executor::Run(const Args& args) {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool finished = false;
-  Status result;
-  RunAsync(args, [&](const Status& s) {
-    std::lock_guard<std::mutex> lock(mu);
-    result = s;
-    finished = true;
-    cv.notify_all();
+  // Whichever of RunAsync's return and the callback comes second finishes:
+  // a step that ran inline (every function call without async kernels) is
+  // over when RunAsync returns and takes no lock.
+  struct Waiter {
+    std::atomic<int> phase{0};
+    Status result;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool finished = false;  // guarded by mu
+  } waiter;
+  // One pointer: the callback fits std::function's inline storage, so a
+  // step run this way allocates no callback.
+  RunAsync(args, [w = &waiter](const Status& s) {
+    w->result = s;
+    if (w->phase.fetch_add(1, std::memory_order_acq_rel) == 0) return;
+    std::lock_guard<std::mutex> lock(w->mu);
+    w->finished = true;
+    w->cv.notify_all();
   });
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return finished; });
-  return result;
+  if (waiter.phase.fetch_add(1, std::memory_order_acq_rel) != 0) {
+    return waiter.result;
+  }
+  std::unique_lock<std::mutex> lock(waiter.mu);
+  waiter.cv.wait(lock, [&] { return waiter.finished; });
+  return waiter.result;
 }
 
 const Graph& Executor::graph() const { return *impl_->graph; }

@@ -4,6 +4,7 @@
 #ifndef DFG_LIB_EXEC_EXECUTOR_IMPL_H_
 #define DFG_LIB_EXEC_EXECUTOR_IMPL_H_
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -69,10 +70,11 @@ struct FrameTemplate {
 };
 
 struct IterationState;  // propagator.h
+class ExecutorState;    // executor_state.cc
 
 struct Executor::Impl {
   Impl();
-  ~Impl();
+  ~Impl();  // deletes the kept step states
 
   std::unique_ptr<Graph> graph;
   ExecutorOptions options;
@@ -88,19 +90,26 @@ struct Executor::Impl {
   Status Build();
   void RunAsync(const Args& args, DoneCallback done) const;
 
-  // The root frame's first iteration (input slots, pending and dead counts,
-  // all sized by the graph) is kept between steps: a step takes one, or
-  // makes one when concurrent steps hold them all, and gives it back reset.
-  std::unique_ptr<IterationState> TakeRootIteration() const;
-  void ReturnRootIteration(std::unique_ptr<IterationState> state,
-                           bool slots_empty) const;
+  // A step's state (its root frame's first iteration, with input slots,
+  // pending and dead counts all sized by the graph, and its buffers) is kept
+  // between steps: a step takes one, or makes one when concurrent steps
+  // hold them all, and gives it back reset when it finishes.
+  ExecutorState* TakeState() const;
+  void ReturnState(ExecutorState* state) const;
 
  private:
   Status BuildItems(const std::vector<std::string>& frame_names);
   void BuildEdges();
 
+  struct StateDeleter {
+    void operator()(ExecutorState* state) const;
+  };
+  // The last state returned, taken without a lock: steps of a function
+  // called in a loop run one at a time.
+  mutable std::atomic<ExecutorState*> last_state_{nullptr};
   mutable std::mutex spare_mu_;
-  mutable std::vector<std::unique_ptr<IterationState>> spare_;  // spare_mu_
+  mutable std::vector<std::unique_ptr<ExecutorState, StateDeleter>>
+      spare_;  // spare_mu_
 };
 
 }  // namespace dfg

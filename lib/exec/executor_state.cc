@@ -86,18 +86,63 @@ class InlineQueue {
   size_t head_ = 0;
 };
 
-class ExecutorState {
+// The buffers of one Process call (or of Start), kept per thread between
+// calls: a step of a small function body (a loop's cond or body, run once per
+// iteration) would otherwise allocate them afresh. Nested calls on one thread
+// (a node that runs a function) borrow a set each.
+struct ProcessBuffers {
+  Scratch scratch;
+  InlineQueue inline_ready;
+  ReadyList ready;
+  std::vector<TaggedNode> roots;  // Start's
+};
+
+class BorrowedBuffers {
  public:
-  ExecutorState(const Executor::Impl& impl, const Executor::Args& args,
-                Executor::DoneCallback done);
-  void Start();
+  BorrowedBuffers() {
+    std::vector<std::unique_ptr<ProcessBuffers>>& pool = Pool();
+    if (pool.empty()) {
+      buffers_ = std::make_unique<ProcessBuffers>();
+    } else {
+      buffers_ = std::move(pool.back());
+      pool.pop_back();
+    }
+  }
+  ~BorrowedBuffers() { Pool().push_back(std::move(buffers_)); }
+  BorrowedBuffers(const BorrowedBuffers&) = delete;
+  BorrowedBuffers& operator=(const BorrowedBuffers&) = delete;
+  ProcessBuffers* operator->() const { return buffers_.get(); }
 
  private:
+  static std::vector<std::unique_ptr<ProcessBuffers>>& Pool() {
+    thread_local std::vector<std::unique_ptr<ProcessBuffers>> pool;
+    return pool;
+  }
+  std::unique_ptr<ProcessBuffers> buffers_;
+};
+
+}  // namespace
+
+// One step of an executor. Kept by the executor between steps
+// (Impl::TakeState): a step of a function body called once per loop
+// iteration reuses the last step's state, root iteration included.
+class ExecutorState {
+ public:
+  explicit ExecutorState(const Executor::Impl& impl);
+  // Starts a step; the state goes back to the executor when it finishes.
+  void Start(const Executor::Args& args, Executor::DoneCallback done);
+
+ private:
+  void StartRoots();
   // Runs `first` and whatever becomes ready inline after it.
   void Process(TaggedNode first);
   // Runs one node; false when it went async (its callback finishes it).
   bool RunNode(const TaggedNode& t, Scratch* scratch, ReadyList* ready,
                Status* status);
+  bool RunObservedNode(const TaggedNode& t, Scratch* scratch, ReadyList* ready,
+                       Status* status);
+  bool RunNode(const TaggedNode& t, Scratch* scratch, ReadyList* ready,
+               Status* status, NodeExecRecord* observed);
   bool RunAsyncKernel(const TaggedNode& t, NodeExecRecord* record,
                       ReadyList* ready, Status* status);
   // The one completion routine of every node, dead, synchronous or
@@ -122,7 +167,7 @@ class ExecutorState {
   const Executor::Impl& impl_;
   Executor::Args args_;
   Executor::DoneCallback done_;
-  const bool has_runner_;
+  bool has_runner_ = false;
   StepServices services_;
   Propagator propagator_;
   std::atomic<int64_t> num_outstanding_ops_{0};
@@ -131,25 +176,31 @@ class ExecutorState {
   Status status_;  // guarded by status_mu_
 };
 
-ExecutorState::ExecutorState(const Executor::Impl& impl,
-                             const Executor::Args& args,
-                             Executor::DoneCallback done)
-    : impl_(impl),
-      args_(args),
-      done_(std::move(done)),
-      has_runner_(static_cast<bool>(args.runner)),
-      propagator_(impl) {
+ExecutorState::ExecutorState(const Executor::Impl& impl)
+    : impl_(impl), propagator_(impl) {}
+
+void ExecutorState::Start(const Executor::Args& args,
+                          Executor::DoneCallback done) {
+  args_ = args;
+  done_ = std::move(done);
+  has_runner_ = static_cast<bool>(args.runner);
+  num_outstanding_ops_.store(0, std::memory_order_relaxed);
+  aborted_.store(false, std::memory_order_relaxed);
+  status_ = Status::Ok();
   services_.step_id = args.step_id;
   services_.rendezvous = args.rendezvous;
   services_.call_frame = args.call_frame;
   services_.resource_mgr = args.resource_mgr;
   services_.cancelled = args.cancelled;
   services_.intra_op_pool = args.intra_op_pool;
-  services_.functions = impl.functions.get();
+  services_.functions = impl_.functions.get();
+  StartRoots();
 }
 
-void ExecutorState::Start() {
-  ReadyList ready;
+void ExecutorState::StartRoots() {
+  BorrowedBuffers buffers;
+  ReadyList& ready = buffers->ready;
+  ready.clear();
   FrameState* root = propagator_.root();
   IterationState* iter0 = root->GetIteration(0);
   for (int item : impl_.root_items) {
@@ -161,11 +212,13 @@ void ExecutorState::Start() {
     return;
   }
   num_outstanding_ops_.store(static_cast<int64_t>(ready.size()));
-  InlineQueue inline_ready;
+  InlineQueue& inline_ready = buffers->inline_ready;
   ScheduleReady(&ready, &inline_ready);
-  // The last node to finish deletes this state: only locals are touched
+  ready.clear();
+  // The last node to finish hands this state back: only locals are touched
   // after a Process call.
-  std::vector<TaggedNode> roots;
+  std::vector<TaggedNode>& roots = buffers->roots;
+  roots.clear();
   while (!inline_ready.empty()) roots.push_back(inline_ready.pop_front());
   for (const TaggedNode& t : roots) Process(t);
 }
@@ -242,10 +295,11 @@ void ExecutorState::Process(TaggedNode first) {
     Depth() { ++process_depth; }
     ~Depth() { --process_depth; }
   } depth;
-  InlineQueue inline_ready;
+  BorrowedBuffers buffers;
+  InlineQueue& inline_ready = buffers->inline_ready;
   inline_ready.push_back(first);
-  Scratch scratch;
-  ReadyList ready;
+  Scratch& scratch = buffers->scratch;
+  ReadyList& ready = buffers->ready;
   while (!inline_ready.empty()) {
     TaggedNode t = inline_ready.pop_front();
     while (true) {
@@ -385,17 +439,30 @@ void ExecutorState::FillParams(const NodeItem& item, const TaggedNode& t,
 
 bool ExecutorState::RunNode(const TaggedNode& t, Scratch* scratch,
                             ReadyList* ready, Status* status) {
-  const NodeItem& item = impl_.items[t.item];
-  std::optional<NodeExecRecord> record;
-  NodeExecRecord* observed = nullptr;
   if (args_.observer != nullptr) [[unlikely]] {
-    observed = &record.emplace();
-    observed->node = item.node;
-    observed->start_ns = NowNanos();
-    observed->thread_id = ThreadPool::CurrentThreadId();
-    observed->frame_iter = FrameAndIter{t.frame->frame_id, t.iter};
-    observed->is_dead = t.is_dead;
+    return RunObservedNode(t, scratch, ready, status);
   }
+  return RunNode(t, scratch, ready, status, nullptr);
+}
+
+// Out of line: the record stays off the stack frame of unobserved steps.
+[[gnu::noinline]] bool ExecutorState::RunObservedNode(const TaggedNode& t,
+                                                      Scratch* scratch,
+                                                      ReadyList* ready,
+                                                      Status* status) {
+  NodeExecRecord record;
+  record.node = impl_.items[t.item].node;
+  record.start_ns = NowNanos();
+  record.thread_id = ThreadPool::CurrentThreadId();
+  record.frame_iter = FrameAndIter{t.frame->frame_id, t.iter};
+  record.is_dead = t.is_dead;
+  return RunNode(t, scratch, ready, status, &record);
+}
+
+bool ExecutorState::RunNode(const TaggedNode& t, Scratch* scratch,
+                            ReadyList* ready, Status* status,
+                            NodeExecRecord* observed) {
+  const NodeItem& item = impl_.items[t.item];
   if (args_.cancelled != nullptr &&
       args_.cancelled->load(std::memory_order_relaxed)) {
     *status = Cancelled("Step was cancelled");
@@ -500,16 +567,41 @@ void ExecutorState::Finish() {
     s = status_;
   }
   // A step without control flow that ran every node consumed every slot.
-  propagator_.Release(/*slots_empty=*/impl_.simple && s.ok());
+  propagator_.Reset(/*slots_empty=*/impl_.simple && s.ok());
   Executor::DoneCallback done = std::move(done_);
-  delete this;
+  done_ = nullptr;
+  args_.runner = nullptr;
+  // From here another step may take this state.
+  impl_.ReturnState(this);
   done(s);
 }
 
-}  // namespace
+ExecutorState* Executor::Impl::TakeState() const {
+  if (ExecutorState* state = last_state_.exchange(nullptr)) return state;
+  {
+    std::lock_guard<std::mutex> lock(spare_mu_);
+    if (!spare_.empty()) {
+      ExecutorState* state = spare_.back().release();
+      spare_.pop_back();
+      return state;
+    }
+  }
+  return new ExecutorState(*this);
+}
+
+void Executor::Impl::ReturnState(ExecutorState* state) const {
+  ExecutorState* empty = nullptr;
+  if (last_state_.compare_exchange_strong(empty, state)) return;
+  std::lock_guard<std::mutex> lock(spare_mu_);
+  spare_.emplace_back(state);
+}
+
+void Executor::Impl::StateDeleter::operator()(ExecutorState* state) const {
+  delete state;
+}
 
 void Executor::Impl::RunAsync(const Args& args, DoneCallback done) const {
-  (new ExecutorState(*this, args, std::move(done)))->Start();
+  TakeState()->Start(args, std::move(done));
 }
 
 }  // namespace dfg

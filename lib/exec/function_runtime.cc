@@ -6,9 +6,9 @@
 #include <map>
 #include <utility>
 
-#include "lib/exec/call_frame.h"
 #include "lib/graph/graph_import.h"
 #include "lib/graph/op_registry.h"
+#include "lib/kernels/call_frame_interface.h"
 #include "lib/kernels/op_kernel.h"
 
 namespace dfg {
@@ -37,6 +37,60 @@ std::string AttrKey(const NameAttrList& fn) {
   }
   return key;
 }
+
+}  // namespace
+
+struct FunctionInstance {
+  std::unique_ptr<Executor> executor;
+  std::vector<DataType> arg_types;
+  std::vector<DataType> ret_types;
+};
+
+namespace {
+
+// The call frame of one call: the caller's args, read in place, and its
+// result vector, written in place. A Tensor without a dtype marks a result
+// not yet set (a result always has its declared dtype). Each _Retval index
+// is written by one node of the instantiated body, so no lock is needed.
+class ArgsFrame : public CallFrameInterface {
+ public:
+  ArgsFrame(const FunctionInstance& fn, std::span<const Tensor> args,
+            std::vector<Tensor>* rets)
+      : fn_(fn), args_(args), rets_(rets) {}
+
+  size_t num_args() const override { return args_.size(); }
+  size_t num_retvals() const override { return rets_->size(); }
+  Status GetArg(int index, Tensor* value) const override {
+    if (index < 0 || static_cast<size_t>(index) >= args_.size()) {
+      return InvalidArgument("GetArg {} is not within [0, {})", index,
+                             args_.size());
+    }
+    *value = args_[index];
+    return Status::Ok();
+  }
+  Status SetRetval(int index, const Tensor& value) override {
+    if (index < 0 || static_cast<size_t>(index) >= rets_->size()) {
+      return InvalidArgument("SetRetval {} is not within [0, {})", index,
+                             rets_->size());
+    }
+    if (value.dtype() != fn_.ret_types[index]) {
+      return InvalidArgument("Expects ret[{}] to be {}, but {} is provided.",
+                             index, DataTypeString(fn_.ret_types[index]),
+                             DataTypeString(value.dtype()));
+    }
+    Tensor& slot = (*rets_)[index];
+    if (slot.dtype() != tensorflow::DT_INVALID) {
+      return Internal("Retval[{}] has already been set.", index);
+    }
+    slot = value;
+    return Status::Ok();
+  }
+
+ private:
+  const FunctionInstance& fn_;
+  std::span<const Tensor> args_;
+  std::vector<Tensor>* rets_;  // Not owned.
+};
 
 }  // namespace
 
@@ -77,7 +131,7 @@ StatusOr<NameAttrList> GradientFunction(const NameAttrList& call,
 
 }  // namespace
 
-StatusOr<const FunctionRuntime::Instance*> FunctionRuntime::GetInstance(
+StatusOr<FunctionHandle> FunctionRuntime::Instantiate(
     const NameAttrList& call) {
   std::string key = AttrKey(call);
   {
@@ -98,7 +152,7 @@ StatusOr<const FunctionRuntime::Instance*> FunctionRuntime::GetInstance(
   }
   DFG_ASSIGN_OR_RETURN(GraphDef body,
                        InstantiateFunction(*fdef, fn.attr(), *library_));
-  auto instance = std::make_unique<Instance>();
+  auto instance = std::make_unique<FunctionInstance>();
   for (const NodeDef& node : body.node()) {
     if (node.op() == "_Arg") {
       instance->arg_types.push_back(node.attr().at("T").type());
@@ -120,12 +174,25 @@ StatusOr<const FunctionRuntime::Instance*> FunctionRuntime::GetInstance(
   return it->second.get();
 }
 
-Status FunctionRuntime::Call(const NameAttrList& fn, const StepServices& step,
-                             std::vector<Tensor> args,
-                             std::vector<Tensor>* rets) {
-  DFG_ASSIGN_OR_RETURN(const Instance* instance, GetInstance(fn));
-  CallFrame frame(instance->arg_types, instance->ret_types);
-  DFG_RETURN_IF_ERROR(frame.SetArgs(std::move(args)));
+Status FunctionRuntime::Run(FunctionHandle fn, const StepServices& step,
+                            std::span<const Tensor> args,
+                            std::vector<Tensor>* rets) {
+  const FunctionInstance& instance = *fn;
+  if (args.size() != instance.arg_types.size()) {
+    return InvalidArgument("Expects {} arguments, but {} is provided",
+                           instance.arg_types.size(), args.size());
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].dtype() != instance.arg_types[i]) {
+      return InvalidArgument("Expects arg[{}] to be {} but {} is provided", i,
+                             DataTypeString(instance.arg_types[i]),
+                             DataTypeString(args[i].dtype()));
+    }
+  }
+  // The results land in `rets`, its capacity reused from call to call.
+  rets->clear();
+  rets->resize(instance.ret_types.size());
+  ArgsFrame frame(instance, args, rets);
   Executor::Args run;
   run.step_id = step.step_id;
   run.rendezvous = step.rendezvous;
@@ -133,8 +200,17 @@ Status FunctionRuntime::Call(const NameAttrList& fn, const StepServices& step,
   run.resource_mgr = step.resource_mgr;
   run.cancelled = step.cancelled;
   run.intra_op_pool = step.intra_op_pool;
-  DFG_RETURN_IF_ERROR(instance->executor->Run(run));
-  return frame.ConsumeRetvals(rets);
+  Status s = instance.executor->Run(run);
+  if (s.ok()) {
+    for (size_t i = 0; i < rets->size(); ++i) {
+      if ((*rets)[i].dtype() == tensorflow::DT_INVALID) {
+        s = Internal("Retval[{}] does not have value", i);
+        break;
+      }
+    }
+  }
+  if (!s.ok()) rets->clear();
+  return s;
 }
 
 }  // namespace dfg

@@ -2,6 +2,10 @@
 // trimmed): a FunctionDef instantiated with a call's attrs becomes a graph
 // of _Arg → body → _Retval nodes, which an executor runs on the calling
 // thread for If/Case/While/PartitionedCall and calls by op name.
+//
+// A call of an instantiated function allocates nothing of its own: the args
+// are read in place, the results are written straight into the caller's
+// vector, and the executor's step state is reused from call to call.
 #ifndef DFG_LIB_EXEC_FUNCTION_RUNTIME_H_
 #define DFG_LIB_EXEC_FUNCTION_RUNTIME_H_
 
@@ -28,22 +32,16 @@ class FunctionRuntime : public FunctionCallInterface {
                   ExecutorOptions options);
   ~FunctionRuntime() override;
 
-  Status Call(const tensorflow::NameAttrList& fn, const StepServices& step,
-              std::vector<Tensor> args, std::vector<Tensor>* rets) override;
+  StatusOr<FunctionHandle> Instantiate(
+      const tensorflow::NameAttrList& fn) override;
+  Status Run(FunctionHandle fn, const StepServices& step,
+             std::span<const Tensor> args, std::vector<Tensor>* rets) override;
 
  private:
-  struct Instance {
-    std::unique_ptr<Executor> executor;
-    std::vector<DataType> arg_types;
-    std::vector<DataType> ret_types;
-  };
-  // Instantiates once per distinct (name, attrs); thread-safe.
-  StatusOr<const Instance*> GetInstance(const tensorflow::NameAttrList& call);
-
   std::shared_ptr<const tensorflow::FunctionDefLibrary> library_;
   ExecutorOptions options_;
   std::mutex mu_;
-  std::unordered_map<std::string, std::unique_ptr<Instance>> instances_;
+  std::unordered_map<std::string, std::unique_ptr<FunctionInstance>> instances_;
 };
 
 }  // namespace dfg

@@ -33,11 +33,16 @@ Propagator::Propagator(const Executor::Impl& impl)
     : impl_(impl), root_(std::make_unique<FrameState>()) {
   root_->tmpl = &impl_.frames[0];
   root_->iterations.resize(1);
-  root_->iterations[0] = impl_.TakeRootIteration();
+  root_->iterations[0] = std::make_unique<IterationState>(impl_.frames[0]);
 }
 
-void Propagator::Release(bool slots_empty) {
-  impl_.ReturnRootIteration(std::move(root_->iterations[0]), slots_empty);
+void Propagator::Reset(bool slots_empty) {
+  root_->iterations[0]->Reset(impl_.frames[0], slots_empty);
+  root_->next_iter_roots.clear();
+  root_->inv_values.clear();
+  root_->dead_exits.clear();
+  std::lock_guard<std::mutex> lock(frames_mu_);
+  frames_.clear();
 }
 
 void Propagator::PropagateOutputs(const TaggedNode& t, Entry* outputs,

@@ -91,10 +91,11 @@ using ReadyList = std::vector<TaggedNode>;
 
 class Propagator {
  public:
-  // Takes the root iteration from `impl` for the step.
   explicit Propagator(const Executor::Impl& impl);
-  // Gives the root iteration back (`slots_empty` as IterationState::Reset).
-  void Release(bool slots_empty);
+  // Back to the start of a step, for the next one: the root iteration reset
+  // (`slots_empty` as IterationState::Reset), frames a failed step left
+  // behind dropped.
+  void Reset(bool slots_empty);
 
   FrameState* root() { return root_.get(); }
 

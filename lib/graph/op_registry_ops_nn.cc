@@ -86,13 +86,19 @@ void RegisterConvolutions(OpTable& t) {
             .Kernels("CPU", "GPU"));
   // The signature of the TensorFlow versions that wrote the corpus' graphs
   // (fused args of type T; newer versions type them with a TArgs list).
+  // TArgs, num_host_args and filter_format are accepted (with defaults, so
+  // that older graphs stay valid) for the nodes newer TensorFlow writes and
+  // that dfg's remapper writes for TensorFlow workers: TArgs = num_args * T.
   t.Add(Op("_FusedConv2D")
             .Input("input: T")
             .Input("filter: T")
             .Input("args: num_args * T")
             .Output("output: T")
             .Attr("T: {half, float, double}")
+            .Attr("TArgs: list(type) = []")
             .Attr("num_args: int >= 0")
+            .Attr("num_host_args: int >= 0 = 0")
+            .Attr("filter_format: string = 'HWIO'")
             .Attr("strides: list(int)")
             .Attr(kPaddingExplicit)
             .Attr(kExplicitPaddings)

@@ -72,6 +72,44 @@ TEST_CASE("Transpose permutes dims", "[kernels]") {
   CHECK(Render(s.out(0)) == "string [2,1] [[\"a\"]\n [\"b\"]]");
 }
 
+TEST_CASE("Transpose's row copies and tiled 2-D blocks match the index map",
+          "[kernels]") {
+  const std::string node =
+      "name: 't' op: 'Transpose' attr { key: 'T' value { type: DT_INT32 } }";
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int32_t>>>
+      cases = {{{37, 21}, {1, 0}},       {{3, 19, 35}, {0, 2, 1}},
+               {{5, 18, 17}, {2, 1, 0}}, {{4, 6, 2, 7}, {0, 2, 1, 3}},
+               {{3, 4, 33}, {1, 0, 2}},  {{2, 3, 4, 5}, {3, 1, 2, 0}},
+               {{17, 3, 18}, {2, 1, 0}}};
+  for (const auto& [dims, perm] : cases) {
+    int64_t total = 1;
+    for (int64_t d : dims) total *= d;
+    std::vector<int32_t> values(total);
+    for (int64_t i = 0; i < total; ++i) values[i] = static_cast<int32_t>(i);
+    auto r = RunKernel(
+        node, {MakeTensor<int32_t>(dims, values),
+               MakeTensor<int32_t>({static_cast<int64_t>(perm.size())}, perm)});
+    REQUIRE(r.status.ok());
+    const int rank = static_cast<int>(dims.size());
+    std::vector<int64_t> in_strides(rank, 1);
+    for (int d = rank - 2; d >= 0; --d) {
+      in_strides[d] = in_strides[d + 1] * dims[d + 1];
+    }
+    auto out = r.out(0).flat<int32_t>();
+    bool same = true;
+    for (int64_t o = 0; o < total; ++o) {
+      int64_t rest = o, in = 0;
+      for (int d = rank - 1; d >= 0; --d) {
+        const int64_t size = dims[perm[d]];
+        in += (rest % size) * in_strides[perm[d]];
+        rest /= size;
+      }
+      same &= out[o] == values[in];
+    }
+    CHECK(same);
+  }
+}
+
 TEST_CASE("ConcatV2 joins along an axis, negative allowed", "[kernels]") {
   const std::string node =
       "name: 'c' op: 'ConcatV2' attr { key: 'N' value { i: 2 } } attr { key: "
@@ -190,6 +228,82 @@ TEST_CASE("Fill, ZerosLike, OnesLike and Range make tensors", "[kernels]") {
       {Tensor::Scalar<float>(0), Tensor::Scalar<float>(1),
        Tensor::Scalar<float>(0.25f)});
   CHECK(Render(frange.out(0)) == "float [4] [   0 0.25  0.5 0.75]");
+}
+
+// Pad, MirrorPad, Slice and Tile on [2,3,4,5] against the index formula,
+// for maps of each kind MapCopy copies differently: whole trailing blocks,
+// runs of a last mapped dim, fills, and rows that are all fill.
+TEST_CASE("Pad, MirrorPad, Slice and Tile copy rows as the index formula",
+          "[kernels]") {
+  const std::vector<int64_t> dims{2, 3, 4, 5};
+  std::vector<int32_t> values(120);
+  for (int i = 0; i < 120; ++i) values[i] = i + 1;
+  const Tensor x = MakeTensor<int32_t>(dims, values);
+  // in[i] for output index o: the input index of each dim, -1 for a fill.
+  auto expect = [&](const std::vector<int64_t>& out_dims, auto map) {
+    std::vector<int32_t> v;
+    std::vector<int64_t> o(4, 0);
+    for (o[0] = 0; o[0] < out_dims[0]; ++o[0])
+      for (o[1] = 0; o[1] < out_dims[1]; ++o[1])
+        for (o[2] = 0; o[2] < out_dims[2]; ++o[2])
+          for (o[3] = 0; o[3] < out_dims[3]; ++o[3]) {
+            int64_t at = 0;
+            bool fill = false;
+            for (int d = 0; d < 4; ++d) {
+              const int64_t i = map(d, o[d]);
+              fill |= i < 0;
+              at = at * dims[d] + i;
+            }
+            v.push_back(fill ? 0 : values[at]);
+          }
+    return Render(MakeTensor<int32_t>(out_dims, v));
+  };
+  const std::string attrs =
+      " attr { key: 'T' value { type: DT_INT32 } }"
+      " attr { key: 'Tpaddings' value { type: DT_INT32 } }";
+  for (const std::vector<int32_t>& p :
+       {std::vector<int32_t>{0, 0, 1, 2, 1, 1, 0, 0},
+        std::vector<int32_t>{1, 0, 0, 0, 0, 0, 0, 0},
+        std::vector<int32_t>{0, 0, 0, 0, 0, 0, 2, 1},
+        std::vector<int32_t>{0, 1, 1, 0, 0, 2, 1, 0}}) {
+    auto pad = RunKernel("name: 'p' op: 'Pad'" + attrs,
+                         {x, MakeTensor<int32_t>({4, 2}, p)});
+    std::vector<int64_t> out_dims;
+    for (int d = 0; d < 4; ++d)
+      out_dims.push_back(dims[d] + p[2 * d] + p[2 * d + 1]);
+    CHECK(Render(pad.out(0)) == expect(out_dims, [&](int d, int64_t o) {
+            const int64_t i = o - p[2 * d];
+            return i >= dims[d] ? -1 : i;
+          }));
+    std::vector<int32_t> q = p;
+    for (int32_t& e : q) e = std::min(e, 1);
+    auto mirror = RunKernel("name: 'm' op: 'MirrorPad'" + attrs +
+                                " attr { key: 'mode' value { s: 'REFLECT' } }",
+                            {x, MakeTensor<int32_t>({4, 2}, q)});
+    out_dims.clear();
+    for (int d = 0; d < 4; ++d)
+      out_dims.push_back(dims[d] + q[2 * d] + q[2 * d + 1]);
+    CHECK(Render(mirror.out(0)) == expect(out_dims, [&](int d, int64_t o) {
+            int64_t i = o - q[2 * d];
+            if (i < 0) i = -i;
+            if (i >= dims[d]) i = 2 * dims[d] - 2 - i;
+            return i;
+          }));
+  }
+  auto slice = RunKernel(
+      "name: 's' op: 'Slice' attr { key: 'T' value { type: DT_INT32 } }"
+      " attr { key: 'Index' value { type: DT_INT32 } }",
+      {x, MakeTensor<int32_t>({4}, {1, 1, 0, 0}),
+       MakeTensor<int32_t>({4}, {1, 2, -1, -1})});
+  CHECK(Render(slice.out(0)) == expect({1, 2, 4, 5}, [](int d, int64_t o) {
+          return d < 2 ? o + 1 : o;
+        }));
+  auto tile = RunKernel(
+      "name: 't' op: 'Tile' attr { key: 'T' value { type: DT_INT32 } }"
+      " attr { key: 'Tmultiples' value { type: DT_INT32 } }",
+      {x, MakeTensor<int32_t>({4}, {1, 2, 1, 2})});
+  CHECK(Render(tile.out(0)) ==
+        expect({2, 6, 4, 10}, [&](int d, int64_t o) { return o % dims[d]; }));
 }
 
 }  // namespace

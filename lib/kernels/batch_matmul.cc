@@ -1,5 +1,8 @@
 // BatchMatMul (equal batch dims), BatchMatMulV2 / V3 (NumPy-broadcast batch
-// dims): one GEMM per batch entry, cblas for float/double.
+// dims). float/double: strided GEMMs through BatchedGemm (blas_threads.h),
+// an operand broadcast over the batch folded into one GEMM where the layout
+// allows (x [b, m, k] times a shared y is one [b*m, k] GEMM); other types a
+// plain loop per batch entry.
 #include <cblas.h>
 
 #include "lib/kernels/blas_threads.h"
@@ -13,15 +16,11 @@ struct Mat {
   bool ax, ay;
 };
 
+// The types BLAS does not cover; adjoint conjugates complex operands.
 template <typename T>
-// `pool`: split this one GEMM over it (when there are fewer batch entries
-// than threads), else null.
-void MatMulOne(ThreadPoolInterface* pool, const Mat& d, const T* x, const T* y,
-               T* z) {
+void MatMulOne(const Mat& d, const T* x, const T* y, T* z) {
   const int64_t lda = d.ax ? d.m : d.k, ldb = d.ay ? d.k : d.n;
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    ParallelGemm(pool, d.ax, d.ay, d.m, d.n, d.k, x, lda, y, ldb, z, d.n);
-  } else {
+  {
     using C = CalcType<T>;
     auto conj = [](C v) {
       if constexpr (requires { std::conj(v); } && !std::is_arithmetic_v<C>) {
@@ -100,41 +99,84 @@ class BatchMatMulOp : public OpKernel {
     Tensor* out = nullptr;
     DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     if (out->NumElements() == 0) return;
-    const int64_t batches = out->NumElements() / (d.m * d.n);
     Dispatch(NumberTypes(), x.dtype(), [&](auto v) {
       using T = decltype(v);
       const T* xp = static_cast<const T*>(x.data());
       const T* yp = static_cast<const T*>(y.data());
       T* zp = static_cast<T*>(out->data());
-      ThreadPoolInterface* pool = ctx->intra_op_pool();
-      ThreadPoolInterface* inner =
-          pool != nullptr && batches < pool->NumThreads() ? pool : nullptr;
-      ParallelFor(inner != nullptr ? nullptr : pool, batches,
-                  d.m * d.n * d.k * 2, [&](int64_t b0, int64_t b1) {
-                    for (int64_t b = b0; b < b1; ++b) {
-                      int64_t rem = b, xo = 0, yo = 0, xs = 1, ys = 1;
-                      for (int i = br - 1; i >= 0; --i) {
-                        const int64_t idx = rem % ob[i];
-                        rem /= ob[i];
-                        xo += (xb[i] == 1 ? 0 : idx) * xs;
-                        yo += (yb[i] == 1 ? 0 : idx) * ys;
-                        xs *= xb[i];
-                        ys *= yb[i];
-                      }
-                      if (d.k == 0) {
-                        for (int64_t i = 0; i < d.m * d.n; ++i) {
-                          zp[b * d.m * d.n + i] = Store<T>(CalcType<T>(0));
-                        }
-                        continue;
-                      }
-                      MatMulOne(inner, d, xp + xo * d.m * d.k,
-                                yp + yo * d.k * d.n, zp + b * d.m * d.n);
-                    }
-                  });
+      if (d.k == 0) {
+        std::fill(zp, zp + out->NumElements(), Store<T>(CalcType<T>(0)));
+        return;
+      }
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        RunBatchedGemm(ctx->intra_op_pool(), Plan(d, xb, yb, ob), xp, yp, zp);
+      } else {
+        Loop(ctx->intra_op_pool(), d, xb, yb, ob, xp, yp, zp);
+      }
     });
   }
 
  private:
+  // The batch as strided GEMMs: a batch dim of size 1 in one operand
+  // broadcasts it (stride 0).
+  static BatchedGemm Plan(const Mat& d, const std::vector<int64_t>& xb,
+                          const std::vector<int64_t>& yb,
+                          const std::vector<int64_t>& ob) {
+    BatchedGemm g;
+    g.m = d.m;
+    g.n = d.n;
+    g.k = d.k;
+    g.trans_a = d.ax;
+    g.trans_b = d.ay;
+    g.lda = d.ax ? d.m : d.k;
+    g.ldb = d.ay ? d.k : d.n;
+    g.ldc = d.n;
+    const int br = static_cast<int>(ob.size());
+    g.batch = ob;
+    g.a_strides.resize(br);
+    g.b_strides.resize(br);
+    g.c_strides.resize(br);
+    int64_t xs = d.m * d.k, ys = d.k * d.n, zs = d.m * d.n;
+    for (int i = br - 1; i >= 0; --i) {
+      g.a_strides[i] = xb[i] == 1 ? 0 : xs;
+      g.b_strides[i] = yb[i] == 1 ? 0 : ys;
+      g.c_strides[i] = zs;
+      xs *= xb[i];
+      ys *= yb[i];
+      zs *= ob[i];
+    }
+    g.Simplify();
+    return g;
+  }
+
+  // Other types: one plain loop GEMM per batch entry.
+  template <typename T>
+  static void Loop(ThreadPoolInterface* pool, const Mat& d,
+                   const std::vector<int64_t>& xb,
+                   const std::vector<int64_t>& yb,
+                   const std::vector<int64_t>& ob, const T* xp, const T* yp,
+                   T* zp) {
+    const int br = static_cast<int>(ob.size());
+    int64_t batches = 1;
+    for (int64_t b : ob) batches *= b;
+    ParallelFor(pool, batches, d.m * d.n * d.k * 2,
+                [&](int64_t b0, int64_t b1) {
+                  for (int64_t b = b0; b < b1; ++b) {
+                    int64_t rem = b, xo = 0, yo = 0, xs = 1, ys = 1;
+                    for (int i = br - 1; i >= 0; --i) {
+                      const int64_t idx = rem % ob[i];
+                      rem /= ob[i];
+                      xo += (xb[i] == 1 ? 0 : idx) * xs;
+                      yo += (yb[i] == 1 ? 0 : idx) * ys;
+                      xs *= xb[i];
+                      ys *= yb[i];
+                    }
+                    MatMulOne(d, xp + xo * d.m * d.k, yp + yo * d.k * d.n,
+                              zp + b * d.m * d.n);
+                  }
+                });
+  }
+
   bool adj_x_ = false, adj_y_ = false;
 };
 

@@ -187,6 +187,14 @@ DFG_CONV_BENCH(b2_1x1_2x512_2048_const, "Conv2D", "VALID", 1, {2, 2, 2, 512},
                {1, 1, 512, 2048}, true);
 DFG_CONV_BENCH(b2_1x1s2_4x1024_2048_const, "Conv2D", "VALID", 2,
                {2, 4, 4, 1024}, {1, 1, 1024, 2048}, true);
+// MobileNetV2 (alpha 0.35, 96x96, batch 2) layers of a few microseconds,
+// where the cost of a call around oneDNN shows.
+DFG_CONV_BENCH(b2_1x1_3x56_336_const, "Conv2D", "VALID", 1, {2, 3, 3, 56},
+               {1, 1, 56, 336}, true);
+DFG_CONV_BENCH(b2_dw3x3_6x144_const, "DepthwiseConv2dNative", "SAME", 1,
+               {2, 6, 6, 144}, {3, 3, 144, 1}, true);
+DFG_CONV_BENCH(b2_1x1_24x16_96_const, "Conv2D", "VALID", 1, {2, 24, 24, 16},
+               {1, 1, 16, 96}, true);
 // MobileNet-like: the stem, pointwise and depthwise layers.
 DFG_CONV_BENCH(b1_3x3s2_224x3_32, "Conv2D", "SAME", 2, {1, 224, 224, 3},
                {3, 3, 3, 32});

@@ -11,7 +11,10 @@
 // diagonals, transposing; nothing is copied when the operand already has
 // that order, or [..., C, F]), the two are multiplied batch by batch (cblas
 // for float/double), and the result [broadcast..., batch..., free0...,
-// free1...] is permuted (or inflated) into the output's order.
+// free1...] is permuted (or inflated) into the output's order. float and
+// double products that need none of that (no diagonal, no summed-out label,
+// strides BLAS can take) skip it all: one strided batched GEMM straight
+// from the inputs into the output (einsum_gemm.h).
 #include <cblas.h>
 
 #include <algorithm>
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "lib/kernels/blas_threads.h"
+#include "lib/kernels/einsum_gemm.h"
 #include "lib/kernels/kernel_util.h"
 
 namespace dfg {
@@ -486,6 +490,11 @@ class EinsumOp : public OpKernel {
     Problem p;
     DFG_RETURN_IF_ERROR(ExpandEquation(eq_, ctx, &p));
     const int num_inputs = ctx->num_inputs();
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      bool done = false;
+      DFG_RETURN_IF_ERROR(TryGemm<T>(ctx, p, &done));
+      if (done) return Status::Ok();
+    }
     std::vector<Reduced> reduced(num_inputs);
     for (int i = 0; i < num_inputs; ++i) {
       DFG_RETURN_IF_ERROR(ReduceOperand<T>(ctx, p, i, &reduced[i]));
@@ -522,6 +531,41 @@ class EinsumOp : public OpKernel {
     DFG_CHECK(
         expanded.CopyFrom(result, TensorShape(std::span<const int64_t>(dims))));
     return PlaceOutput<T>(ctx, p, expanded, labels);
+  }
+
+  // The product as one BatchedGemm when PlanEinsumGemm finds one. Operands
+  // whose "..." covers fewer dims than the output's are left to the general
+  // path (their broadcast labels are numbered from the left).
+  template <typename T>
+  Status TryGemm(OpKernelContext* ctx, const Problem& p, bool* done) const {
+    if (ctx->num_inputs() != 2) return Status::Ok();
+    const int named = static_cast<int>(eq_.chars.size());
+    std::vector<int64_t> size_by_label(p.types.size(), 1);
+    for (int i = 0; i < 2; ++i) {
+      const std::vector<int>& labels = p.inputs[i];
+      const int nb = static_cast<int>(std::count_if(
+          labels.begin(), labels.end(), [&](int l) { return l >= named; }));
+      if (nb != 0 && nb != p.num_bcast) return Status::Ok();
+      for (size_t a = 0; a < labels.size(); ++a) {
+        size_by_label[labels[a]] =
+            std::max(size_by_label[labels[a]], ctx->input(i).dim_size(a));
+      }
+    }
+    std::vector<int64_t> out_dims;
+    for (int l : p.output) out_dims.push_back(size_by_label[l]);
+    const std::optional<BatchedGemm> g = PlanEinsumGemm(
+        {p.inputs[0], ctx->input(0).shape().dim_sizes()},
+        {p.inputs[1], ctx->input(1).shape().dim_sizes()}, {p.output, out_dims});
+    if (!g) return Status::Ok();
+    Tensor* out = nullptr;
+    DFG_RETURN_IF_ERROR(ctx->allocate_output(
+        0, TensorShape(std::span<const int64_t>(out_dims)), &out));
+    RunBatchedGemm(ctx->intra_op_pool(), *g,
+                   static_cast<const T*>(ctx->input(0).data()),
+                   static_cast<const T*>(ctx->input(1).data()),
+                   static_cast<T*>(out->data()));
+    *done = true;
+    return Status::Ok();
   }
 
   Equation eq_;

@@ -97,47 +97,61 @@ Status SetOutputs(const OpKernel& kernel, OpKernelContext* ctx,
   return Status::Ok();
 }
 
-std::vector<Tensor> InputsFrom(OpKernelContext* ctx, int first) {
-  std::vector<Tensor> args;
-  args.reserve(ctx->num_inputs() - first);
-  for (int i = first; i < ctx->num_inputs(); ++i) args.push_back(ctx->input(i));
-  return args;
+// The node's inputs from `first` on, as a function's args. The tensors are
+// shared, not copied: a function reads its args and never writes them.
+void InputsFrom(OpKernelContext* ctx, int first, std::vector<Tensor>* args) {
+  args->clear();
+  args->reserve(ctx->num_inputs() - first);
+  for (int i = first; i < ctx->num_inputs(); ++i)
+    args->push_back(ctx->input(i));
 }
 
 Status NoLibrary() { return Internal("No function library"); }
 
+// Runs `fn` on the node's inputs from `first` on and sets the node's outputs
+// to its results.
+void CallWithInputs(OpKernel& kernel, OpKernelContext* ctx, FunctionRef& fn,
+                    int first) {
+  FunctionCallInterface* lib = Library(ctx);
+  DFG_OP_REQUIRES(ctx, lib != nullptr, NoLibrary());
+  std::vector<Tensor> args, rets;
+  InputsFrom(ctx, first, &args);
+  DFG_OP_REQUIRES_OK(ctx, fn.Run(lib, ctx->step(), args, &rets));
+  DFG_OP_REQUIRES_OK(ctx, SetOutputs(kernel, ctx, rets));
+}
+
 class IfOp : public OpKernel {
  public:
   explicit IfOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    DFG_OP_REQUIRES_OK(ctx, FuncAttr(ctx, "then_branch", &then_));
-    DFG_OP_REQUIRES_OK(ctx, FuncAttr(ctx, "else_branch", &else_));
+    DFG_OP_REQUIRES_OK(ctx, FuncAttr(ctx, "then_branch", then_.mutable_fn()));
+    DFG_OP_REQUIRES_OK(ctx, FuncAttr(ctx, "else_branch", else_.mutable_fn()));
   }
   void Compute(OpKernelContext* ctx) override {
-    FunctionCallInterface* lib = Library(ctx);
-    DFG_OP_REQUIRES(ctx, lib != nullptr, NoLibrary());
+    DFG_OP_REQUIRES(ctx, Library(ctx) != nullptr, NoLibrary());
     bool cond = false;
     DFG_OP_REQUIRES_OK(ctx, ToBool(ctx->input(0), &cond));
-    std::vector<Tensor> rets;
-    DFG_OP_REQUIRES_OK(ctx, lib->Call(cond ? then_ : else_, ctx->step(),
-                                      InputsFrom(ctx, 1), &rets));
-    DFG_OP_REQUIRES_OK(ctx, SetOutputs(*this, ctx, rets));
+    CallWithInputs(*this, ctx, cond ? then_ : else_, 1);
   }
 
  private:
-  NameAttrList then_;
-  NameAttrList else_;
+  FunctionRef then_;
+  FunctionRef else_;
 };
 
 class CaseOp : public OpKernel {
  public:
   explicit CaseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    DFG_OP_REQUIRES_OK(ctx, FuncListAttr(ctx, "branches", &branches_));
-    DFG_OP_REQUIRES(ctx, !branches_.empty(),
+    std::vector<NameAttrList> fns;
+    DFG_OP_REQUIRES_OK(ctx, FuncListAttr(ctx, "branches", &fns));
+    DFG_OP_REQUIRES(ctx, !fns.empty(),
                     InvalidArgument("Case requires at least one branch"));
+    branches_ = std::vector<FunctionRef>(fns.size());
+    for (size_t i = 0; i < fns.size(); ++i) {
+      *branches_[i].mutable_fn() = std::move(fns[i]);
+    }
   }
   void Compute(OpKernelContext* ctx) override {
-    FunctionCallInterface* lib = Library(ctx);
-    DFG_OP_REQUIRES(ctx, lib != nullptr, NoLibrary());
+    DFG_OP_REQUIRES(ctx, Library(ctx) != nullptr, NoLibrary());
     const Tensor& index = ctx->input(0);
     DFG_OP_REQUIRES(ctx, index.dims() == 0,
                     InvalidArgument("branch_index must be scalar"));
@@ -146,30 +160,30 @@ class CaseOp : public OpKernel {
     if (branch < 0 || branch >= static_cast<int64_t>(branches_.size())) {
       branch = static_cast<int64_t>(branches_.size()) - 1;
     }
-    std::vector<Tensor> rets;
-    DFG_OP_REQUIRES_OK(ctx, lib->Call(branches_[branch], ctx->step(),
-                                      InputsFrom(ctx, 1), &rets));
-    DFG_OP_REQUIRES_OK(ctx, SetOutputs(*this, ctx, rets));
+    CallWithInputs(*this, ctx, branches_[branch], 1);
   }
 
  private:
-  std::vector<NameAttrList> branches_;
+  std::vector<FunctionRef> branches_;
 };
 
+// The loop variables live in two vectors that trade places each iteration
+// (the body's results become the next args), so an iteration copies no
+// tensor and, after the first, allocates no vector.
 class WhileOp : public OpKernel {
  public:
   explicit WhileOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    DFG_OP_REQUIRES_OK(ctx, FuncAttr(ctx, "cond", &cond_));
-    DFG_OP_REQUIRES_OK(ctx, FuncAttr(ctx, "body", &body_));
+    DFG_OP_REQUIRES_OK(ctx, FuncAttr(ctx, "cond", cond_.mutable_fn()));
+    DFG_OP_REQUIRES_OK(ctx, FuncAttr(ctx, "body", body_.mutable_fn()));
   }
   void Compute(OpKernelContext* ctx) override {
     FunctionCallInterface* lib = Library(ctx);
     DFG_OP_REQUIRES(ctx, lib != nullptr, NoLibrary());
-    std::vector<Tensor> vars = InputsFrom(ctx, 0);
+    std::vector<Tensor> vars, next, cond_rets;
+    InputsFrom(ctx, 0, &vars);
     for (;;) {
       DFG_OP_REQUIRES(ctx, !ctx->is_cancelled(), Cancelled("Step cancelled"));
-      std::vector<Tensor> cond_rets;
-      DFG_OP_REQUIRES_OK(ctx, lib->Call(cond_, ctx->step(), vars, &cond_rets));
+      DFG_OP_REQUIRES_OK(ctx, cond_.Run(lib, ctx->step(), vars, &cond_rets));
       DFG_OP_REQUIRES(
           ctx, cond_rets.size() == 1,
           InvalidArgument(
@@ -179,29 +193,34 @@ class WhileOp : public OpKernel {
       bool go_on = false;
       DFG_OP_REQUIRES_OK(ctx, ToBool(cond_rets[0], &go_on));
       if (!go_on) break;
-      std::vector<Tensor> next;
-      DFG_OP_REQUIRES_OK(ctx, lib->Call(body_, ctx->step(), vars, &next));
-      DFG_OP_REQUIRES(
-          ctx, next.size() == vars.size(),
-          InvalidArgument("Expected {} return values from WhileOp body, got "
-                          "{} tensors.",
-                          vars.size(), next.size()));
-      for (size_t i = 0; i < vars.size(); ++i) {
-        DFG_OP_REQUIRES(
-            ctx, next[i].dtype() == vars[i].dtype(),
-            InvalidArgument(
-                "Expected body to return {} for output {}, but got {}",
-                DataTypeString(vars[i].dtype()), i,
-                DataTypeString(next[i].dtype())));
-      }
-      vars = std::move(next);
+      DFG_OP_REQUIRES_OK(ctx, body_.Run(lib, ctx->step(), vars, &next));
+      DFG_OP_REQUIRES_OK(ctx, CheckBodyResults(vars, next));
+      vars.swap(next);
     }
     DFG_OP_REQUIRES_OK(ctx, SetOutputs(*this, ctx, vars));
   }
 
  private:
-  NameAttrList cond_;
-  NameAttrList body_;
+  static Status CheckBodyResults(const std::vector<Tensor>& vars,
+                                 const std::vector<Tensor>& next) {
+    if (next.size() != vars.size()) {
+      return InvalidArgument(
+          "Expected {} return values from WhileOp body, got {} tensors.",
+          vars.size(), next.size());
+    }
+    for (size_t i = 0; i < vars.size(); ++i) {
+      if (next[i].dtype() != vars[i].dtype()) {
+        return InvalidArgument(
+            "Expected body to return {} for output {}, but got {}",
+            DataTypeString(vars[i].dtype()), i,
+            DataTypeString(next[i].dtype()));
+      }
+    }
+    return Status::Ok();
+  }
+
+  FunctionRef cond_;
+  FunctionRef body_;
 };
 
 // PartitionedCall, StatefulPartitionedCall (attr `f`), and a node whose op is
@@ -211,25 +230,21 @@ class CallOp : public OpKernel {
   explicit CallOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     if (ctx->def().op() == "PartitionedCall" ||
         ctx->def().op() == "StatefulPartitionedCall") {
-      DFG_OP_REQUIRES_OK(ctx, FuncAttr(ctx, "f", &fn_));
+      DFG_OP_REQUIRES_OK(ctx, FuncAttr(ctx, "f", fn_.mutable_fn()));
       return;
     }
-    fn_.set_name(ctx->def().op());
+    NameAttrList* fn = fn_.mutable_fn();
+    fn->set_name(ctx->def().op());
     for (const auto& [name, value] : ctx->def().attr()) {
-      if (!name.empty() && name[0] != '_') (*fn_.mutable_attr())[name] = value;
+      if (!name.empty() && name[0] != '_') (*fn->mutable_attr())[name] = value;
     }
   }
   void Compute(OpKernelContext* ctx) override {
-    FunctionCallInterface* lib = Library(ctx);
-    DFG_OP_REQUIRES(ctx, lib != nullptr, NoLibrary());
-    std::vector<Tensor> rets;
-    DFG_OP_REQUIRES_OK(ctx,
-                       lib->Call(fn_, ctx->step(), InputsFrom(ctx, 0), &rets));
-    DFG_OP_REQUIRES_OK(ctx, SetOutputs(*this, ctx, rets));
+    CallWithInputs(*this, ctx, fn_, 0);
   }
 
  private:
-  NameAttrList fn_;
+  FunctionRef fn_;
 };
 
 }  // namespace

@@ -6,7 +6,10 @@
 #include <cblas.h>
 #include <fmt/format.h>
 
+#include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
+#include <unsupported/Eigen/SpecialFunctions>
 
 #include "lib/kernels/blas_threads.h"
 #include "lib/kernels/conv_util.h"
@@ -60,30 +63,27 @@ Status ParsePostOps(OpKernelConstruction* ctx, PostOps* p) {
 }
 
 // y = act(y) elementwise; the activation is picked once, not per element.
+// The transcendental ones run Eigen's vectorized float functions (the ones
+// TensorFlow's Tanh, Sigmoid and Erf kernels use), NaN kept NaN.
 void Activate(const std::string& act, float alpha, std::span<float> y) {
-  auto apply = [&](auto f) {
-    for (float& e : y) e = f(e);
-  };
+  Eigen::Map<Eigen::ArrayXf> v(y.data(), static_cast<Eigen::Index>(y.size()));
   if (act == "Relu") {
-    apply([](float x) { return x > 0 ? x : 0.0f; });
+    for (float& e : y) e = e > 0 ? e : 0.0f;
   } else if (act == "Relu6") {
-    apply([](float x) { return std::min(std::max(x, 0.0f), 6.0f); });
+    for (float& e : y) e = std::min(std::max(e, 0.0f), 6.0f);
   } else if (act == "Elu") {
-    apply([](float x) { return x < 0 ? std::expm1(x) : x; });
+    v = (v < 0.0f).select(v.expm1(), v);
   } else if (act == "LeakyRelu") {
-    apply([alpha](float x) { return x > 0 ? x : x * alpha; });
+    for (float& e : y) e = e > 0 ? e : e * alpha;
   } else if (act == "Tanh") {
-    apply([](float x) { return std::tanh(x); });
+    v = (v != v).select(v, v.tanh());
   } else if (act == "Sigmoid") {
-    apply([](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+    v = (v != v).select(v, v.logistic());
   } else if (act == "GeluExact") {
-    apply(
-        [](float x) { return 0.5f * x * (1 + std::erf(x / std::sqrt(2.0f))); });
+    v = 0.5f * v * (1.0f + (v * float(M_SQRT1_2)).erf());
   } else {  // GeluApproximate.
     const float c = std::sqrt(2.0f / 3.14159265358979f);
-    apply([c](float x) {
-      return 0.5f * x * (1 + std::tanh(c * (x + 0.044715f * x * x * x)));
-    });
+    v = 0.5f * v * (1.0f + (c * (v + 0.044715f * v.cube())).tanh());
   }
 }
 
@@ -267,11 +267,39 @@ class FusedConv2DOp : public OpKernel {
   PostOps post_;
 };
 
+// The fusions TensorFlow 2.21's CPU kernels take: a BiasAdd, then at most
+// one activation; float and bfloat16 also GeluApproximate, GeluExact or Add
+// after the BiasAdd, as its oneDNN kernel does (TensorFlow's default on x86;
+// its Eigen kernel, with TF_ENABLE_ONEDNN_OPTS=0, refuses them). Anything
+// else fails with the Eigen kernel's message.
+Status CheckMatMulFusion(DataType type, const std::vector<std::string>& ops) {
+  static const char* const kActs[] = {"Relu",      "Relu6", "Elu",
+                                      "LeakyRelu", "Tanh",  "Sigmoid"};
+  static const char* const kOneDnnOnly[] = {"GeluApproximate", "GeluExact",
+                                            "Add"};
+  auto in = [](const auto& list, const std::string& op) {
+    return std::find(std::begin(list), std::end(list), op) != std::end(list);
+  };
+  const bool ok =
+      !ops.empty() && ops[0] == "BiasAdd" &&
+      (ops.size() == 1 ||
+       (ops.size() == 2 && (in(kActs, ops[1]) || (type != tensorflow::DT_HALF &&
+                                                  in(kOneDnnOnly, ops[1])))));
+  if (!ok) {
+    return Unimplemented("Fusion is not implemented: [{}]",
+                         fmt::join(ops, ","));
+  }
+  return Status::Ok();
+}
+
 class FusedMatMulOp : public OpKernel {
  public:
   explicit FusedMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_a", &ta_));
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_b", &tb_));
+    std::vector<std::string> ops;
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("fused_ops", &ops));
+    DFG_OP_REQUIRES_OK(ctx, CheckMatMulFusion(ctx->input_type(0), ops));
     DFG_OP_REQUIRES_OK(ctx, ParsePostOps(ctx, &post_));
   }
   void Compute(OpKernelContext* ctx) override {
@@ -290,16 +318,83 @@ class FusedMatMulOp : public OpKernel {
     Tensor* out = nullptr;
     DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
     if (m * n == 0) return;
-    std::vector<float> af = Floats(a), bf = Floats(b), y(m * n, 0.0f);
-    if (k > 0) {
-      ParallelGemm(ctx->intra_op_pool(), ta_, tb_, m, n, k, af.data(),
-                   ta_ ? m : k, bf.data(), tb_ ? k : n, y.data(), n);
+    if (k == 0) {  // TensorFlow's zeros, no bias or activation
+      Dispatch(FloatTypes(), out->dtype(), [&](auto v) {
+        using T = decltype(v);
+        for (T& e : out->flat<T>()) e = Store<T>(0.0f);
+      });
+      return;
     }
+    if (a.dtype() == tensorflow::DT_FLOAT) {
+      DFG_OP_REQUIRES_OK(ctx, ComputeFloat(ctx, m, n, k, out));
+      return;
+    }
+    std::vector<float> af = Floats(a), bf = Floats(b), y(m * n, 0.0f);
+    ParallelGemm(ctx->intra_op_pool(), ta_, tb_, m, n, k, af.data(),
+                 ta_ ? m : k, bf.data(), tb_ ? k : n, y.data(), n);
+    // The product is rounded to T before the bias, as TensorFlow's output
+    // kernel sees it.
+    StoreFloats(y, out);
+    y = Floats(*out);
     DFG_OP_REQUIRES_OK(ctx, ApplyPostOps(ctx, post_, n, y));
     StoreFloats(y, out);
   }
 
  private:
+  // float: the GEMM writes the output, and each block of it gets the bias,
+  // the addend and the activation right after (ParallelGemm's epilogue).
+  Status ComputeFloat(OpKernelContext* ctx, int64_t m, int64_t n, int64_t k,
+                      Tensor* out) const {
+    const float* a = static_cast<const float*>(ctx->input(0).data());
+    const float* b = static_cast<const float*>(ctx->input(1).data());
+    float* c = static_cast<float*>(out->data());
+    const std::vector<PostOps::Step>& steps = post_.steps;
+    const float* bias = nullptr;
+    const float* addend = nullptr;
+    const std::string* act = nullptr;
+    size_t fused = 0;
+    if (!steps.empty() && steps[0].kind == PostOps::kBias) {
+      const Tensor& t = ctx->input(2 + steps[0].arg);
+      DFG_RETURN_IF_ERROR(CheckBiasSize(t.NumElements(), n));
+      bias = static_cast<const float*>(t.data());
+      fused = 1;
+      if (fused < steps.size() && steps[fused].kind == PostOps::kAdd) {
+        const Tensor& z = ctx->input(2 + steps[fused].arg);
+        if (z.NumElements() != m * n) {
+          return InvalidArgument("Add operand must have {} elements, got {}",
+                                 m * n, z.NumElements());
+        }
+        addend = static_cast<const float*>(z.data());
+        ++fused;
+      }
+      if (fused < steps.size() && steps[fused].kind == PostOps::kAct) {
+        act = &steps[fused++].act;
+      }
+    }
+    const float alpha = post_.alpha;
+    auto epilogue = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
+      if (bias == nullptr) return;
+      for (int64_t r = row; r < row + rows; ++r) {
+        float* y = c + r * n + col;
+        const float* bc = bias + col;
+        if (addend != nullptr) {
+          const float* z = addend + r * n + col;
+          for (int64_t j = 0; j < cols; ++j) y[j] = (y[j] + bc[j]) + z[j];
+        } else {
+          for (int64_t j = 0; j < cols; ++j) y[j] += bc[j];
+        }
+        if (act != nullptr && cols != n)
+          Activate(*act, alpha, {y, size_t(cols)});
+      }
+      if (act != nullptr && cols == n) {
+        Activate(*act, alpha, {c + row * n, size_t(rows * n)});
+      }
+    };
+    ParallelGemm(ctx->intra_op_pool(), ta_, tb_, m, n, k, a, ta_ ? m : k, b,
+                 tb_ ? k : n, c, n, epilogue);
+    return ApplyPostOps(ctx, post_, n, out->flat<float>(), fused);
+  }
+
   bool ta_ = false, tb_ = false;
   PostOps post_;
 };

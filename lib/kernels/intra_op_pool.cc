@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 
+#include "lib/base/poll.h"
+
 namespace dfg {
 namespace {
 
@@ -21,9 +23,13 @@ struct ForState {
   int64_t shard_size;
   int64_t num_shards;
   std::atomic<int64_t> next{0};
-  std::mutex mu;
+  std::atomic<int64_t> done{0};
+  std::mutex mu;  // for cv; taken by the shard that finishes last
   std::condition_variable cv;
-  int64_t done = 0;  // guarded by mu
+
+  bool Finished() const {
+    return done.load(std::memory_order_acquire) == num_shards;
+  }
 
   // Runs shards until none is left.
   void Work() {
@@ -35,10 +41,11 @@ struct ForState {
       (*fn)(begin, std::min(total, begin + shard_size));
       ++finished;
     }
-    if (finished > 0) {
+    if (finished > 0 &&
+        done.fetch_add(finished, std::memory_order_acq_rel) + finished ==
+            num_shards) {
       std::lock_guard<std::mutex> lock(mu);
-      done += finished;
-      if (done == num_shards) cv.notify_all();
+      cv.notify_all();
     }
   }
 };
@@ -70,8 +77,11 @@ void ParallelFor(ThreadPoolInterface* pool, int64_t total,
     pool->Schedule([state] { state->Work(); });
   }
   state->Work();
+  // A helper finishing its shard is microseconds away: polling first spares
+  // the caller a sleep and a wake-up that cost more than the shard.
+  if (PollFor(kHandoffPoll, [&] { return state->Finished(); })) return;
   std::unique_lock<std::mutex> lock(state->mu);
-  state->cv.wait(lock, [&] { return state->done == state->num_shards; });
+  state->cv.wait(lock, [&] { return state->Finished(); });
 }
 
 }  // namespace dfg

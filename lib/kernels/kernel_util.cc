@@ -57,6 +57,27 @@ void VisitMoveType(DataType dtype, Fn&& fn) {
   }
 }
 
+// out[i, j] = in[j * in_stride + i] for a [rows, cols] block of `out` (row
+// stride `ld`), in tiles that keep both sides' cache lines in use.
+template <typename T>
+void TransposeBlock(const T* in, int64_t in_stride, int64_t rows, int64_t cols,
+                    T* out, int64_t ld) {
+  constexpr int64_t kTile = 16;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
+    const int64_t i1 = std::min(rows, i0 + kTile);
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      const int64_t j1 = std::min(cols, j0 + kTile);
+      for (int64_t i = i0; i < i1; ++i) {
+        for (int64_t j = j0; j < j1; ++j)
+          out[i * ld + j] = in[j * in_stride + i];
+      }
+    }
+  }
+}
+
+// Rows of the output (its last dim) gathered from the input: a copy when
+// the last dim stays the input's innermost, tiled 2-D transposes when the
+// output's last two dims swap the input's innermost pair.
 template <typename T>
 void TransposeTyped(ThreadPoolInterface* pool, const T* in,
                     const std::vector<int64_t>& out_dims,
@@ -66,6 +87,24 @@ void TransposeTyped(ThreadPoolInterface* pool, const T* in,
   const int64_t inner = out_dims[rank - 1];
   const int64_t inner_stride = in_strides[rank - 1];
   const int64_t rows = total / inner;
+  // The output's second-to-last dim walks the input's innermost: transpose
+  // [rows2, inner] blocks, one per index of the dims before.
+  if (rank >= 2 && inner_stride != 1 && in_strides[rank - 2] == 1) {
+    const int64_t rows2 = out_dims[rank - 2];
+    const int64_t blocks = rows / rows2;
+    ParallelFor(pool, blocks, rows2 * inner * 2, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        int64_t base = 0, rem = b;
+        for (int d = rank - 3; d >= 0; --d) {
+          base += (rem % out_dims[d]) * in_strides[d];
+          rem /= out_dims[d];
+        }
+        TransposeBlock(in + base, inner_stride, rows2, inner,
+                       out + b * rows2 * inner, inner);
+      }
+    });
+    return;
+  }
   ParallelFor(pool, rows, inner * 2, [&](int64_t begin, int64_t end) {
     std::vector<int64_t> idx(rank, 0);
     int64_t rem = begin;
@@ -78,7 +117,15 @@ void TransposeTyped(ThreadPoolInterface* pool, const T* in,
       for (int d = 0; d < rank - 1; ++d) base += idx[d] * in_strides[d];
       T* dst = out + r * inner;
       const T* src = in + base;
-      for (int64_t i = 0; i < inner; ++i) dst[i] = src[i * inner_stride];
+      if constexpr (std::is_trivially_copyable_v<T>) {
+        if (inner_stride == 1) {
+          std::memcpy(dst, src, inner * sizeof(T));
+        } else {
+          for (int64_t i = 0; i < inner; ++i) dst[i] = src[i * inner_stride];
+        }
+      } else {
+        for (int64_t i = 0; i < inner; ++i) dst[i] = src[i * inner_stride];
+      }
       for (int d = rank - 2; d >= 0; --d) {
         if (++idx[d] < out_dims[d]) break;
         idx[d] = 0;

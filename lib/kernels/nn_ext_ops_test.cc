@@ -1,5 +1,8 @@
 // Split, OneHot, Where, TopKV2, Cumsum, LeakyRelu, resize, BatchMatMulV2 and
 // the fused kernels. Expected values are hand-computed.
+#include <cmath>
+#include <limits>
+
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/testing/catch.h"
 
@@ -160,6 +163,68 @@ TEST_CASE("_FusedConv2D and _FusedMatMul apply BiasAdd and activations",
                  MakeTensor<float>({2, 2}, {1, 0, 0, 1})});
   CHECK_THAT(bad.status.message(),
              Catch::Matchers::Contains("Fusion is not implemented"));
+}
+
+TEST_CASE("_FusedMatMul runs oneDNN's Gelu and Add forms as TensorFlow does",
+          "[kernels]") {
+  // Values from TensorFlow 2.21 with its oneDNN kernel (the default on x86;
+  // the oracle runs the Eigen kernel, which refuses these forms).
+  const Tensor a = MakeTensor<float>({2, 2}, {1, -2, 0.5, 3});
+  const Tensor b = MakeTensor<float>({2, 2}, {1, 0.5, 0, 1});
+  const Tensor bias = MakeTensor<float>({2}, {0.25, -0.5});
+  auto node = [](const char* ops, int args) {
+    return Node("_FusedMatMul",
+                std::string(kFloat) +
+                    fmt::format("attr {{ key: 'num_args' value {{ i: {} }} }} "
+                                "attr {{ key: 'fused_ops' value {{ list {{ s: "
+                                "[{}] }} }} }}",
+                                args, ops));
+  };
+  auto near = [](const Tensor& t, std::vector<float> want) {
+    auto got = t.flat<float>();
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      CHECK(std::abs(got[i] - want[i]) <= 2e-6f * (1 + std::abs(want[i])));
+    }
+  };
+  auto approx =
+      RunKernel(node("'BiasAdd', 'GeluApproximate'", 1), {a, b, bias});
+  near(approx.out(0),
+       {1.1177141666f, -0.0454022884f, 0.5799605846f, 2.7422766685f});
+  auto exact = RunKernel(node("'BiasAdd', 'GeluExact'", 1), {a, b, bias});
+  near(exact.out(0),
+       {1.1179378033f, -0.0455002785f, 0.5800294876f, 2.7418057919f});
+  auto add = RunKernel(node("'BiasAdd', 'Add'", 2),
+                       {a, b, bias, MakeTensor<float>({2, 2}, {1, 2, 3, 4})});
+  near(add.out(0), {2.25f, 0.0f, 3.75f, 6.75f});
+  // NaN stays NaN, infinities saturate (the values come in as the bias).
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor special =
+      MakeTensor<float>({4}, {std::nanf(""), inf, -inf, 0.5f});
+  const Tensor one = MakeTensor<float>({1, 1}, {1});
+  const Tensor zeros = MakeTensor<float>({1, 4}, {0, 0, 0, 0});
+  for (const char* act : {"Tanh", "Sigmoid", "Elu"}) {
+    auto r = RunKernel(node(fmt::format("'BiasAdd', '{}'", act).c_str(), 1),
+                       {one, zeros, special});
+    auto y = r.out(0).flat<float>();
+    INFO(act);
+    CHECK(std::isnan(y[0]));
+    CHECK(y[1] == (std::string(act) == "Elu" ? inf : 1.0f));
+    CHECK(y[2] == (std::string(act) == "Tanh"  ? -1.0f
+                   : std::string(act) == "Elu" ? -1.0f
+                                               : 0.0f));
+  }
+  auto half = RunKernel(
+      Node("_FusedMatMul",
+           "attr { key: 'T' value { type: DT_HALF } } attr { key: 'num_args' "
+           "value { i: 1 } } attr { key: 'fused_ops' value { list { s: "
+           "['BiasAdd', 'GeluExact'] } } }"),
+      {MakeTensor<Half>({1, 1}, {FloatToHalf(1.0f)}),
+       MakeTensor<Half>({1, 1}, {FloatToHalf(1.0f)}),
+       MakeTensor<Half>({1}, {FloatToHalf(0.0f)})});
+  CHECK_THAT(half.status.message(),
+             Catch::Matchers::Contains(
+                 "Fusion is not implemented: [BiasAdd,GeluExact]"));
 }
 
 }  // namespace

@@ -45,7 +45,16 @@ std::atomic<bool> g_enabled{true};
 std::atomic<int64_t> g_runs{0};
 
 // Below this many flops a shard is not worth a hand-off to another thread.
-constexpr int64_t kMinShardFlops = int64_t{4} << 20;
+// Half a megaflop is ~10 us of oneDNN's time, several times what handing a
+// shard to a polling pool thread costs; and the caller claims shards too, so
+// a late helper costs at most one shard. MobileNetV2 (alpha 0.35, 96x96,
+// batch 2) has 14 convolutions of 1 to 5 Mflop and none above: at 4 Mflop
+// two threads split only one of them.
+constexpr int64_t kMinShardFlops = int64_t{1} << 19;
+// Conv2DBackpropInput splits over whole images only, and a batch its
+// workers do not divide goes to GEMM + col2im instead: it keeps the
+// coarser split it was measured with.
+constexpr int64_t kMinBackwardShardFlops = int64_t{4} << 20;
 constexpr size_t kPlanCacheCapacity = 128;
 // Weights above this size are reordered on every call only when there are
 // at least kMinPixelsWithReorder output pixels (over the batch); see MakePlan.
@@ -375,10 +384,57 @@ PlanKey KeyOf(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
           const_filter};
 }
 
+// The arguments a thread executes one shard kind of a plan with: memories
+// created once and pointed at each call's buffers (set_data_handle), since
+// creating them and the map costs about a microsecond per call, a sixth of
+// MobileNetV2's smaller convolutions. Holds the plan, so that the kind
+// outlives the plan cache's eviction while a thread still has it here.
+struct BoundKind {
+  std::shared_ptr<const Plan> plan;
+  int kind = -1;
+  std::unordered_map<int, memory> args;
+};
+
+constexpr size_t kBoundKindsPerThread = 64;
+
+// This thread's BoundKind for kind `kind` of `plan`, made on first use.
+BoundKind& Bind(const std::shared_ptr<const Plan>& plan, int kind) {
+  thread_local std::vector<BoundKind> bound;
+  thread_local size_t next_evicted = 0;
+  for (BoundKind& b : bound) {
+    if (b.plan == plan && b.kind == kind) return b;
+  }
+  BoundKind made;
+  made.plan = plan;
+  made.kind = kind;
+  const ShardKind& k = plan->kinds[kind];
+  const dnnl::engine& engine = Engine();
+  // Placeholder handles: every call sets the real ones.
+  const int src = plan->backward ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC;
+  const int dst = plan->backward ? DNNL_ARG_DIFF_DST : DNNL_ARG_DST;
+  made.args[src] = memory(k.src, engine, nullptr);
+  made.args[dst] = memory(k.dst, engine, nullptr);
+  if (plan->bias.get_size() > 0) {
+    made.args[DNNL_ARG_BIAS] = memory(plan->bias, engine, nullptr);
+  }
+  if (k.scratchpad.get_size() > 0) {
+    made.args[DNNL_ARG_SCRATCHPAD] = memory(k.scratchpad, engine, nullptr);
+  }
+  if (bound.size() < kBoundKindsPerThread) {
+    bound.push_back(std::move(made));
+    return bound.back();
+  }
+  BoundKind& slot = bound[next_evicted];
+  next_evicted = (next_evicted + 1) % kBoundKindsPerThread;
+  slot = std::move(made);
+  return slot;
+}
+
 // Runs shards [begin, end) of `plan` on the calling thread.
-void RunShards(const Plan& plan, const ConvDims& d, const float* in,
-               const memory& weights, const ConvEpilogue& e, float* out,
-               int64_t begin, int64_t end) {
+void RunShards(const std::shared_ptr<const Plan>& plan_ref, const ConvDims& d,
+               const float* in, const memory& weights, const ConvEpilogue& e,
+               float* out, int64_t begin, int64_t end) {
+  const Plan& plan = *plan_ref;
   ConvEpilogue pass;  // what dfg applies after oneDNN
   if (plan.pass_scale_bias) {
     pass.scale = e.scale;
@@ -390,7 +446,6 @@ void RunShards(const Plan& plan, const ConvDims& d, const float* in,
   }
   const float* bias = plan.bias.get_size() > 0 ? e.bias : nullptr;
   ThreadState& t = Thread();
-  const dnnl::engine& engine = Engine();
   for (int64_t i = begin; i < end; ++i) {
     const Shard& s = plan.shards[i];
     const ShardKind& k = plan.kinds[s.kind];
@@ -399,22 +454,20 @@ void RunShards(const Plan& plan, const ConvDims& d, const float* in,
         (s.image * d.in_rows + s.in_row) * d.in_cols * d.in_depth;
     const int64_t dst_at =
         (s.image * d.rows.out + s.out_row) * d.cols.out * d.out_depth;
-    std::unordered_map<int, memory> args = {{DNNL_ARG_WEIGHTS, weights}};
+    BoundKind& b = Bind(plan_ref, s.kind);
+    std::unordered_map<int, memory>& args = b.args;
+    args[DNNL_ARG_WEIGHTS] = weights;
     if (plan.backward) {
-      args[DNNL_ARG_DIFF_DST] =
-          memory(k.dst, engine, const_cast<float*>(in) + dst_at);
-      args[DNNL_ARG_DIFF_SRC] = memory(k.src, engine, out + src_at);
+      args[DNNL_ARG_DIFF_DST].set_data_handle(const_cast<float*>(in) + dst_at);
+      args[DNNL_ARG_DIFF_SRC].set_data_handle(out + src_at);
     } else {
-      args[DNNL_ARG_SRC] =
-          memory(k.src, engine, const_cast<float*>(in) + src_at);
-      args[DNNL_ARG_DST] = memory(k.dst, engine, out + dst_at);
+      args[DNNL_ARG_SRC].set_data_handle(const_cast<float*>(in) + src_at);
+      args[DNNL_ARG_DST].set_data_handle(out + dst_at);
     }
-    if (bias) {
-      args[DNNL_ARG_BIAS] = memory(plan.bias, engine, const_cast<float*>(bias));
-    }
+    if (bias) args[DNNL_ARG_BIAS].set_data_handle(const_cast<float*>(bias));
     if (k.scratchpad.get_size() > 0) {
-      args[DNNL_ARG_SCRATCHPAD] =
-          memory(k.scratchpad, engine, t.Scratchpad(k.scratchpad.get_size()));
+      args[DNNL_ARG_SCRATCHPAD].set_data_handle(
+          t.Scratchpad(k.scratchpad.get_size()));
     }
     k.primitive.execute(t.stream, args);
     t.stream.wait();
@@ -473,16 +526,18 @@ memory Weights(const Plan& plan, const float* filter, bool const_filter) {
   return mem;
 }
 
-Status RunPlan(ThreadPoolInterface* pool, const Plan& plan, const ConvDims& d,
+Status RunPlan(ThreadPoolInterface* pool,
+               const std::shared_ptr<const Plan>& plan_ref, const ConvDims& d,
                const float* in, const float* filter, bool const_filter,
                const ConvEpilogue& e, float* out) {
+  const Plan& plan = *plan_ref;
   const memory weights = Weights(plan, filter, const_filter);
   std::mutex mu;
   std::string error;
   ParallelFor(pool, static_cast<int64_t>(plan.shards.size()),
               plan.flops_per_shard, [&](int64_t begin, int64_t end) {
                 try {
-                  RunShards(plan, d, in, weights, e, out, begin, end);
+                  RunShards(plan_ref, d, in, weights, e, out, begin, end);
                 } catch (const dnnl::error& e) {
                   std::lock_guard<std::mutex> lock(mu);
                   error = e.what();
@@ -527,7 +582,7 @@ Status RunConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
     }
     if (plan == nullptr) return Status::Ok();
     DFG_RETURN_IF_ERROR(
-        RunPlan(pool, *plan, d, in, filter, const_filter, e, out));
+        RunPlan(pool, plan, d, in, filter, const_filter, e, out));
   } catch (const dnnl::error& err) {
     return Internal("oneDNN convolution failed: {}", err.what());
   }
@@ -584,7 +639,7 @@ Status OneDnnConv2DBackpropInput(ThreadPoolInterface* pool, const ConvDims& d,
   *ran = false;
   if (!OneDnnConvEnabled()) return Status::Ok();
   int64_t workers = pool ? pool->NumThreads() : 1;
-  workers = std::clamp<int64_t>(Flops(d) / kMinShardFlops, 1, workers);
+  workers = std::clamp<int64_t>(Flops(d) / kMinBackwardShardFlops, 1, workers);
   // Whole images only (a row band of dx gathers from rows of dy that other
   // bands read too); a batch the threads do not divide stays on GEMM +
   // col2im, which splits its GEMM over the pool.

@@ -32,30 +32,78 @@ std::optional<TensorShape> Broadcast(const TensorShape& a,
   return bc.output_shape;
 }
 
+// The output's dims with each operand's strides, adjacent dims merged where
+// every operand walks them contiguously (or not at all), so the innermost
+// loop runs as long as it can.
+struct SelectWalk {
+  std::vector<int64_t> dims;
+  std::vector<int64_t> strides[3];  // cond, then, else
+};
+
+SelectWalk MakeWalk(const Tensor& cond, const Tensor& t, const Tensor& e,
+                    const TensorShape& shape) {
+  const std::vector<int64_t> in[3] = {BroadcastStrides(cond.shape(), shape),
+                                      BroadcastStrides(t.shape(), shape),
+                                      BroadcastStrides(e.shape(), shape)};
+  SelectWalk w;
+  for (int d = 0; d < shape.dims(); ++d) {
+    const int64_t size = shape.dim_size(d);
+    if (size == 1) continue;
+    bool merge = !w.dims.empty();
+    for (int o = 0; o < 3 && merge; ++o) {
+      merge = w.strides[o].back() == in[o][d] * size;
+    }
+    if (merge) {
+      w.dims.back() *= size;
+      for (int o = 0; o < 3; ++o) w.strides[o].back() = in[o][d];
+      continue;
+    }
+    w.dims.push_back(size);
+    for (int o = 0; o < 3; ++o) w.strides[o].push_back(in[o][d]);
+  }
+  if (w.dims.empty()) {
+    w.dims.push_back(1);
+    for (auto& s : w.strides) s.push_back(0);
+  }
+  return w;
+}
+
+// A row of the walk's innermost dim; each stride is 0 or 1 (broadcast or
+// not), the all-1 case in a loop of its own that the compiler vectorizes.
+template <typename T>
+void SelectRow(const bool* c, int64_t cs, const T* t, int64_t ts, const T* e,
+               int64_t es, T* o, int64_t n) {
+  if (cs == 1 && ts == 1 && es == 1) {
+    for (int64_t j = 0; j < n; ++j) o[j] = c[j] ? t[j] : e[j];
+  } else if (cs == 1 && ts == 1 && es == 0) {
+    for (int64_t j = 0; j < n; ++j) o[j] = c[j] ? t[j] : e[0];
+  } else {
+    for (int64_t j = 0; j < n; ++j) o[j] = c[j * cs] ? t[j * ts] : e[j * es];
+  }
+}
+
 template <typename T>
 void SelectBroadcast(const Tensor& cond, const Tensor& t, const Tensor& e,
                      Tensor* out) {
-  const TensorShape& shape = out->shape();
-  const int rank = shape.dims();
-  const auto cs = BroadcastStrides(cond.shape(), shape);
-  const auto ts = BroadcastStrides(t.shape(), shape);
-  const auto es = BroadcastStrides(e.shape(), shape);
+  if (out->NumElements() == 0) return;
+  const SelectWalk w = MakeWalk(cond, t, e, out->shape());
+  const int rank = static_cast<int>(w.dims.size());
+  const int64_t inner = w.dims[rank - 1];
   const bool* c = static_cast<const bool*>(cond.data());
   const T* tp = static_cast<const T*>(t.data());
   const T* ep = static_cast<const T*>(e.data());
-  auto o = out->flat<T>();
+  T* o = static_cast<T*>(out->data());
   std::vector<int64_t> idx(rank, 0);
-  int64_t ci = 0, ti = 0, ei = 0;
-  for (int64_t i = 0; i < out->NumElements(); ++i) {
-    o[i] = c[ci] ? tp[ti] : ep[ei];
-    for (int d = rank - 1; d >= 0; --d) {
-      ci += cs[d];
-      ti += ts[d];
-      ei += es[d];
-      if (++idx[d] < shape.dim_size(d)) break;
-      ci -= cs[d] * idx[d];
-      ti -= ts[d] * idx[d];
-      ei -= es[d] * idx[d];
+  int64_t off[3] = {0, 0, 0};
+  const int64_t rows = out->NumElements() / inner;
+  for (int64_t r = 0; r < rows; ++r) {
+    SelectRow(c + off[0], w.strides[0][rank - 1], tp + off[1],
+              w.strides[1][rank - 1], ep + off[2], w.strides[2][rank - 1],
+              o + r * inner, inner);
+    for (int d = rank - 2; d >= 0; --d) {
+      for (int k = 0; k < 3; ++k) off[k] += w.strides[k][d];
+      if (++idx[d] < w.dims[d]) break;
+      for (int k = 0; k < 3; ++k) off[k] -= w.strides[k][d] * idx[d];
       idx[d] = 0;
     }
   }

@@ -546,6 +546,20 @@ class BroadcastToOp : public OpKernel {
     Tensor* out = nullptr;
     DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     if (out->NumElements() == 0) return;
+    // Only leading dims broadcast (a [T, D] position table to [B, T, D]):
+    // the input repeated whole, copies doubling in size.
+    int lead = 0;
+    while (lead < rank && in_dims[lead] == 1) ++lead;
+    bool repeat = in.NumElements() > 0;
+    for (int d = lead; d < rank; ++d) repeat &= in_dims[d] == dims[d];
+    if (repeat) {
+      const int64_t n = in.NumElements(), total = out->NumElements();
+      CopyElements(in, 0, out, 0, n);
+      for (int64_t done = n; done < total; done *= 2) {
+        CopyElements(*out, 0, out, done, std::min(done, total - done));
+      }
+      return;
+    }
     VisitCopyType(in.dtype(), [&](auto v) {
       using C = decltype(v);
       MapCopy(ctx->intra_op_pool(), static_cast<const C*>(in.data()), in_dims,

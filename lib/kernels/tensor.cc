@@ -222,6 +222,58 @@ class BlockCache {
   size_t cached_ = 0;
 };
 
+// Small blocks are recycled per thread: glibc's aligned allocation splits
+// and coalesces chunks on every call (the largest cost of a step of tiny
+// nodes, such as a loop body run once per iteration), and the same sizes
+// recur node after node. A freed block goes to the freeing thread's list of
+// its size (64-byte classes up to kMaxBytes, a few blocks each); the rest go
+// back to malloc. Trivially destructible, so that it outlives every other
+// thread_local; a closer frees the lists at thread exit.
+struct SmallBlocks {
+  static constexpr size_t kMaxBytes = 4096;
+  static constexpr int kClasses = kMaxBytes / kAlign;
+  static constexpr int kPerClass = 8;
+  void* blocks[kClasses][kPerClass];
+  uint8_t count[kClasses];
+  bool registered;
+  bool closed;
+};
+thread_local SmallBlocks small_blocks;  // zero-initialized
+
+struct SmallBlocksCloser {
+  ~SmallBlocksCloser() {
+    SmallBlocks& s = small_blocks;
+    for (int c = 0; c < SmallBlocks::kClasses; ++c) {
+      for (int i = 0; i < s.count[c]; ++i) std::free(s.blocks[c][i]);
+      s.count[c] = 0;
+    }
+    s.closed = true;
+  }
+};
+
+void* GetSmallBlock(size_t size) {
+  if (size > SmallBlocks::kMaxBytes) return nullptr;
+  SmallBlocks& s = small_blocks;
+  const size_t c = size / kAlign - 1;
+  return s.count[c] > 0 ? s.blocks[c][--s.count[c]] : nullptr;
+}
+
+// False: the caller frees the block.
+bool PutSmallBlock(void* block, size_t size) {
+  if (size > SmallBlocks::kMaxBytes) return false;
+  SmallBlocks& s = small_blocks;
+  if (s.closed) return false;
+  if (!s.registered) {
+    s.registered = true;
+    static thread_local SmallBlocksCloser closer;
+    (void)closer;
+  }
+  const size_t c = size / kAlign - 1;
+  if (s.count[c] == SmallBlocks::kPerClass) return false;
+  s.blocks[c][s.count[c]++] = block;
+  return true;
+}
+
 BlockCache& Cache() {
   static BlockCache* const cache = new BlockCache();  // never destroyed
   return *cache;
@@ -243,7 +295,8 @@ TensorBuffer* TensorBuffer::Allocate(DataType dtype, int64_t num_elements) {
   }
   const size_t bytes = elem * static_cast<size_t>(num_elements);
   const size_t total = BlockSize(bytes);
-  void* block = Cache().Get(total);
+  void* block = GetSmallBlock(total);
+  if (block == nullptr) block = Cache().Get(total);
   if (block == nullptr) block = std::aligned_alloc(kAlign, total);
   if (block == nullptr) return nullptr;
   auto* buf = new (block) TensorBuffer();
@@ -274,7 +327,9 @@ void TensorBuffer::Unref() {
   }
   const size_t total = BlockSize(bytes_);
   this->~TensorBuffer();
-  if (!Cache().Put(this, total)) std::free(this);
+  if (!PutSmallBlock(this, total) && !Cache().Put(this, total)) {
+    std::free(this);
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -234,7 +234,7 @@ class Folder {
     // New Consts are appended; indices of existing nodes stay valid.
     std::vector<std::string> made;
     for (size_t port = 0; port < outputs.size(); ++port) {
-      const auto& uses = index.DataUses(i, static_cast<int>(port));
+      const std::vector<Use> uses = index.DataUses(i, static_cast<int>(port));
       if (uses.empty()) continue;
       std::string name = fmt::format("ConstantFolding/{}-{}", n.name(), port);
       *g_.add_node() = MakeConst(name, n, outputs[port], controls);

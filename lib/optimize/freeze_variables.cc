@@ -66,17 +66,7 @@ class WriterCheck {
 
  private:
   bool NodeWrites(const NodeDef& n) {
-    const OpDef* def = ops_.LookUpOpDef(n.op());
-    if (def == nullptr) return true;  // unknown: assume the worst
-    if (!ReadsOnly(n.op())) {
-      std::vector<DataType> in, out;
-      if (!InOutTypesForNode(n, *def, &in, &out).ok()) return true;
-      for (DataType t : in) {
-        if (BaseType(t) == tensorflow::DT_RESOURCE) {
-          return true;
-        }
-      }
-    }
+    if (OpTakesResource(n.op())) return true;
     // Functions the node calls: by op name, or through func-valued attrs.
     if (FunctionWrites(n.op())) return true;
     for (const auto& [name, value] : n.attr()) {
@@ -88,14 +78,31 @@ class WriterCheck {
     return false;
   }
 
+  // An op that is not a known reader and has an input arg declared as a
+  // resource (polymorphic args pass handles on to consumers, which are
+  // checked themselves). Unknown ops count as writers. Memoized per op.
+  bool OpTakesResource(const std::string& op) {
+    if (auto it = op_memo_.find(op); it != op_memo_.end()) return it->second;
+    const OpDef* def = ops_.LookUpOpDef(op);
+    bool takes = def == nullptr;
+    // A library function's body is checked instead (FunctionWrites).
+    if (def != nullptr && !ReadsOnly(op) && !ops_.IsFunction(op)) {
+      for (const auto& arg : def->input_arg()) {
+        takes |= arg.type() == tensorflow::DT_RESOURCE;
+      }
+    }
+    op_memo_[op] = takes;
+    return takes;
+  }
+
   bool FunctionWrites(const std::string& name) {
     if (auto it = memo_.find(name); it != memo_.end()) return it->second;
     const tensorflow::FunctionDef* fdef = nullptr;
     for (const auto& f : graph_.library().function()) {
       if (f.signature().name() == name) fdef = &f;
     }
-    if (fdef == nullptr) return false;
-    memo_[name] = false;  // a recursive call adds nothing new
+    memo_[name] = false;  // not a function; or a recursive call adds nothing
+    if (fdef == nullptr) return false;  // a recursive call adds nothing new
     bool writes = Writes(fdef->node_def());
     memo_[name] = writes;
     return writes;
@@ -104,6 +111,7 @@ class WriterCheck {
   const GraphDef& graph_;
   OpLookup ops_;
   std::unordered_map<std::string, bool> memo_;
+  std::unordered_map<std::string, bool> op_memo_;
 };
 
 }  // namespace

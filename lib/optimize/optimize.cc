@@ -47,17 +47,22 @@ const std::vector<PassInfo>& Passes() {
        "LSTM)",
        optimize::RunRnnFusion},
       {"arithmetic", true,
-       "algebraic identities (x*1, x+0, Neg(Neg(x)), idempotent ops, "
-       "no-op Reshape/Transpose/Cast)",
+       "Neg(Neg(x)) and other involutions, no-op Cast/Transpose, Reshape of "
+       "Reshape; per-channel Mul into a constant filter, per-channel Add "
+       "into a BiasAdd",
        optimize::RunArithmetic},
       {"dependency", true,
-       "remove Identity nodes and control edges that order nothing",
+       "bypass Identity nodes (consumers read their inputs)",
        optimize::RunDependency},
+      {"padfusion", true,
+       "a zero Pad of rows and columns read by a convolution becomes its "
+       "explicit padding",
+       optimize::RunPadFusion},
       {"remapper", true,
-       "fuse MatMul/Conv2D + BiasAdd/FusedBatchNorm + activation into "
-       "_FusedMatMul/_FusedConv2D",
+       "fuse MatMul/Conv2D + BiasAdd/FusedBatchNorm + activation (GELU too) "
+       "into _FusedMatMul/_FusedConv2D",
        optimize::RunRemapper},
-      {"prune", true, "remove nodes whose values nothing uses",
+      {"prune", true, "remove what no output, target or stateful node needs",
        optimize::RunModelPruner},
   };
   return *passes;

@@ -21,6 +21,9 @@
 //                       (arithmetic_optimization)
 //   dependency          drop Identity nodes and redundant control edges
 //                       (dependency_optimization)
+//   padfusion           (dfg's) a Pad of zero rows/columns read only by a
+//                       convolution becomes the convolution's EXPLICIT
+//                       padding
 //   remapper            fuse MatMul / Conv2D with BiasAdd, FusedBatchNorm and
 //                       an activation into _FusedMatMul / _FusedConv2D, as
 //                       TensorFlow's remapper does on CPU (remapping)

@@ -283,6 +283,57 @@ TEST_CASE("the variables pass freezes reads only when nothing writes",
   }
 }
 
+std::string IntPaddings(const std::string& name,
+                        const std::vector<int>& values) {
+  std::string v;
+  for (int x : values) v += " int_val: " + std::to_string(x);
+  return "node { name: \"" + name +
+         R"(" op: "Const" attr { key: "dtype" value { type: DT_INT32 } })" +
+         R"( attr { key: "value" value { tensor { dtype: DT_INT32 )" +
+         "tensor_shape { dim { size: 4 } dim { size: 2 } }" + v + " } } } }\n";
+}
+
+TEST_CASE("a zero Pad of rows and columns becomes a convolution's padding",
+          "[optimize]") {
+  const std::string valid =
+      R"( attr { key: "T" value { type: DT_FLOAT } })"
+      R"( attr { key: "strides" value { list { i: 1 i: 2 i: 2 i: 1 } } })"
+      R"( attr { key: "padding" value { s: "VALID" } })";
+  const std::string same =
+      R"( attr { key: "T" value { type: DT_FLOAT } })"
+      R"( attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } })"
+      R"( attr { key: "padding" value { s: "SAME" } })";
+  GraphDef g = ParseTextProto<GraphDef>(
+      Arg("x") + Arg("w") + IntPaddings("p", {0, 0, 0, 1, 1, 1, 0, 0}) +
+      IntPaddings("q", {0, 0, 1, 1, 1, 1, 0, 2}) +
+      Op("pad", "Pad", {"x", "p", "^w"}) +
+      Op("dw", "DepthwiseConv2dNative", {"pad", "w"}, valid) +
+      // Pads the channels: stays.
+      Op("pad2", "Pad", {"dw", "q"}) +
+      Op("c2", "Conv2D", {"pad2", "w"}, valid) +
+      // SAME padding: its amounts depend on the padded size; stays.
+      Op("pad3", "Pad", {"c2", "p"}) + Op("c3", "Conv2D", {"pad3", "w"}, same) +
+      Retval("out", "c3"));
+  OptimizeReport report = Run(&g, {"padfusion"});
+  auto shape = Shape(g);
+  CHECK_FALSE(shape.contains("pad"));
+  CHECK(shape.at("dw") == "DepthwiseConv2dNative(x,w,^w)");
+  CHECK(shape.at("c2") == "Conv2D(pad2,w)");
+  CHECK(shape.at("c3") == "Conv2D(pad3,w)");
+  for (const auto& n : g.node()) {
+    if (n.name() != "dw") continue;
+    CHECK(n.attr().at("padding").s() == "EXPLICIT");
+    const auto& e = n.attr().at("explicit_paddings").list();
+    CHECK(std::vector<int64_t>(e.i().begin(), e.i().end()) ==
+          std::vector<int64_t>{0, 0, 0, 1, 1, 1, 0, 0});
+  }
+  REQUIRE(report.rewrites.size() == 1);
+  CHECK(FormatRewrite(report.rewrites[0]) ==
+        "padfusion: pad (Pad), dw (DepthwiseConv2dNative) -> dw "
+        "(DepthwiseConv2dNative): a zero Pad of rows and columns is the "
+        "convolution's explicit padding [0,0,0,1,1,1,0,0]");
+}
+
 TEST_CASE("an unknown pass is an error naming the passes", "[optimize]") {
   GraphDef g;
   OptimizeOptions options;

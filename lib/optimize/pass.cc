@@ -5,11 +5,6 @@
 namespace dfg::optimize {
 namespace {
 
-const std::vector<Use>& NoUses() {
-  static const auto* empty = new std::vector<Use>;
-  return *empty;
-}
-
 // Ops whose node is an interface of the graph: fed, fetched or crossing
 // devices. They keep their names whatever a pass finds.
 bool IsInterfaceOp(std::string_view op) {
@@ -21,49 +16,58 @@ bool IsInterfaceOp(std::string_view op) {
 
 }  // namespace
 
-GraphIndex::GraphIndex(const GraphDef& graph)
-    : data_(graph.node_size()), control_(graph.node_size()) {
-  by_name_.reserve(graph.node_size());
-  for (int i = 0; i < graph.node_size(); ++i) {
-    by_name_.emplace(graph.node(i).name(), i);
+GraphIndex::GraphIndex(const GraphDef& graph) {
+  const int n = graph.node_size();
+  by_name_.reserve(n);
+  for (int i = 0; i < n; ++i) by_name_.emplace(graph.node(i).name(), i);
+  // Two sweeps: count each producer's consumers, then place them.
+  struct Edge {
+    int producer, consumer, input, port;
+  };
+  std::vector<Edge> edges;
+  edges.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    const NodeDef& node = graph.node(i);
+    for (int k = 0; k < node.input_size(); ++k) {
+      TensorIdView id = ParseTensorNameView(node.input(k));
+      auto it = by_name_.find(id.node);
+      if (it != by_name_.end()) edges.push_back({it->second, i, k, id.index});
+    }
   }
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const NodeDef& n = graph.node(i);
-    for (int k = 0; k < n.input_size(); ++k) {
-      TensorIdView id = ParseTensorNameView(n.input(k));
-      auto it = by_name_.find(std::string(id.node));
-      if (it == by_name_.end()) continue;
-      if (id.index < 0) {
-        control_[it->second].push_back(i);
-      } else {
-        data_[it->second][id.index].push_back({i, k});
-      }
+  first_use_.assign(n + 1, 0);
+  first_control_.assign(n + 1, 0);
+  for (const Edge& e : edges) {
+    ++(e.port < 0 ? first_control_ : first_use_)[e.producer + 1];
+  }
+  for (int i = 0; i < n; ++i) {
+    first_use_[i + 1] += first_use_[i];
+    first_control_[i + 1] += first_control_[i];
+  }
+  uses_.resize(first_use_[n]);
+  controls_.resize(first_control_[n]);
+  std::vector<int> next_use(first_use_.begin(), first_use_.end() - 1);
+  std::vector<int> next_control(first_control_.begin(),
+                                first_control_.end() - 1);
+  for (const Edge& e : edges) {
+    if (e.port < 0) {
+      controls_[next_control[e.producer]++] = e.consumer;
+    } else {
+      uses_[next_use[e.producer]++] = {e.consumer, e.input, e.port};
     }
   }
 }
 
 int GraphIndex::Find(std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
+  auto it = by_name_.find(name);
   return it == by_name_.end() ? -1 : it->second;
 }
 
-const std::vector<Use>& GraphIndex::DataUses(int i, int port) const {
-  auto it = data_[i].find(port);
-  return it == data_[i].end() ? NoUses() : it->second;
-}
-
-std::vector<Use> GraphIndex::AllDataUses(int i) const {
-  std::vector<Use> all;
-  for (const auto& [port, uses] : data_[i]) {
-    all.insert(all.end(), uses.begin(), uses.end());
+std::vector<Use> GraphIndex::DataUses(int i, int port) const {
+  std::vector<Use> out;
+  for (const Use& u : AllDataUses(i)) {
+    if (u.port == port) out.push_back(u);
   }
-  return all;
-}
-
-int GraphIndex::NumDataUses(int i) const {
-  int n = 0;
-  for (const auto& [port, uses] : data_[i]) n += static_cast<int>(uses.size());
-  return n;
+  return out;
 }
 
 PassContext::PassContext(GraphDef* graph,
@@ -127,31 +131,49 @@ void Rewire(GraphDef* graph, const std::vector<Use>& uses,
   for (const Use& u : uses) graph->mutable_node(u.node)->set_input(u.input, to);
 }
 
-// Grappler's model pruner, reduced to what is always safe: a node that is
-// neither preserved nor stateful and that nothing reads (no data and no
-// control consumer) has no effect; removing it may orphan its inputs, so
-// repeat until none is left. A VarHandleOp is stateful only in that it
-// names a resource: unread (its reads frozen), it goes too.
+// Grappler's model pruner: what no root needs goes, the roots being the
+// preserved nodes and the stateful ones (a VarHandleOp only names a
+// resource: it is a root only when preserved by name). One backward walk
+// over data and control inputs from the roots; the rest is removed
+// (a loop nothing needs goes whole).
 Status RunModelPruner(PassContext& ctx) {
   GraphDef& g = ctx.graph();
-  for (;;) {
-    GraphIndex index(g);
-    std::vector<bool> dead(g.node_size(), false);
-    std::vector<std::string> removed;
-    for (int i = 0; i < g.node_size(); ++i) {
-      const NodeDef& n = g.node(i);
-      bool handle = n.op() == "VarHandleOp" && !ctx.IsNamedPreserved(n.name());
-      if ((ctx.IsPreserved(n) && !handle) || index.NumDataUses(i) > 0 ||
-          !index.ControlUses(i).empty()) {
-        continue;
-      }
-      dead[i] = true;
-      removed.push_back(Describe(n));
+  GraphIndex index(g);
+  std::vector<bool> needed(g.node_size(), false);
+  std::vector<int> stack;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const NodeDef& n = g.node(i);
+    bool root = n.op() == "VarHandleOp" ? ctx.IsNamedPreserved(n.name())
+                                        : ctx.IsPreserved(n);
+    if (root) {
+      needed[i] = true;
+      stack.push_back(i);
     }
-    if (removed.empty()) return Status::Ok();
-    ctx.Record("prune", std::move(removed), {}, "nothing uses their values");
-    EraseNodes(&g, dead);
   }
+  while (!stack.empty()) {
+    const NodeDef& n = g.node(stack.back());
+    stack.pop_back();
+    for (const std::string& in : n.input()) {
+      std::string_view name =
+          in[0] == '^' ? std::string_view(in).substr(1) : std::string_view(in);
+      int p = index.Find(ParseTensorNameView(name).node);
+      if (p >= 0 && !needed[p]) {
+        needed[p] = true;
+        stack.push_back(p);
+      }
+    }
+  }
+  std::vector<bool> dead(g.node_size(), false);
+  std::vector<std::string> removed;
+  for (int i = 0; i < g.node_size(); ++i) {
+    if (needed[i]) continue;
+    dead[i] = true;
+    removed.push_back(Describe(g.node(i)));
+  }
+  if (removed.empty()) return Status::Ok();
+  ctx.Record("prune", std::move(removed), {}, "nothing needs their values");
+  EraseNodes(&g, dead);
+  return Status::Ok();
 }
 
 }  // namespace dfg::optimize

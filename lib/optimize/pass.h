@@ -4,6 +4,7 @@
 #ifndef DFG_LIB_OPTIMIZE_PASS_H_
 #define DFG_LIB_OPTIMIZE_PASS_H_
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -20,10 +21,12 @@ namespace dfg::optimize {
 using tensorflow::GraphDef;
 using tensorflow::NodeDef;
 
-// A consumer of one output: node index and input position.
+// A consumer of one output: node index and input position (and the output
+// it reads).
 struct Use {
   int node = 0;
   int input = 0;
+  int port = 0;
 };
 
 // Producers and consumers of a GraphDef's nodes, by index. Built once per
@@ -36,19 +39,34 @@ class GraphIndex {
   // -1 for no such node.
   int Find(std::string_view name) const;
   // Data consumers of output `port` of node `i`.
-  const std::vector<Use>& DataUses(int i, int port) const;
+  std::vector<Use> DataUses(int i, int port) const;
   // Every data consumer of any output of node `i`.
-  std::vector<Use> AllDataUses(int i) const;
+  std::span<const Use> AllDataUses(int i) const {
+    return {uses_.data() + first_use_[i], uses_.data() + first_use_[i + 1]};
+  }
   // Nodes with a control input from node `i`.
-  const std::vector<int>& ControlUses(int i) const { return control_[i]; }
-  int NumDataUses(int i) const;
+  std::span<const int> ControlUses(int i) const {
+    return {controls_.data() + first_control_[i],
+            controls_.data() + first_control_[i + 1]};
+  }
+  int NumDataUses(int i) const { return first_use_[i + 1] - first_use_[i]; }
 
  private:
   // Owned names: passes replace nodes (and so their name strings) while
   // they hold the index.
-  std::unordered_map<std::string, int> by_name_;
-  std::vector<std::unordered_map<int, std::vector<Use>>> data_;
-  std::vector<std::vector<int>> control_;
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const {
+      return std::hash<std::string_view>()(s);
+    }
+  };
+  std::unordered_map<std::string, int, NameHash, std::equal_to<>> by_name_;
+  // Consumers grouped by producer, in flat arrays (compressed rows): node
+  // i's are [first_use_[i], first_use_[i + 1]).
+  std::vector<Use> uses_;
+  std::vector<int> first_use_;
+  std::vector<int> controls_;
+  std::vector<int> first_control_;
 };
 
 class PassContext {
@@ -108,6 +126,7 @@ Status RunConstantFolding(PassContext& ctx);
 Status RunRnnFusion(PassContext& ctx);
 Status RunArithmetic(PassContext& ctx);
 Status RunDependency(PassContext& ctx);
+Status RunPadFusion(PassContext& ctx);
 Status RunRemapper(PassContext& ctx);
 Status RunModelPruner(PassContext& ctx);
 

@@ -12,7 +12,14 @@
 // remapper without oneDNN.
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <tuple>
+#include <unordered_set>
+
 #include "lib/graph/tensor_id.h"
+#include "lib/kernels/tensor.h"
 #include "lib/optimize/pass.h"
 
 namespace dfg::optimize {
@@ -98,6 +105,168 @@ class Remapper {
            static_cast<int>(index_.DataUses(bn_index, 0).size());
   }
 
+  // The scalar float value of a Const node, if it is one.
+  std::optional<float> ScalarConst(const std::string& tensor) const {
+    int p = index_.Find(ParseTensorNameView(tensor).node);
+    if (p < 0 || g_.node(p).op() != "Const") return std::nullopt;
+    const tensorflow::AttrValue* v = Attr(g_.node(p), "value");
+    if (v == nullptr || v->tensor().dtype() != tensorflow::DT_FLOAT) {
+      return std::nullopt;
+    }
+    const auto& t = v->tensor();
+    if (t.tensor_shape().dim_size() != 0) return std::nullopt;
+    if (t.float_val_size() == 1) return t.float_val(0);
+    if (t.tensor_content().size() == sizeof(float)) {
+      float f;
+      std::memcpy(&f, t.tensor_content().data(), sizeof f);
+      return f;
+    }
+    return std::nullopt;
+  }
+
+  // A pattern of tf.nn.gelu's subgraph: an op over sub-patterns, a scalar
+  // constant, or the input x.
+  struct Pat {
+    enum Kind { kOp, kConst, kX } kind;
+    std::string op;
+    float value = 0;
+    std::vector<Pat> kids;
+  };
+  static Pat P(std::string op, std::vector<Pat> kids) {
+    return {Pat::kOp, std::move(op), 0, std::move(kids)};
+  }
+  static Pat C(float v) { return {Pat::kConst, "", v, {}}; }
+  static Pat X() { return {Pat::kX, "", 0, {}}; }
+
+  // Matches `tensor` against `pat` (Mul and AddV2 either way round); the
+  // op nodes matched go to `nodes`.
+  bool Match(const std::string& tensor, const Pat& pat, const std::string& x,
+             std::vector<int>* nodes) const {
+    if (pat.kind == Pat::kX) return tensor == x;
+    if (pat.kind == Pat::kConst) {
+      std::optional<float> v = ScalarConst(tensor);
+      return v && std::abs(*v - pat.value) <= 1e-6f * std::abs(pat.value);
+    }
+    TensorIdView id = ParseTensorNameView(tensor);
+    int p = index_.Find(id.node);
+    if (p < 0 || id.index != 0 || dead_[p] || g_.node(p).op() != pat.op ||
+        !IsFloat(g_.node(p))) {
+      return false;
+    }
+    std::vector<std::string> in = DataInputs(g_.node(p));
+    if (in.size() != pat.kids.size()) return false;
+    size_t mark = nodes->size();
+    auto all = [&](bool swap) {
+      nodes->resize(mark);
+      for (size_t k = 0; k < in.size(); ++k) {
+        size_t j = swap ? in.size() - 1 - k : k;
+        if (!Match(in[j], pat.kids[k], x, nodes)) return false;
+      }
+      return true;
+    };
+    bool commutes = pat.op == "Mul" || pat.op == "AddV2";
+    if (!all(false) && !(commutes && in.size() == 2 && all(true))) return false;
+    nodes->push_back(p);
+    return true;
+  }
+
+  // The GELU subgraph over node `xi`'s output, ending at its last Mul:
+  // (last node, interior nodes, fused op name), or last = -1.
+  std::tuple<int, std::vector<int>, std::string> MatchGelu(int xi) const {
+    const std::string x = g_.node(xi).name();
+    static const Pat kApprox = P(
+        "Mul",
+        {P("Mul", {C(0.5f), X()}),
+         P("AddV2",
+           {C(1.0f),
+            P("Tanh",
+              {P("Mul", {C(0.7978845608f),
+                         P("AddV2",
+                           {X(), P("Mul", {C(0.044715f),
+                                           P("Pow", {X(), C(3.0f)})})})})})})});
+    // TensorFlow 2.21's exact form, and the erf form of older versions.
+    static const Pat kExact =
+        P("Mul", {P("Mul", {C(0.5f), X()}),
+                  P("Erfc", {P("Mul", {P("Neg", {X()}), C(0.70710677f)})})});
+    static const Pat kExactErf = P(
+        "Mul", {P("Mul", {C(0.5f), X()}),
+                P("AddV2",
+                  {C(1.0f), P("Erf", {P("RealDiv", {X(), C(1.4142135f)})})})});
+    // The root is the one consumer of the Mul(0.5, x) among x's consumers.
+    for (const Use& u : index_.DataUses(xi, 0)) {
+      const NodeDef& half = g_.node(u.node);
+      if (half.op() != "Mul" || index_.NumDataUses(u.node) != 1) continue;
+      int root = index_.DataUses(u.node, 0)[0].node;
+      for (const auto& [pat, name] : {std::pair{&kApprox, "GeluApproximate"},
+                                      {&kExact, "GeluExact"},
+                                      {&kExactErf, "GeluExact"}}) {
+        std::vector<int> nodes;
+        if (!Match(g_.node(root).name(), *pat, x, &nodes)) continue;
+        if (!Closed(xi, nodes)) continue;
+        return {root, nodes, name};
+      }
+    }
+    return {-1, {}, ""};
+  }
+
+  // Nothing outside `nodes` reads x or a node of `nodes` but the root
+  // (their last), and none is preserved or read by control.
+  bool Closed(int xi, const std::vector<int>& nodes) const {
+    std::unordered_set<int> in(nodes.begin(), nodes.end());
+    for (const Use& u : index_.AllDataUses(xi)) {
+      if (!in.contains(u.node)) return false;
+    }
+    for (int n : nodes) {
+      if (n == nodes.back()) continue;
+      if (ctx_.IsPreserved(g_.node(n)) || !index_.ControlUses(n).empty()) {
+        return false;
+      }
+      for (const Use& u : index_.AllDataUses(n)) {
+        if (!in.contains(u.node)) return false;
+      }
+    }
+    return index_.ControlUses(xi).empty() && !ctx_.IsPreserved(g_.node(xi));
+  }
+
+  // A Reshape whose Const shape ends in the same positive size as the
+  // MatMul's constant weight's columns: the last dimension stays.
+  bool KeepsLastDim(const NodeDef& reshape, const NodeDef& matmul) const {
+    std::vector<std::string> in = DataInputs(reshape);
+    std::vector<std::string> min = DataInputs(matmul);
+    if (in.size() != 2 || min.size() != 2) return false;
+    auto dims_of = [&](const std::string& t) -> std::optional<Tensor> {
+      int p = index_.Find(ParseTensorNameView(t).node);
+      if (p < 0 || g_.node(p).op() != "Const") return std::nullopt;
+      const tensorflow::AttrValue* v = Attr(g_.node(p), "value");
+      if (v == nullptr) return std::nullopt;
+      auto tensor = Tensor::FromProto(v->tensor());
+      if (!tensor.ok()) return std::nullopt;
+      return std::move(*tensor);
+    };
+    const tensorflow::AttrValue* tb = Attr(matmul, "transpose_b");
+    int p = index_.Find(ParseTensorNameView(min[1]).node);
+    if (p < 0 || g_.node(p).op() != "Const") return false;
+    const auto& wshape = Attr(g_.node(p), "value")->tensor().tensor_shape();
+    if (wshape.dim_size() != 2) return false;
+    int64_t n = wshape.dim(tb != nullptr && tb->b() ? 0 : 1).size();
+    // The shape: a Const, or (Tensordot's) a ConcatV2 whose last piece is.
+    std::string shape_input = in[1];
+    int sp = index_.Find(ParseTensorNameView(shape_input).node);
+    if (sp >= 0 && g_.node(sp).op() == "ConcatV2") {
+      std::vector<std::string> pieces = DataInputs(g_.node(sp));
+      if (pieces.size() < 3) return false;
+      shape_input = pieces[pieces.size() - 2];  // the last before the axis
+    }
+    std::optional<Tensor> shape = dims_of(shape_input);
+    if (!shape || shape->shape().dims() != 1 || shape->NumElements() < 1) {
+      return false;
+    }
+    int64_t last = shape->dtype() == tensorflow::DT_INT64
+                       ? shape->flat<int64_t>()[shape->NumElements() - 1]
+                       : shape->flat<int32_t>()[shape->NumElements() - 1];
+    return last == n && n > 0;
+  }
+
   bool Fuse(int ci) {
     const NodeDef& contraction = g_.node(ci);
     const bool matmul = contraction.op() == "MatMul";
@@ -105,13 +274,23 @@ class Remapper {
     if (!matmul && !IsNhwc(contraction)) return false;
     int bi = SoleConsumer(ci);
     if (bi < 0) return false;
+    int reshape = -1;
+    if (matmul && g_.node(bi).op() == "Reshape" &&
+        KeepsLastDim(g_.node(bi), contraction)) {
+      reshape = bi;
+      bi = SoleConsumer(reshape);
+      if (bi < 0 || g_.node(bi).op() != "BiasAdd") return false;
+    }
     const NodeDef& second = g_.node(bi);
     std::vector<int> pattern{ci, bi};
+    if (reshape >= 0) pattern = {ci, reshape, bi};
     std::vector<std::string> fused_ops, args;
     const std::vector<std::string> second_inputs = DataInputs(second);
+    const std::string feeds_second =
+        g_.node(reshape >= 0 ? reshape : ci).name();
     if (second.op() == "BiasAdd" && IsNhwc(second) && IsFloat(second) &&
         second_inputs.size() == 2 &&
-        ParseTensorNameView(second_inputs[0]).node == contraction.name()) {
+        ParseTensorNameView(second_inputs[0]).node == feeds_second) {
       fused_ops.push_back("BiasAdd");
       args.push_back(second_inputs[1]);
     } else if (!matmul && IsInferenceBatchNorm(second, bi) &&
@@ -127,19 +306,31 @@ class Remapper {
     if (ai >= 0 && IsActivation(g_.node(ai), matmul) && IsFloat(g_.node(ai))) {
       fused_ops.push_back(g_.node(ai).op());
       pattern.push_back(ai);
+    } else if (matmul && fused_ops[0] == "BiasAdd") {
+      auto [root, nodes, gelu] = MatchGelu(bi);
+      if (root >= 0) {
+        fused_ops.push_back(gelu);
+        for (int n : nodes) {
+          if (n != root) pattern.push_back(n);
+        }
+        pattern.push_back(root);
+      }
     }
-    Replace(pattern, fused_ops, args);
+    Replace(pattern, fused_ops, args, reshape);
     return true;
   }
 
   void Replace(const std::vector<int>& pattern,
                const std::vector<std::string>& fused_ops,
-               const std::vector<std::string>& args) {
+               const std::vector<std::string>& args, int reshape) {
     const NodeDef& c = g_.node(pattern[0]);
-    const NodeDef& second = g_.node(pattern[1]);
+    const NodeDef& second = g_.node(pattern[reshape >= 0 ? 2 : 1]);
     const int last = pattern.back();
+    // With a Reshape: the fused node in the MatMul's place and name, the
+    // Reshape of it in the last node's.
+    const int slot = reshape >= 0 ? pattern[0] : last;
     NodeDef fused;
-    fused.set_name(g_.node(last).name());
+    fused.set_name(g_.node(slot).name());
     fused.set_op(c.op() == "MatMul" ? "_FusedMatMul" : "_FusedConv2D");
     fused.set_device(c.device());
     for (const std::string& in : DataInputs(c)) fused.add_input(in);
@@ -167,6 +358,14 @@ class Remapper {
       attrs["fused_ops"].mutable_list()->add_s(op);
     }
     attrs["num_args"].set_i(static_cast<int64_t>(args.size()));
+    if (fused.op() == "_FusedConv2D") {
+      // TensorFlow 2.x's signature types the args with TArgs (a TensorFlow
+      // worker refuses the node without it).
+      for (size_t k = 0; k < args.size(); ++k) {
+        attrs["TArgs"].mutable_list()->add_type(tensorflow::DT_FLOAT);
+      }
+      attrs["num_host_args"].set_i(0);
+    }
     const tensorflow::AttrValue* eps = Attr(second, "epsilon");
     attrs["epsilon"].set_f(fused_ops[0] == "FusedBatchNorm" && eps != nullptr
                                ? eps->f()
@@ -175,15 +374,23 @@ class Remapper {
     attrs["leakyrelu_alpha"].set_f(
         g_.node(last).op() == "LeakyRelu" && alpha != nullptr ? alpha->f()
                                                               : 0.2f);
-    const std::string made = fused.name() + " (" + fused.op() + ")";
-    *g_.mutable_node(last) = std::move(fused);
+    std::vector<std::string> made{fused.name() + " (" + fused.op() + ")"};
+    if (reshape >= 0) {
+      NodeDef r = g_.node(reshape);
+      r.set_name(g_.node(last).name());
+      r.set_input(0, fused.name());
+      made.push_back(Describe(r));
+      *g_.mutable_node(last) = std::move(r);
+    }
+    *g_.mutable_node(slot) = std::move(fused);
     for (int i : pattern) {
-      if (i != last) dead_[i] = true;
+      if (i != last && i != slot) dead_[i] = true;
     }
     std::string ops;
     for (const std::string& op : fused_ops)
       ops += (ops.empty() ? "" : ",") + op;
-    ctx_.Record("remapper", std::move(taken), {made}, "fused_ops " + ops);
+    ctx_.Record("remapper", std::move(taken), std::move(made),
+                "fused_ops " + ops);
   }
 
   PassContext& ctx_;

@@ -2,13 +2,37 @@
 #include "subcommands/run/master.h"
 
 #include <memory>
+#include <optional>
 #include <utility>
 
+#include "lib/distributed/cluster_spec.h"
 #include "lib/distributed/master_client.h"
 #include "lib/distributed/step_stats_proto.h"
+#include "lib/distributed/tf_config.h"
 #include "lib/exec/feed_check.h"
 
 namespace dfg {
+
+StatusOr<std::string> ResolveMasterTarget(const std::string& flag,
+                                          std::string* note) {
+  if (flag != kTfConfigMaster) return flag;
+  std::optional<std::string_view> env = TfConfigFromEnvironment();
+  if (!env) {
+    return InvalidArgument(
+        "--master tf_config: the TF_CONFIG environment variable is not set");
+  }
+  DFG_ASSIGN_OR_RETURN(TfConfig config, ParseTfConfig(*env));
+  DFG_ASSIGN_OR_RETURN(std::string target, TfConfigMaster(config));
+  *note = fmt::format(
+      "master {} from TF_CONFIG ({})", target,
+      !config.session_master.empty() ? "session_master"
+      : config.task_index &&
+              HasTask(config.cluster, config.task_type, *config.task_index)
+          ? fmt::format("this process's task, {} {}", config.task_type,
+                        *config.task_index)
+          : "no task of this process: the chief, else the first worker");
+  return target;
+}
 
 StatusOr<StepFn> MasterStepFn(const MasterOptions& options,
                               tensorflow::GraphDef graph,

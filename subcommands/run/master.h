@@ -2,10 +2,13 @@
 // its master (lib/distributed's MasterClient), as
 // tf.compat.v1.Session("grpc://HOST:PORT") would; the client checks fed
 // values against the graph's Placeholders first, as TensorFlow's does.
+// `--master tf_config` takes the master from the TF_CONFIG environment
+// variable, as TFConfigClusterResolver().master() does.
 #ifndef DFG_SUBCOMMANDS_RUN_MASTER_H_
 #define DFG_SUBCOMMANDS_RUN_MASTER_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lib/base/status.h"
@@ -16,12 +19,22 @@
 
 namespace dfg {
 
+// The --master value that asks for TF_CONFIG's master.
+inline constexpr std::string_view kTfConfigMaster = "tf_config";
+
 struct MasterOptions {
   std::string target;  // grpc://HOST:PORT
   std::string tls_ca;  // PEM CA certificate: talk TLS to the master
   bool allow_soft_placement = true;
   bool optimize = true;
 };
+
+// `--master`'s target: itself, or for kTfConfigMaster the master TF_CONFIG
+// names (TfConfigMaster) with a note saying where it came from in *note.
+// Errors (kInvalidArgument): TF_CONFIG is unset, malformed or names no
+// master.
+StatusOr<std::string> ResolveMasterTarget(const std::string& flag,
+                                          std::string* note);
 
 // Creates a session on the master and returns its step function (the
 // session closes when the last copy of the function is destroyed).

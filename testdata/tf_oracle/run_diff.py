@@ -133,7 +133,7 @@ def compare_values(got, want, rtol, atol):
             f"dfg={g[i]!r} tf={w[i]!r}")
 
 
-def run_dfg(ctx, case, fetches, directory):
+def run_dfg(ctx, case, fetches, directory, extra=(), out="dfg"):
     if case.graph is not None:
         graph = os.path.join(directory, "graph.pbtxt")
         os.makedirs(directory, exist_ok=True)
@@ -142,15 +142,16 @@ def run_dfg(ctx, case, fetches, directory):
     else:
         graph = case.model
     feeds = write_npy_feeds(directory, case.feeds)
-    cmd = [ctx.dfg, "run", graph, "--output-dir", os.path.join(directory, "dfg"),
-           "--dump-partitions", os.path.join(directory, "partitions")]
+    cmd = [ctx.dfg, "run", graph, "--output-dir", os.path.join(directory, out)]
+    if not extra:
+        cmd += ["--dump-partitions", os.path.join(directory, "partitions")]
     for name, path in feeds.items():
         cmd += ["--feed", f"{name}={path}"]
     for fetch in fetches:
         cmd += ["--fetch", fetch]
     if case.graph is not None and not case.dfg_args:
         cmd += ["--threads", "1", "--intra-threads", "1"]
-    cmd += case.dfg_args
+    cmd += case.dfg_args + list(extra)
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
@@ -207,9 +208,24 @@ def check_case(ctx, case, directory):
         return "fail", f"TensorFlow fails, dfg succeeds: {tf.message[:400]}"
     if status != "ok":
         return "fail", f"dfg fails, TensorFlow succeeds: {dfg_msg[:400]}"
+    problems = compare_outputs(case, fetches, os.path.join(directory, "dfg"), tf)
+    if problems:
+        return "fail", "; ".join(problems)
+    # The graph as written too: dfg run optimizes by default (lib/optimize),
+    # and both forms must compute TensorFlow's values.
+    status, dfg_msg = run_dfg(ctx, case, fetches, directory,
+                              extra=["--no-optimize"], out="dfg_plain")
+    if status != "ok":
+        return "fail", f"dfg run --no-optimize fails, TensorFlow succeeds: {dfg_msg[:400]}"
+    problems = compare_outputs(case, fetches, os.path.join(directory, "dfg_plain"), tf)
+    return ("fail", "--no-optimize: " + "; ".join(problems)) if problems else ("pass", "")
+
+
+def compare_outputs(case, fetches, out_dir, tf):
+    """Each fetch dfg wrote to out_dir against TensorFlow's value: problems."""
     problems = []
     for fetch in fetches:
-        path = out_file(os.path.join(directory, "dfg"), fetch)
+        path = out_file(out_dir, fetch)
         if not os.path.exists(path):
             problems.append(f"{fetch}: dfg wrote no {os.path.basename(path)}")
             continue
@@ -218,7 +234,7 @@ def check_case(ctx, case, directory):
         msg = compare_values(got, want, *tolerance(case, want.dtype))
         if msg:
             problems.append(f"{fetch}: {msg}")
-    return ("fail", "; ".join(problems)) if problems else ("pass", "")
+    return problems
 
 
 def collect(ctx):

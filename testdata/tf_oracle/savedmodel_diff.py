@@ -111,15 +111,20 @@ def compare_outputs(got_dir, case, names=None):
 
 
 def check_run(ctx, case, d):
-    cmd = [ctx.dfg, "run", case["dir"], "--signature", case["signature"],
-           "--output-dir", d]
-    for k, path in case["inputs"].items():
-        cmd += ["--feed", f"{k}={path}"]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if r.returncode != 0:
-        return Result("fail", f"dfg run failed: {r.stderr.strip()[:400]}")
-    msg = compare_outputs(d, case)
-    return Result("fail", msg) if msg else Result("pass")
+    """Optimized (dfg run's default) and as written (--no-optimize)."""
+    for extra, out in (([], d), (["--no-optimize"], os.path.join(d, "plain"))):
+        cmd = [ctx.dfg, "run", case["dir"], "--signature", case["signature"],
+               "--output-dir", out] + extra
+        for k, path in case["inputs"].items():
+            cmd += ["--feed", f"{k}={path}"]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        what = "dfg run" + "".join(" " + e for e in extra)
+        if r.returncode != 0:
+            return Result("fail", f"{what} failed: {r.stderr.strip()[:400]}")
+        msg = compare_outputs(out, case)
+        if msg:
+            return Result("fail", f"{what}: {msg}")
+    return Result("pass")
 
 
 def check_freeze(ctx, case, d):

@@ -882,3 +882,39 @@ _prev_cases7 = cases
 def cases():  # noqa: F811
     yield from _prev_cases7()
     yield from _dw_cases()
+
+
+# ---- Pad folded into convolutions (dfg optimize's padfusion) ---------------
+
+def _pad_conv_case():
+    """Keras's ZeroPadding2D before 'valid' convolutions: dfg run folds each
+    Pad into the convolution's EXPLICIT padding (a depthwise one, and a
+    Conv2D that the remapper then fuses with its bias and Relu); TensorFlow
+    runs the graph as written."""
+    name = "Pad/float32[2,9,9,8]/into_convolutions"
+
+    def build():
+        tf = _tf()
+        px, x = _input(np.float32, (2, 9, 9, 8), "x")
+        pw, w = _input(np.float32, (3, 3, 8, 1), "w")
+        pf, f = _input(np.float32, (3, 3, 8, 5), "f")
+        pb, b = _input(np.float32, (5,), "b")
+        dw = tf.raw_ops.DepthwiseConv2dNative(
+            input=tf.pad(x, [[0, 0], [0, 1], [1, 1], [0, 0]]), filter=w,
+            strides=[1, 2, 2, 1], padding="VALID")
+        conv = tf.raw_ops.Conv2D(
+            input=tf.pad(dw, [[0, 0], [2, 1], [1, 0], [0, 0]]), filter=f,
+            strides=[1, 1, 1, 1], padding="VALID")
+        y = tf.nn.relu(tf.nn.bias_add(conv, b), name="y")
+        feeds = {p: data(f"{name}/{p.name[0]}", np.float32, p.shape.as_list())
+                 for p in (px, pw, pf, pb)}
+        return [y], feeds
+    return OpCase(name, ["Pad", "DepthwiseConv2dNative", "Conv2D"], build)
+
+
+_prev_cases8 = cases
+
+
+def cases():  # noqa: F811
+    yield from _prev_cases8()
+    yield _pad_conv_case()
