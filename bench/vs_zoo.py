@@ -119,6 +119,8 @@ def run_quiet(cmd, timeout):
                               env=env, check=False)
     except subprocess.TimeoutExpired:
         return subprocess.CompletedProcess(cmd, 1, "", f"timed out after {timeout} s")
+    except OSError as e:  # no such program
+        return subprocess.CompletedProcess(cmd, 1, "", f"error: {cmd[0]}: {e.strerror}")
 
 
 def last_error(text):
@@ -430,7 +432,7 @@ def run_zoo(args, machine):
             os.makedirs(row_work)
             results[row] = {"cells": measure_row(args, os.path.join(zoo, row), row_work)}
     load1 = load_average()
-    print(f"load average at end {' '.join(f'{x:.2f}' for x in load1 or ())}\n")
+    print(f"load average at end {' '.join(f'{x:.2f}' for x in load1 or ())}\n", flush=True)
     print_tables(results, args.thread_counts, Notes())
     if args.json:
         with open(args.json, "w") as f:
