@@ -141,7 +141,14 @@ def run_dfg(ctx, case, fetches, directory, extra=(), out="dfg"):
             f.write(case.graph)
     else:
         graph = case.model
-    feeds = write_npy_feeds(directory, case.feeds)
+    if extra:
+        # The second run reads the files the first wrote: TensorFlow, which
+        # ran in between, may have updated a fed array in place (InplaceAdd
+        # forwards its input).
+        feeds = {name: os.path.join(directory, f"feed{i}.npy")
+                 for i, name in enumerate(case.feeds)}
+    else:
+        feeds = write_npy_feeds(directory, case.feeds)
     cmd = [ctx.dfg, "run", graph, "--output-dir", os.path.join(directory, out)]
     if not extra:
         cmd += ["--dump-partitions", os.path.join(directory, "partitions")]
