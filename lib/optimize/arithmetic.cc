@@ -23,11 +23,6 @@ bool IsInvolution(std::string_view op) {
          op == "Conj" || op == "Invert";
 }
 
-const tensorflow::AttrValue* Attr(const NodeDef& n, const char* name) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() ? nullptr : &it->second;
-}
-
 // The node producing data input k of `n`, or null.
 const NodeDef* Producer(const GraphDef& g, const GraphIndex& index,
                         const NodeDef& n, int k) {

@@ -207,13 +207,8 @@ class Folder {
                     const std::vector<std::string>& controls) const {
     NodeDef c;
     c.set_name(name);
-    c.set_op("Const");
     c.set_device(from.device());
-    (*c.mutable_attr())["dtype"].set_type(value.dtype());
-    // As TensorFlow writes folded constants: values in fields when there
-    // are a few, the packed tensor_content otherwise.
-    value.ToProto((*c.mutable_attr())["value"].mutable_tensor(),
-                  /*use_tensor_content=*/value.NumElements() > 4);
+    SetConstValue(&c, value);
     for (const std::string& ctl : controls) c.add_input(ctl);
     return c;
   }

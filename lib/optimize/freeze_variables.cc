@@ -154,11 +154,7 @@ Status RunFreezeVariables(PassContext& ctx) {
     std::vector<std::string> controls(n->input().begin() + 1, n->input().end());
     n->clear_input();
     for (const std::string& c : controls) n->add_input(c);
-    n->set_op("Const");
-    n->clear_attr();
-    (*n->mutable_attr())["dtype"].set_type(value->dtype());
-    value->ToProto((*n->mutable_attr())["value"].mutable_tensor(),
-                   /*use_tensor_content=*/value->NumElements() > 4);
+    SetConstValue(n, *value);
     ++ctx.report().frozen_variables;
     ctx.Record("variables", {before, Describe(g.node(h))},
                {n->name() + " (Const)"},

@@ -20,11 +20,6 @@
 namespace dfg::optimize {
 namespace {
 
-const tensorflow::AttrValue* Attr(const NodeDef& n, const char* name) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() ? nullptr : &it->second;
-}
-
 bool IsNhwc(const NodeDef& n) {
   const tensorflow::AttrValue* f = Attr(n, "data_format");
   return f == nullptr || f->s() == "NHWC";

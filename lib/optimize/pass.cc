@@ -111,6 +111,27 @@ void PassContext::Record(std::string_view pass, std::vector<std::string> in,
       {std::string(pass), std::move(in), std::move(out), std::move(why)});
 }
 
+const tensorflow::AttrValue* Attr(const NodeDef& n, const char* name) {
+  auto it = n.attr().find(name);
+  return it == n.attr().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> DataInputs(const NodeDef& n) {
+  std::vector<std::string> v;
+  for (const std::string& in : n.input()) {
+    if (in.empty() || in[0] != '^') v.push_back(in);
+  }
+  return v;
+}
+
+void SetConstValue(NodeDef* n, const Tensor& value) {
+  n->set_op("Const");
+  n->clear_attr();
+  (*n->mutable_attr())["dtype"].set_type(value.dtype());
+  value.ToProto((*n->mutable_attr())["value"].mutable_tensor(),
+                /*use_tensor_content=*/value.NumElements() > 4);
+}
+
 std::string Describe(const NodeDef& node) {
   return node.name() + " (" + node.op() + ")";
 }

@@ -13,6 +13,7 @@
 
 #include "lib/base/status.h"
 #include "lib/graph/op_registry.h"
+#include "lib/kernels/tensor.h"
 #include "lib/optimize/optimize.h"
 #include "lib/proto/graph.pb.h"
 
@@ -107,6 +108,17 @@ class PassContext {
 // options.preserve and the graph's sinks.
 std::unordered_set<std::string> PreservedNames(const GraphDef& graph,
                                                const OptimizeOptions& options);
+
+// Node `n`'s attr `name`, or null.
+const tensorflow::AttrValue* Attr(const NodeDef& n, const char* name);
+
+// The data inputs of `n` (its control inputs "^x" left out).
+std::vector<std::string> DataInputs(const NodeDef& n);
+
+// Makes `n` a Const holding `value` (its dtype and value attrs, others
+// cleared; inputs and name untouched). As TensorFlow writes folded
+// constants: values in fields when there are a few, tensor_content else.
+void SetConstValue(NodeDef* n, const Tensor& value);
 
 // "name (Op)", as rewrites list nodes.
 std::string Describe(const NodeDef& node);

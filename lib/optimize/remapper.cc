@@ -25,11 +25,6 @@
 namespace dfg::optimize {
 namespace {
 
-const tensorflow::AttrValue* Attr(const NodeDef& n, const char* name) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() ? nullptr : &it->second;
-}
-
 bool IsFloat(const NodeDef& n) {
   const tensorflow::AttrValue* t = Attr(n, "T");
   return t != nullptr && t->type() == tensorflow::DT_FLOAT;
@@ -44,14 +39,6 @@ bool OnCpu(const NodeDef& n) {
 bool IsNhwc(const NodeDef& n) {
   const tensorflow::AttrValue* f = Attr(n, "data_format");
   return f == nullptr || f->s() == "NHWC";
-}
-
-std::vector<std::string> DataInputs(const NodeDef& n) {
-  std::vector<std::string> v;
-  for (const std::string& in : n.input()) {
-    if (in[0] != '^') v.push_back(in);
-  }
-  return v;
 }
 
 class Remapper {

@@ -33,11 +33,6 @@ namespace {
 using tensorflow::DataType;
 using tensorflow::FunctionDef;
 
-const tensorflow::AttrValue* Attr(const NodeDef& n, const char* name) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() ? nullptr : &it->second;
-}
-
 const FunctionDef* FindFunction(const GraphDef& g, const NodeDef& n,
                                 const char* attr) {
   const tensorflow::AttrValue* a = Attr(n, attr);
@@ -46,14 +41,6 @@ const FunctionDef* FindFunction(const GraphDef& g, const NodeDef& n,
     if (f.signature().name() == a->func().name()) return &f;
   }
   return nullptr;
-}
-
-std::vector<std::string> DataInputs(const NodeDef& n) {
-  std::vector<std::string> v;
-  for (const std::string& in : n.input()) {
-    if (in.empty() || in[0] != '^') v.push_back(in);
-  }
-  return v;
 }
 
 std::vector<std::string> ControlInputs(const NodeDef& n) {
@@ -214,10 +201,7 @@ class LstmFusion {
     return n;
   }
   std::string AddConst(const std::string& name, const Tensor& value) {
-    NodeDef* n = AddNode(name, "Const");
-    (*n->mutable_attr())["dtype"].set_type(value.dtype());
-    value.ToProto((*n->mutable_attr())["value"].mutable_tensor(),
-                  /*use_tensor_content=*/value.NumElements() > 4);
+    SetConstValue(AddNode(name, "Const"), value);
     return name;
   }
   // n = x[begin:end] along dimension 0 (shrunk away when `shrink`); its
