@@ -88,16 +88,60 @@ template <bool kPeephole>
   }
 }
 
-}  // namespace
-
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void
-LstmRows(const GateRow& g, int64_t rows, int64_t cell, float* i, float* cs,
-         float* f, float* o, float* ci, float* co, float* h) {
+// The body each ISA's copy inlines (Rows and Exp are always_inline, so the
+// copies below are vectorized at their own width).
+[[gnu::always_inline]] inline void LstmRowsBody(const GateRow& g, int64_t rows,
+                                                int64_t cell, float* i,
+                                                float* cs, float* f, float* o,
+                                                float* ci, float* co,
+                                                float* h) {
   if (g.wci != nullptr) {
     Rows<true>(g, rows, cell, i, cs, f, o, ci, co, h);
   } else {
     Rows<false>(g, rows, cell, i, cs, f, o, ci, co, h);
   }
+}
+
+using LstmRowsFn = void (*)(const GateRow&, int64_t, int64_t, float*, float*,
+                            float*, float*, float*, float*, float*);
+
+[[gnu::target("arch=x86-64-v4")]] void LstmRowsV4(const GateRow& g,
+                                                  int64_t rows, int64_t cell,
+                                                  float* i, float* cs, float* f,
+                                                  float* o, float* ci,
+                                                  float* co, float* h) {
+  LstmRowsBody(g, rows, cell, i, cs, f, o, ci, co, h);
+}
+
+[[gnu::target("arch=x86-64-v3")]] void LstmRowsV3(const GateRow& g,
+                                                  int64_t rows, int64_t cell,
+                                                  float* i, float* cs, float* f,
+                                                  float* o, float* ci,
+                                                  float* co, float* h) {
+  LstmRowsBody(g, rows, cell, i, cs, f, o, ci, co, h);
+}
+
+void LstmRowsBaseline(const GateRow& g, int64_t rows, int64_t cell, float* i,
+                      float* cs, float* f, float* o, float* ci, float* co,
+                      float* h) {
+  LstmRowsBody(g, rows, cell, i, cs, f, o, ci, co, h);
+}
+
+// Chosen on the first call, not by an ifunc resolver when the program
+// loads: a resolver runs before the sanitizers' runtimes are set up, and
+// ThreadSanitizer's instrumentation of it crashes the program.
+LstmRowsFn Choose() {
+  if (__builtin_cpu_supports("x86-64-v4")) return LstmRowsV4;
+  if (__builtin_cpu_supports("x86-64-v3")) return LstmRowsV3;
+  return LstmRowsBaseline;
+}
+
+}  // namespace
+
+void LstmRows(const GateRow& g, int64_t rows, int64_t cell, float* i, float* cs,
+              float* f, float* o, float* ci, float* co, float* h) {
+  static const LstmRowsFn fn = Choose();
+  fn(g, rows, cell, i, cs, f, o, ci, co, h);
 }
 
 }  // namespace dfg::rnn

@@ -1,7 +1,7 @@
 // LSTM rows' activations in float, vectorized: the loop of BlockLSTM's
 // float path (rnn_lstm_ops.cc) for the batch rows of one step. Built for
-// AVX-512, AVX2+FMA and baseline x86-64, chosen when the program loads
-// (GCC's target_clones), so one binary runs everywhere at the machine's
+// AVX-512, AVX2+FMA and baseline x86-64, one chosen on the first call
+// (__builtin_cpu_supports), so one binary runs everywhere at the machine's
 // width.
 #ifndef DFG_LIB_KERNELS_RNN_LSTM_ROW_H_
 #define DFG_LIB_KERNELS_RNN_LSTM_ROW_H_
