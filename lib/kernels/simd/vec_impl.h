@@ -27,6 +27,20 @@ constexpr size_t kWidth = ei::packet_traits<float>::size;
 
 inline P Set(float v) { return ei::pset1<P>(v); }
 
+// The correctly rounded square root: Eigen's psqrt under EIGEN_FAST_MATH is
+// rsqrt-based on SSE (sqrt(inf) NaN, a few ulp off).
+inline P Sqrt(P v) {
+#if defined(__AVX512F__)
+  return _mm512_sqrt_ps(v);
+#elif defined(__AVX__)
+  return _mm256_sqrt_ps(v);
+#elif defined(__SSE2__)
+  return _mm_sqrt_ps(v);
+#else
+  return ei::psqrt(v);
+#endif
+}
+
 // y = f(packet of x) over n floats; the tail goes through f too, padded.
 template <typename F>
 inline void Map1(const float* x, float* y, size_t n, F f) {
@@ -75,11 +89,11 @@ inline P IfNegative(P x, P neg, P pos) {
 }
 
 // TensorFlow's softplus: x above -log(eps) - 2 is x, below log(eps) + 2 is
-// exp(x), log(exp(x) + 1) between.
+// exp(x), log1p(exp(x)) between.
 inline P Softplus(P x) {
   const float threshold = -13.942385f;  // log(FLT_EPSILON) + 2
   const P e = ei::pexp(x);
-  const P mid = ei::plog(ei::padd(e, Set(1.f)));
+  const P mid = ei::plog1p(e);
   const P low = ei::pselect(ei::pcmp_lt(x, Set(threshold)), e, mid);
   return ei::pselect(ei::pcmp_lt(Set(-threshold), x), x, low);
 }
@@ -94,16 +108,16 @@ inline P Selu(P x) {
 void UnaryImpl(UnaryOp op, const float* x, float* y, size_t n) {
   switch (op) {
     case UnaryOp::kNeg:
-      return Map1(x, y, n, [](P v) { return ei::pnegate(v); });
+      // A sign flip (Eigen's AVX pnegate is 0 - x, which turns -0 into +0).
+      return Map1(x, y, n, [](P v) { return ei::pxor(v, Set(-0.f)); });
     case UnaryOp::kAbs:
       return Map1(x, y, n, [](P v) { return ei::pabs(v); });
     case UnaryOp::kSquare:
       return Map1(x, y, n, [](P v) { return ei::pmul(v, v); });
     case UnaryOp::kSqrt:
-      return Map1(x, y, n, [](P v) { return ei::psqrt(v); });
+      return Map1(x, y, n, [](P v) { return Sqrt(v); });
     case UnaryOp::kRsqrt:
-      return Map1(x, y, n,
-                  [](P v) { return ei::pdiv(Set(1.f), ei::psqrt(v)); });
+      return Map1(x, y, n, [](P v) { return ei::pdiv(Set(1.f), Sqrt(v)); });
     case UnaryOp::kReciprocal:
       return Map1(x, y, n, [](P v) { return ei::pdiv(Set(1.f), v); });
     case UnaryOp::kExp:
@@ -146,9 +160,16 @@ void LeakyReluImpl(const float* x, float alpha, float* y, size_t n) {
 }
 
 // Eigen's pow needs a vector round (SSE4.1): SSE2 calls libm per element.
+// Eigen 3.4 loses the sign of (-0) ** odd and (-inf) ** odd: an odd integer
+// exponent gives the result a's sign, as pow does.
 inline P Pow(P a, P b) {
 #ifdef __AVX__
-  return ei::generic_pow(a, b);
+  const P r = ei::generic_pow(a, b);
+  const P half = ei::pmul(b, Set(0.5f));
+  const P odd = ei::pandnot(ei::pcmp_eq(b, ei::pround(b)),
+                            ei::pcmp_eq(half, ei::pround(half)));
+  const P signed_r = ei::por(ei::pabs(r), ei::pand(a, Set(-0.f)));
+  return ei::pselect(odd, signed_r, r);
 #else
   alignas(64) float x[kWidth], y[kWidth];
   ei::pstore(x, a);
@@ -173,7 +194,7 @@ void PowScalarExponent(const float* x, float e, float* z, size_t n) {
   } else if (e == 0.5f) {
     const P minus_inf = Set(-__builtin_inff());
     return Map1(x, z, n, [&](P v) {
-      const P r = ei::padd(ei::psqrt(v), Set(0.f));
+      const P r = ei::padd(Sqrt(v), Set(0.f));
       return ei::pselect(ei::pcmp_eq(v, minus_inf), Set(__builtin_inff()), r);
     });
   }
