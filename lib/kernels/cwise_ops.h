@@ -62,12 +62,21 @@ using BinaryOut = std::conditional_t<
                    bool>,
     bool, T>;
 
+// Functors naming the simd op that computes them over floats.
+template <typename F>
+concept HasVecUnary = requires {
+  simd::UnaryOp{F::kVec};
+};
+template <typename F>
+concept HasVecBinary = requires {
+  simd::BinaryOp{F::kVec};
+};
+
 // True when z = f(x, y) over floats runs simd::Binary.
 template <typename F, typename T, typename O>
 constexpr bool kVecBinary =
-    std::is_same_v<T, float>&& std::is_same_v<O, float>&& requires {
-  simd::BinaryOp{F::kVec};
-};
+    std::conjunction_v<std::is_same<T, float>, std::is_same<O, float>,
+                       std::bool_constant<HasVecBinary<F>>>;
 
 template <typename T, typename O, typename F>
 void BinarySame(const T* __restrict x, const T* __restrict y, O* __restrict z,
@@ -236,7 +245,7 @@ template <typename T, typename O, typename F>
 bool UnaryCompute(ThreadPoolInterface* pool, const T* xd, O* yd, int64_t n,
                   const F& proto_f) {
   if constexpr (std::is_same_v<T, float> && std::is_same_v<O, float> &&
-                requires { simd::UnaryOp{F::kVec}; }) {
+                HasVecUnary<F>) {
     ForRange(pool, n, kVecUnaryCost, [&](int64_t begin, int64_t end) {
       simd::Unary(F::kVec, xd + begin, yd + begin, end - begin);
     });

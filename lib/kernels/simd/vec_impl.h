@@ -280,8 +280,9 @@ void SoftmaxRowsImpl(const float* x, float* y, size_t rows, size_t depth,
       Map1(xr, yr, depth,
            [&](P v) { return ei::psub(ei::psub(v, shift), log_sum); });
     } else {
-      const P inv = Set(1.f / ExpShiftedSum(xr, yr, depth, max));
-      Map1(yr, yr, depth, [&](P v) { return ei::pmul(v, inv); });
+      // Divided (correctly rounded), as dfg's scalar kernel always did.
+      const P sum = Set(ExpShiftedSum(xr, yr, depth, max));
+      Map1(yr, yr, depth, [&](P v) { return ei::pdiv(v, sum); });
     }
   }
 }

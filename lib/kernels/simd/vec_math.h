@@ -70,8 +70,7 @@ void Binary(BinaryOp op, Operands form, const float* x, const float* y,
             float* z, size_t n);
 
 // Softmax (log = false) or LogSoftmax over each of `rows` contiguous rows of
-// `depth` floats, as TensorFlow computes them: exp(x - max) * (1 / sum), or
-// (x - max) - log(sum).
+// `depth` floats: exp(x - max) / sum, or (x - max) - log(sum).
 void SoftmaxRows(const float* x, float* y, size_t rows, size_t depth, bool log);
 
 }  // namespace dfg::simd
