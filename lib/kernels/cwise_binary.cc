@@ -1,6 +1,7 @@
 // Broadcasting arithmetic: Add (also string concatenation), AddV2, Sub, Mul,
 // RealDiv, Div, FloorDiv, FloorMod, Maximum, Minimum, Pow,
-// SquaredDifference; and AddN (same shapes, no broadcasting).
+// SquaredDifference; and AddN (same shapes, no broadcasting). The float32
+// loops of the functors naming a kVec run simd/vec_math.h's.
 #include <cmath>
 #include <limits>
 
@@ -16,18 +17,21 @@ template <typename C>
 constexpr bool kIsFloat = std::is_floating_point_v<C>;
 
 struct AddF {
+  static constexpr simd::BinaryOp kVec = simd::BinaryOp::kAdd;
   template <typename C>
   C operator()(const C& a, const C& b) const {
     return a + b;
   }
 };
 struct SubF {
+  static constexpr simd::BinaryOp kVec = simd::BinaryOp::kSub;
   template <typename C>
   C operator()(const C& a, const C& b) const {
     return a - b;
   }
 };
 struct MulF {
+  static constexpr simd::BinaryOp kVec = simd::BinaryOp::kMul;
   template <typename C>
   C operator()(const C& a, const C& b) const {
     return a * b;
@@ -36,6 +40,7 @@ struct MulF {
 
 // Floats: a / b. Integers: C division, error on zero (TF's safe_div).
 struct DivF {
+  static constexpr simd::BinaryOp kVec = simd::BinaryOp::kDiv;
   bool error = false;
   static Status Error() { return InvalidArgument("Integer division by zero"); }
   template <typename C>
@@ -104,6 +109,7 @@ struct FloorModF {
 
 // NaN-propagating, as TensorFlow's CPU kernels.
 struct MaximumF {
+  static constexpr simd::BinaryOp kVec = simd::BinaryOp::kMax;
   template <typename C>
   C operator()(const C& a, const C& b) const {
     if constexpr (kIsFloat<C>) {
@@ -114,6 +120,7 @@ struct MaximumF {
   }
 };
 struct MinimumF {
+  static constexpr simd::BinaryOp kVec = simd::BinaryOp::kMin;
   template <typename C>
   C operator()(const C& a, const C& b) const {
     if constexpr (kIsFloat<C>) {
@@ -125,6 +132,7 @@ struct MinimumF {
 };
 
 struct PowF {
+  static constexpr simd::BinaryOp kVec = simd::BinaryOp::kPow;
   bool error = false;
   static Status Error() {
     return InvalidArgument(
@@ -154,6 +162,7 @@ struct PowF {
 };
 
 struct SquaredDifferenceF {
+  static constexpr simd::BinaryOp kVec = simd::BinaryOp::kSqDiff;
   template <typename C>
   C operator()(const C& a, const C& b) const {
     const C d = a - b;

@@ -2,7 +2,9 @@
 // collapsed dims (BCast), and loops over them with fast paths: same shape
 // (one flat loop the compiler vectorizes), scalar on either side, and a
 // general strided walk whose innermost dim is contiguous or broadcast.
-// Large loops are split over the intra-op pool.
+// Large loops are split over the intra-op pool. float32 loops of functors
+// that name a simd op (`static constexpr simd::UnaryOp kVec` /
+// `simd::BinaryOp kVec`) run the vector math of simd/vec_math.h instead.
 #ifndef DFG_LIB_KERNELS_CWISE_OPS_H_
 #define DFG_LIB_KERNELS_CWISE_OPS_H_
 
@@ -13,6 +15,7 @@
 
 #include "lib/kernels/intra_op_pool.h"
 #include "lib/kernels/kernel_util.h"
+#include "lib/kernels/simd/vec_math.h"
 #include "lib/kernels/tensor.h"
 
 namespace dfg {
@@ -37,6 +40,9 @@ Status IncompatibleShapes(const TensorShape& x, const TensorShape& y);
 // Below this, element-wise loops stay on the calling thread.
 inline constexpr int64_t kParallelMinElements = 32768;
 
+// ParallelFor's cost per element (about cycles) of a vectorized unary op.
+inline constexpr int64_t kVecUnaryCost = 4;
+
 // Runs fn(begin, end) over [0, n), split over `pool` when large.
 template <typename Fn>
 void ForRange(ThreadPoolInterface* pool, int64_t n, int64_t cost, Fn&& fn) {
@@ -56,15 +62,39 @@ using BinaryOut = std::conditional_t<
                    bool>,
     bool, T>;
 
+// Functors naming the simd op that computes them over floats.
+template <typename F>
+concept HasVecUnary = requires {
+  simd::UnaryOp{F::kVec};
+};
+template <typename F>
+concept HasVecBinary = requires {
+  simd::BinaryOp{F::kVec};
+};
+
+// True when z = f(x, y) over floats runs simd::Binary.
+template <typename F, typename T, typename O>
+constexpr bool kVecBinary =
+    std::conjunction_v<std::is_same<T, float>, std::is_same<O, float>,
+                       std::bool_constant<HasVecBinary<F>>>;
+
 template <typename T, typename O, typename F>
 void BinarySame(const T* __restrict x, const T* __restrict y, O* __restrict z,
                 int64_t n, F& f) {
+  if constexpr (kVecBinary<F, T, O>) {
+    simd::Binary(F::kVec, simd::Operands::kBoth, x, y, z, n);
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) z[i] = Store<O>(f(Load(x[i]), Load(y[i])));
 }
 
 template <typename T, typename O, typename F>
 void BinaryScalarX(const T& x, const T* __restrict y, O* __restrict z,
                    int64_t n, F& f) {
+  if constexpr (kVecBinary<F, T, O>) {
+    simd::Binary(F::kVec, simd::Operands::kScalarX, &x, y, z, n);
+    return;
+  }
   const auto xv = Load(x);
   for (int64_t i = 0; i < n; ++i) z[i] = Store<O>(f(xv, Load(y[i])));
 }
@@ -72,6 +102,10 @@ void BinaryScalarX(const T& x, const T* __restrict y, O* __restrict z,
 template <typename T, typename O, typename F>
 void BinaryScalarY(const T* __restrict x, const T& y, O* __restrict z,
                    int64_t n, F& f) {
+  if constexpr (kVecBinary<F, T, O>) {
+    simd::Binary(F::kVec, simd::Operands::kScalarY, x, &y, z, n);
+    return;
+  }
   const auto yv = Load(y);
   for (int64_t i = 0; i < n; ++i) z[i] = Store<O>(f(Load(x[i]), yv));
 }
@@ -210,6 +244,13 @@ using UnaryOut = std::conditional_t<
 template <typename T, typename O, typename F>
 bool UnaryCompute(ThreadPoolInterface* pool, const T* xd, O* yd, int64_t n,
                   const F& proto_f) {
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<O, float> &&
+                HasVecUnary<F>) {
+    ForRange(pool, n, kVecUnaryCost, [&](int64_t begin, int64_t end) {
+      simd::Unary(F::kVec, xd + begin, yd + begin, end - begin);
+    });
+    return false;
+  }
   std::atomic<bool> error{false};
   auto run = [&](int64_t begin, int64_t end) {
     F f = proto_f;

@@ -1,7 +1,8 @@
 // Element-wise unary math: Neg, Abs, Square, Sqrt, Rsqrt, Exp, Expm1, Log,
 // Log1p, Reciprocal/Inv, Sin, Cos, Erf, Sigmoid, Tanh, Relu, Relu6, Elu,
 // Selu, Softplus, Softsign, Floor, Ceil, Round (half to even), Sign, IsNan,
-// IsInf, IsFinite.
+// IsInf, IsFinite. The float32 loops of the functors naming a kVec run the
+// vector math of simd/vec_math.h (TensorFlow's Eigen packet math).
 #include <cmath>
 #include <complex>
 
@@ -16,6 +17,7 @@ template <typename C>
 constexpr bool kIsFloat = std::is_floating_point_v<C>;
 
 struct NegF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kNeg;
   template <typename C>
   C operator()(const C& x) const {
     if constexpr (kIsInt<C>) {
@@ -26,6 +28,7 @@ struct NegF {
   }
 };
 struct AbsF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kAbs;
   template <typename C>
   C operator()(const C& x) const {
     if constexpr (kIsInt<C>) {
@@ -36,30 +39,35 @@ struct AbsF {
   }
 };
 struct SquareF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kSquare;
   template <typename C>
   C operator()(const C& x) const {
     return x * x;
   }
 };
 struct SqrtF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kSqrt;
   template <typename C>
   C operator()(const C& x) const {
     return std::sqrt(x);
   }
 };
 struct RsqrtF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kRsqrt;
   template <typename C>
   C operator()(const C& x) const {
     return C(1) / std::sqrt(x);
   }
 };
 struct ExpF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kExp;
   template <typename C>
   C operator()(const C& x) const {
     return std::exp(x);
   }
 };
 struct Expm1F {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kExpm1;
   template <typename C>
   C operator()(const C& x) const {
     if constexpr (kIsFloat<C>) {
@@ -70,12 +78,14 @@ struct Expm1F {
   }
 };
 struct LogF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kLog;
   template <typename C>
   C operator()(const C& x) const {
     return std::log(x);
   }
 };
 struct Log1pF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kLog1p;
   template <typename C>
   C operator()(const C& x) const {
     if constexpr (kIsFloat<C>) {
@@ -86,6 +96,7 @@ struct Log1pF {
   }
 };
 struct ReciprocalF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kReciprocal;
   template <typename C>
   C operator()(const C& x) const {
     return C(1) / x;
@@ -104,42 +115,49 @@ struct CosF {
   }
 };
 struct ErfF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kErf;
   template <typename C>
   C operator()(const C& x) const {
     return std::erf(x);
   }
 };
 struct SigmoidF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kSigmoid;
   template <typename C>
   C operator()(const C& x) const {
     return C(1) / (C(1) + std::exp(-x));
   }
 };
 struct TanhF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kTanh;
   template <typename C>
   C operator()(const C& x) const {
     return std::tanh(x);
   }
 };
 struct ReluF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kRelu;
   template <typename C>
   C operator()(const C& x) const {
     return x < C(0) ? C(0) : x;
   }
 };
 struct Relu6F {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kRelu6;
   template <typename C>
   C operator()(const C& x) const {
     return x < C(0) ? C(0) : (C(6) < x ? C(6) : x);
   }
 };
 struct EluF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kElu;
   template <typename C>
   C operator()(const C& x) const {
     return x < C(0) ? std::expm1(x) : x;
   }
 };
 struct SeluF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kSelu;
   template <typename C>
   C operator()(const C& x) const {
     const C scale = C(1.0507009873554804934193349852946);
@@ -148,6 +166,7 @@ struct SeluF {
   }
 };
 struct SoftplusF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kSoftplus;
   template <typename C>
   C operator()(const C& x) const {
     // log(1 + exp(x)) without overflow.
@@ -155,6 +174,7 @@ struct SoftplusF {
   }
 };
 struct SoftsignF {
+  static constexpr simd::UnaryOp kVec = simd::UnaryOp::kSoftsign;
   template <typename C>
   C operator()(const C& x) const {
     return x / (C(1) + std::fabs(x));

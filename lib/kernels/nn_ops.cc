@@ -1,4 +1,5 @@
-// BiasAdd (NHWC / NCHW), BiasAddV1, Softmax and LogSoftmax (last dim).
+// BiasAdd (NHWC / NCHW), BiasAddV1, Softmax and LogSoftmax (last dim; float32
+// rows through simd::SoftmaxRows).
 #include <cmath>
 
 #include "lib/kernels/cwise_ops.h"
@@ -6,6 +7,10 @@
 
 namespace dfg {
 namespace {
+
+// ParallelFor's cost per element (about cycles) of a vectorized softmax row:
+// a max, an exp and a scale.
+constexpr int64_t kVecSoftmaxCost = 6;
 
 class BiasAddOp : public OpKernel {
  public:
@@ -91,6 +96,20 @@ class SoftmaxOp : public OpKernel {
     const int64_t depth = x.dim_size(x.dims() - 1);
     if (depth == 0 || x.NumElements() == 0) return;
     const int64_t rows = x.NumElements() / depth;
+    if (x.dtype() == tensorflow::DT_FLOAT) {
+      const float* xp = static_cast<const float*>(x.data());
+      float* op = static_cast<float*>(out->data());
+      // Rows split over the pool once the whole tensor is large.
+      ThreadPoolInterface* pool = x.NumElements() < kParallelMinElements
+                                      ? nullptr
+                                      : ctx->intra_op_pool();
+      ParallelFor(pool, rows, depth * kVecSoftmaxCost,
+                  [&](int64_t b, int64_t e) {
+                    simd::SoftmaxRows(xp + b * depth, op + b * depth, e - b,
+                                      depth, kLog);
+                  });
+      return;
+    }
     Dispatch(FloatTypes(), x.dtype(), [&](auto v) {
       using T = decltype(v);
       using C = CalcType<T>;
