@@ -19,6 +19,7 @@
 #include "lib/kernels/blas_threads.h"
 #include "lib/kernels/kernel_util.h"
 #include "lib/kernels/onednn_conv.h"
+#include "lib/kernels/simd/vec_math.h"
 
 namespace dfg {
 
@@ -318,9 +319,7 @@ void Activate(ConvActivation act, float alpha, float* y, int64_t n) {
       }
       return;
     case ConvActivation::kElu:
-      for (int64_t i = 0; i < n; ++i) {
-        if (y[i] < 0) y[i] = std::expm1(y[i]);
-      }
+      simd::Unary(simd::UnaryOp::kElu, y, y, static_cast<size_t>(n));
       return;
   }
 }

@@ -14,6 +14,7 @@
 #include "lib/kernels/blas_threads.h"
 #include "lib/kernels/conv_util.h"
 #include "lib/kernels/cwise_ops.h"
+#include "lib/kernels/simd/vec_math.h"
 
 namespace dfg {
 namespace {
@@ -63,8 +64,9 @@ Status ParsePostOps(OpKernelConstruction* ctx, PostOps* p) {
 }
 
 // y = act(y) elementwise; the activation is picked once, not per element.
-// The transcendental ones run Eigen's vectorized float functions (the ones
-// TensorFlow's Tanh, Sigmoid and Erf kernels use), NaN kept NaN.
+// Elu, Tanh and Sigmoid run simd::Unary (the element-wise kernels' own
+// code: Eigen's packet math at the CPU's width); the Gelus Eigen's
+// vectorized float functions (the ones TensorFlow's kernels use).
 void Activate(const std::string& act, float alpha, std::span<float> y) {
   Eigen::Map<Eigen::ArrayXf> v(y.data(), static_cast<Eigen::Index>(y.size()));
   if (act == "Relu") {
@@ -72,13 +74,13 @@ void Activate(const std::string& act, float alpha, std::span<float> y) {
   } else if (act == "Relu6") {
     for (float& e : y) e = std::min(std::max(e, 0.0f), 6.0f);
   } else if (act == "Elu") {
-    v = (v < 0.0f).select(v.expm1(), v);
+    simd::Unary(simd::UnaryOp::kElu, y.data(), y.data(), y.size());
   } else if (act == "LeakyRelu") {
     for (float& e : y) e = e > 0 ? e : e * alpha;
   } else if (act == "Tanh") {
-    v = (v != v).select(v, v.tanh());
+    simd::Unary(simd::UnaryOp::kTanh, y.data(), y.data(), y.size());
   } else if (act == "Sigmoid") {
-    v = (v != v).select(v, v.logistic());
+    simd::Unary(simd::UnaryOp::kSigmoid, y.data(), y.data(), y.size());
   } else if (act == "GeluExact") {
     v = 0.5f * v * (1.0f + (v * float(M_SQRT1_2)).erf());
   } else {  // GeluApproximate.
