@@ -435,6 +435,10 @@ void ExecutorState::FillParams(const NodeItem& item, const TaggedNode& t,
   params->is_input_dead = t.is_dead;
   params->frame_iter = FrameAndIter{t.frame->frame_id, t.iter};
   params->step = &services_;
+  // Each consumer's slot holds its own Tensor (the last edge moves it) and
+  // ClearInputs drops it after Compute: a kernel may write its output into
+  // an input buffer nothing else owns (element-wise ops do).
+  params->allow_input_forwarding = true;
 }
 
 bool ExecutorState::RunNode(const TaggedNode& t, Scratch* scratch,
