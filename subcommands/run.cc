@@ -140,7 +140,8 @@ void RegisterRun(CLI::App& app, Context& ctx) {
   sub->add_option("--intra-threads", flags->run.load.session.intra_op_threads,
                   "intra-op threads (default: cores)");
   sub->add_option("--timeout-ms", flags->run.load.run.timeout_ms,
-                  "cancel the step after MS milliseconds");
+                  "cancel the step after MS milliseconds (--master: also how "
+                  "long to wait for the master to come up)");
   sub->add_option("--repeat", flags->run.repeat.repeat,
                   "run the step N times and print latencies")
       ->check(CLI::PositiveNumber);

@@ -42,6 +42,7 @@ StatusOr<StepFn> MasterStepFn(const MasterOptions& options,
   client_options.allow_soft_placement = options.allow_soft_placement;
   client_options.optimize = options.optimize;
   client_options.tls.ca_file = options.tls_ca;
+  client_options.connect_timeout_ms = options.connect_timeout_ms;
   DFG_ASSIGN_OR_RETURN(
       std::unique_ptr<MasterClient> client,
       MasterClient::Create(options.target, graph, client_options));
@@ -66,8 +67,13 @@ StatusOr<RunOutcome> RunOnMaster(tensorflow::GraphDef graph, const Step& step,
                                  const MasterOptions& options,
                                  RepeatOptions repeat, bool collect_stats) {
   RunOutcome outcome;
+  MasterOptions connect = options;
+  // --timeout-ms bounds the wait for a master that is not up yet too.
+  if (repeat.run.timeout_ms > 0) {
+    connect.connect_timeout_ms = repeat.run.timeout_ms;
+  }
   DFG_ASSIGN_OR_RETURN(StepFn run_step,
-                       MasterStepFn(options, std::move(graph), &outcome.stats));
+                       MasterStepFn(connect, std::move(graph), &outcome.stats));
   // The step function fills outcome.stats itself; the observer only asks it
   // to collect them (from every task) on the last step.
   StepStatsCollector ask_for_stats;

@@ -27,6 +27,9 @@ struct MasterOptions {
   std::string tls_ca;  // PEM CA certificate: talk TLS to the master
   bool allow_soft_placement = true;
   bool optimize = true;
+  // How long to wait for the master to accept the connection (gRPC retries
+  // with backoff meanwhile); RunOnMaster makes it --timeout-ms when set.
+  int64_t connect_timeout_ms = 10000;
 };
 
 // `--master`'s target: itself, or for kTfConfigMaster the master TF_CONFIG
@@ -45,9 +48,9 @@ StatusOr<StepFn> MasterStepFn(const MasterOptions& options,
                               std::vector<NodeStat>* stats);
 
 // RunRepeated on MasterStepFn's function (`repeat.run`: the timeout and
-// cancellation of every step); with collect_stats, the last step's node
-// statistics from every task. Errors: the master session's creation, and
-// the first step that fails.
+// cancellation of every step, and a timeout is also the connection's); with
+// collect_stats, the last step's node statistics from every task. Errors: the
+// master session's creation, and the first step that fails.
 StatusOr<RunOutcome> RunOnMaster(tensorflow::GraphDef graph, const Step& step,
                                  const MasterOptions& options,
                                  RepeatOptions repeat, bool collect_stats);
