@@ -49,14 +49,12 @@ int RunRun(RunFlags f, Context& ctx) {
     if (!note.empty()) *ctx.io.err << "dfg run: note: " << note << "\n";
     f.master.target = *target;
   }
-  if (!local &&
-      (!f.dump_partitions.empty() || !f.devices.empty() ||
-       !f.run.load.checkpoint.empty() || !loaded.export_dir.empty())) {
-    return ctx.Usage(
-        "--master runs a GraphDef on the cluster's devices: --devices, "
-        "--dump-partitions, --checkpoint and SavedModel directories do not "
-        "work with it yet");
+  if (!local && (!f.dump_partitions.empty() || !f.devices.empty())) {
+    *ctx.io.err << "dfg run: error: --master runs on the cluster's devices: "
+                   "--devices and --dump-partitions do not work with it\n";
+    return kExitUsage;
   }
+  f.master.checkpoint = f.run.load.checkpoint;
   LocalRunOptions& options = f.run;
   options.load.session.devices = SplitList(f.devices);
   options.load.session.allow_soft_placement = !f.no_soft_placement;
@@ -74,7 +72,7 @@ int RunRun(RunFlags f, Context& ctx) {
   interrupted.store(false);
   auto old_handler = std::signal(SIGINT, OnSigint);
   auto outcome = local ? RunLocally(std::move(loaded), *step, options)
-                       : RunOnMaster(std::move(loaded.graph), *step, f.master,
+                       : RunOnMaster(std::move(loaded), *step, f.master,
                                      options.repeat, options.collect_stats);
   std::signal(SIGINT, old_handler);
   if (!outcome.ok())

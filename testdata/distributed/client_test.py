@@ -3,6 +3,8 @@
   - no server: exits 1 after about --timeout-ms, saying "connection refused"
     and naming the address;
   - the client started before the servers: it runs the step once they are up;
+  - a SavedModel runs through the master (its variables restored by the
+    tasks); flags that do not work with --master are one line, exit 2;
   - a server on a port in use says so in dfg's words only (no gRPC log line),
     unless GRPC_VERBOSITY asks for gRPC's.
 
@@ -53,6 +55,8 @@ def client_first(dfg, square):
               "the client started first runs the step once the servers are up", err)
         check(time.monotonic() - up < 10, "... soon after they are up")
 
+        saved_model(dfg, c)
+
         r = run([dfg, "server", "--cluster", c.spec, "--task", "0"], timeout=30)
         lines = r.stderr.strip().splitlines()
         check(r.returncode == 1 and len(lines) == 1 and "could not bind" in lines[0],
@@ -61,6 +65,21 @@ def client_first(dfg, square):
         r = run([dfg, "server", "--cluster", c.spec, "--task", "0"], timeout=30, env=env)
         check(r.returncode == 1 and "chttp2_server" in r.stderr,
               "GRPC_VERBOSITY brings gRPC's own log back", r.stderr)
+
+
+def saved_model(dfg, c):
+    """A SavedModel runs on the cluster as locally (restored by the tasks from
+    its variables, a path relative to the client's directory)."""
+    repo = os.path.dirname(os.path.dirname(HERE))
+    model = ["run", "testdata/savedmodels/saved_by_dfg", "--feed", "x=[[1,1],[2,0.5]]"]
+    here = run([dfg] + model, cwd=repo, timeout=60)
+    there = run([dfg] + model + ["--master", c.target()], cwd=repo, timeout=60)
+    check(here.returncode == 0 and there.returncode == 0 and there.stdout == here.stdout,
+          "a SavedModel runs through the master as locally", there.stderr + here.stderr)
+    r = run([dfg] + model + ["--master", c.target(), "--devices", "cpu:0"], cwd=repo,
+            timeout=60)
+    check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1,
+          "--master with --devices: one line, exit 2", r.stderr)
 
 
 def main():
