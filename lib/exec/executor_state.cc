@@ -491,7 +491,17 @@ bool ExecutorState::RunNode(const TaggedNode& t, Scratch* scratch,
   OpKernelContext::Params params;
   FillParams(item, t, scratch, &params);
   OpKernelContext ctx(&params);
-  item.kernel->Compute(&ctx);
+  if (observed != nullptr) [[unlikely]] {
+    // The functions the node calls are observed too, under its name.
+    const Node& node = *item.node;
+    ObservedCallScope scope(args_.observer, &node,
+                            node.assigned_device_name().empty()
+                                ? node.requested_device()
+                                : node.assigned_device_name());
+    item.kernel->Compute(&ctx);
+  } else {
+    item.kernel->Compute(&ctx);
+  }
   ClearInputs(item, t);
   if (!scratch->deref.empty()) scratch->deref.clear();
   *status = CompleteNode(t, ctx.status(), /*computed=*/true,
