@@ -50,6 +50,7 @@ void CountVariables(const GraphRecords& r, const RecordIndex& index,
     if (node >= 0 && slot_of[node] < 0) slot_of[node] = slot;
   }
   std::vector<char> used(slots, 0);
+  std::vector<char> read(slots, 0);  // by a read nothing consumes
   std::vector<int> copy_of(slots, -1);
   for (size_t i = 0; i < r.nodes.size(); ++i) {
     const NodeRecord& node = r.nodes[i];
@@ -59,7 +60,7 @@ void CountVariables(const GraphRecords& r, const RecordIndex& index,
       int producer = DataProducer(r, index, node, k);
       if (producer < 0 || slot_of[producer] < 0) continue;
       int slot = slot_of[producer];
-      if (!dangling_read) used[slot] = 1;
+      (dangling_read ? read : used)[slot] = 1;
       if (k != 0 || !IsAssign(node.op)) continue;
       // Assign(copy, Read(original)): the copy starts as the original.
       int value = DataProducer(r, index, node, 1);
@@ -76,7 +77,7 @@ void CountVariables(const GraphRecords& r, const RecordIndex& index,
     int original = copy_of[slot] >= 0 ? Original(copy_of, slot) : -1;
     if (original >= 0) {
       s->uncounted_variables.push_back({v.name, s->variables[original].name});
-    } else if (!used[slot]) {
+    } else if (read[slot] && !used[slot]) {
       s->uncounted_variables.push_back({v.name, ""});
     } else if (v.elements > 0) {
       s->variable_parameters += v.elements;
