@@ -53,6 +53,7 @@ bool PlaceBytes(Context& ctx, const PlaceFlags& flags, const GraphInput& input,
 }
 
 int RunPlace(Context& ctx, const PlaceFlags& flags) {
+  if (!CheckDevicesGiven(ctx, flags.devices)) return ctx.exit_code;
   StatusOr<DeviceSet> devices = DeviceSetFromFlags(SplitList(flags.devices));
   if (!devices.ok()) return ctx.Error(devices.status());
   PlaceOptions options;

@@ -57,6 +57,7 @@ int RunRun(RunFlags f, Context& ctx) {
         "--dump-partitions, --checkpoint and SavedModel directories do not "
         "work with it yet");
   }
+  if (!CheckDevicesGiven(ctx, f.devices)) return ctx.exit_code;
   LocalRunOptions& options = f.run;
   options.load.session.devices = SplitList(f.devices);
   options.load.session.allow_soft_placement = !f.no_soft_placement;
