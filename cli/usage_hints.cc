@@ -30,7 +30,9 @@ constexpr ForeignOption kSavedModelCliOptions[] = {
     {"input_exprs",
      "use --feed KEY=LITERAL, a JSON literal such as --feed 'x=[[1,2]]' (dfg "
      "run)"},
-    {"input_examples", "use --feed KEY=LITERAL with the serialized tf.Example"},
+    {"input_examples",
+     "use --examples KEY=[{FEATURE: [VALUES]}...], feature dicts as "
+     "saved_model_cli takes (dfg run)"},
     {"outdir",
      "use --output-dir DIR (dfg run writes each output as DIR/KEY.npy)"},
     {"output_file", "use -o FILE"},
