@@ -128,7 +128,7 @@ void RegisterRun(CLI::App& app, Context& ctx) {
   HintDirectory(sub->add_option("--output-dir", flags->output.output_dir,
                                 "write each fetch as DIR/<name>.npy"));
   sub->add_flag("--json", flags->output.json,
-                "print the fetched tensors as JSON");
+                "print the fetched tensors as JSON on stdout");
   HintAtFile(sub->add_option("--devices", flags->devices,
                              "devices, e.g. cpu:0,cpu:1 (default cpu:0)"));
   sub->add_flag("--no-soft-placement", flags->no_soft_placement,
