@@ -34,7 +34,7 @@ constexpr SubcommandEntry kSubcommands[] = {
 
 // What each subcommand's own --help details; kept true per subcommand.
 constexpr const char* kFooter =
-    R"(Options several subcommands share (each one's --help lists its own):
+    R"(Options several subcommands share, as each one's --help details.
   INPUT              a GraphDef (binary, text or JSON, detected by content; a
                      SavedModel directory or file, or a MetaGraphDef, gives
                      its graph); absent or - reads stdin. All but server and
