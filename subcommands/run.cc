@@ -35,6 +35,7 @@ extern "C" void OnSigint(int) { interrupted.store(true); }
 int RunRun(RunFlags f, Context& ctx) {
   if (Status s = CheckStepSyntax(f.step); !s.ok())
     return ctx.Usage(s.message());
+  if (!CheckDevicesGiven(ctx, f.devices)) return ctx.exit_code;
   LoadedGraph loaded;
   if (!LoadInput(ctx, f.in, &loaded)) return ctx.exit_code;
   f.step.fetches = SplitList(f.step.fetches);
@@ -57,7 +58,6 @@ int RunRun(RunFlags f, Context& ctx) {
         "--dump-partitions, --checkpoint and SavedModel directories do not "
         "work with it yet");
   }
-  if (!CheckDevicesGiven(ctx, f.devices)) return ctx.exit_code;
   LocalRunOptions& options = f.run;
   options.load.session.devices = SplitList(f.devices);
   options.load.session.allow_soft_placement = !f.no_soft_placement;
