@@ -35,6 +35,7 @@ extern "C" void OnSigint(int) { interrupted.store(true); }
 int RunRun(RunFlags f, Context& ctx) {
   if (Status s = CheckStepSyntax(f.step); !s.ok())
     return ctx.Usage(s.message());
+  if (!CheckDevicesGiven(ctx, f.devices)) return ctx.exit_code;
   LoadedGraph loaded;
   if (!LoadInput(ctx, f.in, &loaded)) return ctx.exit_code;
   f.step.fetches = SplitList(f.step.fetches);
@@ -125,7 +126,7 @@ void RegisterRun(CLI::App& app, Context& ctx) {
   HintDirectory(sub->add_option("--output-dir", flags->output.output_dir,
                                 "write each fetch as DIR/<name>.npy"));
   sub->add_flag("--json", flags->output.json,
-                "print the fetched tensors as JSON");
+                "print the fetched tensors as JSON on stdout");
   HintAtFile(sub->add_option("--devices", flags->devices,
                              "devices, e.g. cpu:0,cpu:1 (default cpu:0)"));
   sub->add_flag("--no-soft-placement", flags->no_soft_placement,
