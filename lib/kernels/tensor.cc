@@ -1,14 +1,13 @@
 // TensorShape, TensorBuffer and the value semantics of Tensor.
 #include "lib/kernels/tensor.h"
 
-#include "lib/kernels/memory_budget.h"
-
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <new>
 
+#include "lib/kernels/memory_budget.h"
 #include "lib/kernels/variant.h"
 
 namespace dfg {
