@@ -1,6 +1,7 @@
 // dfg server: one task of a cluster, TensorFlow's MasterService and
 // WorkerService on one port (tf.distribute.Server).
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
@@ -23,7 +24,16 @@ struct ServerFlags {
   int task = 0, cpus = 1, threads = 0, intra_threads = 0;
   int busy_poll_us = static_cast<int>(kIdlePoll.count());
   bool job_given = false, task_given = false, print_config = false;
+  std::optional<int64_t> step_memory_limit;  // bytes; 0: none
 };
+
+// Half of the machine's memory: one step cannot take the server down with it.
+int64_t DefaultStepMemoryLimit() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return 0;
+  return static_cast<int64_t>(pages) * page_size / 2;
+}
 
 std::atomic<bool> stop_requested{false};
 extern "C" void OnStopSignal(int) { stop_requested.store(true); }
@@ -71,6 +81,8 @@ int RunServer(const ServerFlags& f, Context& ctx) {
   options.worker.num_cpus = f.cpus;
   options.worker.inter_op_threads = f.threads;
   options.worker.intra_op_threads = f.intra_threads;
+  options.worker.step_memory_limit =
+      f.step_memory_limit.value_or(DefaultStepMemoryLimit());
   options.listen = task->listen;
   options.tls.cert_file = f.tls_cert;
   options.tls.key_file = f.tls_key;
@@ -144,6 +156,12 @@ void RegisterServer(CLI::App& app, Context& ctx) {
                   "PEM private key for --tls-cert");
   sub->add_option("--tls-ca", flags->tls_ca,
                   "PEM CA certificate: talk TLS to the other tasks");
+  sub->add_option("--step-memory-limit", flags->step_memory_limit,
+                  "bytes of tensors one step may hold at once on this task "
+                  "(its feeds and what its kernels allocate; suffixes K, M, "
+                  "G); more fails the step with ResourceExhausted (default: "
+                  "half the machine's memory; 0: no limit)")
+      ->transform(CLI::AsSizeValue(false));
   sub->add_option("--busy-poll-us", flags->busy_poll_us,
                   "microseconds the network thread polls after each event "
                   "before it sleeps (default 50; 0: sleep at once)")

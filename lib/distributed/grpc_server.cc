@@ -14,7 +14,11 @@ namespace dfg {
 struct GrpcServer::Impl {
   std::unique_ptr<Worker> worker;
   std::unique_ptr<Master> master;
-  std::unique_ptr<ThreadPool> pool;  // calls that wait or build graphs
+  // Master calls that wait on workers (session management, first steps).
+  std::unique_ptr<ThreadPool> pool;
+  // The worker's RegisterGraph (building executors): a pool of its own, so
+  // that masters waiting on the first pool never starve it.
+  std::unique_ptr<ThreadPool> worker_pool;
   std::unique_ptr<ServiceSet> worker_service;
   std::unique_ptr<ServiceSet> master_service;
   // Every call of the process, served and made (completion_loop.h).
@@ -58,10 +62,12 @@ StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   auto impl = std::make_unique<Impl>();
   impl->worker = std::make_unique<Worker>(w);
   impl->pool = std::make_unique<ThreadPool>(16);
+  impl->worker_pool = std::make_unique<ThreadPool>(8);
   impl->master =
       std::make_unique<Master>(impl->worker->cache(), impl->worker->task_name(),
                                impl->pool.get(), impl->worker.get());
-  impl->worker_service = NewWorkerService(impl->worker.get(), impl->pool.get());
+  impl->worker_service =
+      NewWorkerService(impl->worker.get(), impl->worker_pool.get());
   impl->master_service = NewMasterService(impl->master.get(), impl->pool.get());
   DFG_ASSIGN_OR_RETURN(auto creds, NewServerCredentials(options.tls));
   grpc::ServerBuilder builder;
@@ -111,6 +117,7 @@ void GrpcServer::Shutdown() {
   // Calls still on the pool finish against a loop that starts nothing more
   // (before the loop and the services go).
   impl_->pool.reset();
+  impl_->worker_pool.reset();
 }
 
 }  // namespace dfg

@@ -15,9 +15,14 @@ std::string NewHandle() {
   return fmt::format("{:016x}", gen());
 }
 
+// The step's feeds, within the step memory limit (a feed may claim a shape
+// far bigger than its message: one float_val fills them all).
 StatusOr<std::vector<std::pair<std::string, Tensor>>> Feeds(
     const google::protobuf::RepeatedPtrField<tensorflow::NamedTensorProto>&
-        feeds) {
+        feeds,
+    int64_t limit) {
+  MemoryBudgetRef budget(limit > 0 ? MemoryBudget::New(limit) : nullptr);
+  ScopedMemoryBudget scope(budget.get());
   std::vector<std::pair<std::string, Tensor>> out;
   for (const auto& f : feeds) {
     auto t = Tensor::FromProto(f.tensor());
@@ -104,7 +109,7 @@ void Master::RunStep(const tensorflow::RunStepRequest* request,
     done(s);
     return;
   }
-  auto feeds = Feeds(request->feed());
+  auto feeds = Feeds(request->feed(), StepMemoryLimit());
   if (!feeds.ok()) {
     done(feeds.status());
     return;
@@ -236,6 +241,9 @@ void Master::RunCallable(const tensorflow::RunCallableRequest* request,
                          request->feed_size()));
     return;
   }
+  const int64_t limit = StepMemoryLimit();
+  MemoryBudgetRef budget(limit > 0 ? MemoryBudget::New(limit) : nullptr);
+  ScopedMemoryBudget scope(budget.get());
   for (int i = 0; i < request->feed_size(); ++i) {
     auto t = Tensor::FromProto(request->feed(i));
     if (!t.ok()) {

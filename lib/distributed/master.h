@@ -69,6 +69,9 @@ class Master {
   struct StepArgs;
   Status Find(const std::string& handle,
               std::shared_ptr<MasterSession>* session);
+  int64_t StepMemoryLimit() const {
+    return local_ != nullptr ? local_->step_memory_limit() : 0;
+  }
 
   WorkerCache* const cache_;
   const std::string master_task_;

@@ -194,6 +194,21 @@ Status MasterSession::EnsurePlaced() {
   return Status::Ok();
 }
 
+// The master's own task registers in-process: a call through gRPC would
+// wait on the server's pool from a thread of that pool (with every thread
+// building a first step at once, none would be left to answer).
+Status MasterSession::RegisterPart(
+    const WorkerStubs& stubs, const tensorflow::RegisterGraphRequest& request,
+    tensorflow::RegisterGraphResponse* response) {
+  if (local_ != nullptr && stubs.task == master_task_) {
+    return local_->RegisterGraph(request, response);
+  }
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx, 60000);
+  return FromTask(stubs.task,
+                  stubs.stub->RegisterGraph(&ctx, request, response));
+}
+
 StatusOr<std::shared_ptr<MasterSession::Signature>> MasterSession::Build(
     std::vector<std::string> feeds, std::vector<std::string> fetches,
     std::vector<std::string> targets) {
@@ -226,11 +241,8 @@ StatusOr<std::shared_ptr<MasterSession::Signature>> MasterSession::Build(
     *request.mutable_graph_def() = std::move(def);
     *request.mutable_graph_options() = config_.graph_options();
     *request.mutable_config_proto() = config_;
-    grpc::ClientContext ctx;
-    SetDeadline(&ctx, 60000);
     tensorflow::RegisterGraphResponse response;
-    Status s = FromTask(stubs->task,
-                        stubs->stub->RegisterGraph(&ctx, request, &response));
+    Status s = RegisterPart(*stubs, request, &response);
     if (!s.ok()) {
       DeregisterSignature(*sig, handle_, cache_);
       return s;

@@ -150,6 +150,9 @@ class MasterSession {
                  std::vector<Tensor>* outputs,
                  std::function<void(const Status&)> done);
   Status EnsurePlaced();
+  Status RegisterPart(const WorkerStubs& stubs,
+                      const tensorflow::RegisterGraphRequest& request,
+                      tensorflow::RegisterGraphResponse* response);
   StatusOr<std::shared_ptr<Signature>> Build(std::vector<std::string> feeds,
                                              std::vector<std::string> fetches,
                                              std::vector<std::string> targets);

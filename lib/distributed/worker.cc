@@ -1,5 +1,7 @@
 #include "lib/distributed/worker.h"
 
+#include <malloc.h>
+
 #include <random>
 #include <thread>
 
@@ -131,8 +133,14 @@ Status Worker::DeleteWorkerSession(
     const tensorflow::DeleteWorkerSessionRequest& request,
     tensorflow::DeleteWorkerSessionResponse*) {
   if (request.session_handle().empty()) return Status::Ok();
-  std::lock_guard<std::mutex> lock(mu_);
-  sessions_.erase(request.session_handle());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sessions_.erase(request.session_handle());
+  }
+  // What the session's steps freed goes back to the system, not only to
+  // the next step (a one-off peak must not stay resident).
+  ReleaseCachedTensorMemory();
+  malloc_trim(0);
   return Status::Ok();
 }
 
@@ -250,22 +258,33 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
   std::shared_ptr<GraphItem> item = std::move(found).value();
   std::shared_ptr<RemoteRendezvous> rendezvous =
       rendezvous_mgr_.Find(request->step_id());
-  if (Status s = SendFeeds(*request, rendezvous.get()); !s.ok()) {
-    rendezvous->StartAbort(s);
-    done(s);
+  MemoryBudgetRef budget;
+  if (options_.step_memory_limit > 0) {
+    budget.reset(MemoryBudget::New(options_.step_memory_limit));
+  }
+  Status sent;
+  {
+    ScopedMemoryBudget scope(budget.get());
+    sent = SendFeeds(*request, rendezvous.get());
+  }
+  if (!sent.ok()) {
+    rendezvous->StartAbort(sent);
+    done(sent);
     return;
   }
   StartExecutors(request, response, std::move(item), std::move(rendezvous),
-                 std::move(done));
+                 std::move(budget), std::move(done));
 }
 
 void Worker::StartExecutors(const tensorflow::RunGraphRequest* request,
                             tensorflow::RunGraphResponse* response,
                             std::shared_ptr<GraphItem> item,
                             std::shared_ptr<RemoteRendezvous> rendezvous,
+                            MemoryBudgetRef budget,
                             std::function<void(const Status&)> done) {
   auto step = std::make_shared<StepState>();
   step->rendezvous = rendezvous;
+  step->budget = std::move(budget);
   std::multimap<int64_t, std::shared_ptr<StepState>>::iterator step_it;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -283,6 +302,7 @@ void Worker::StartExecutors(const tensorflow::RunGraphRequest* request,
   args.inter_op_pool = inter_op_pool_.get();
   args.intra_op_pool = intra_op_pool_.get();
   args.observer = collector.get();
+  args.memory_budget = step->budget.get();
   // A RecvTensor answer arrives on the completion loop's thread: the nodes
   // it makes ready go on there (no pool thread woken per step).
   args.continue_on_done_thread = item->bounded;
@@ -428,6 +448,20 @@ void Worker::RecvTensor(const tensorflow::RecvTensorRequest& request,
     return;
   }
   rendezvous_mgr_.Find(request.step_id())->RecvLocalAsync(key, std::move(done));
+}
+
+void Worker::RecvTensorCancelled(int64_t step_id) {
+  bool running;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    running = steps_.contains(step_id);
+  }
+  if (running) {
+    AbortStep(step_id,
+              Cancelled("RecvTensor of step {} was cancelled", step_id));
+  } else {
+    rendezvous_mgr_.Cleanup(step_id);
+  }
 }
 
 int Worker::num_running_steps() {

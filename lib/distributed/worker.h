@@ -25,6 +25,7 @@
 #include "lib/distributed/remote_rendezvous.h"
 #include "lib/distributed/worker_cache.h"
 #include "lib/exec/thread_pool.h"
+#include "lib/kernels/memory_budget.h"
 #include "lib/proto/worker.pb.h"
 
 namespace dfg {
@@ -37,6 +38,10 @@ struct WorkerOptions {
   int inter_op_threads = 0;  // 0: the number of cores
   int intra_op_threads = 0;  // 0: the number of cores
   TlsOptions tls;            // for calls to other tasks
+  // The bytes of tensors one RunGraph may hold at once (its feeds and what
+  // its kernels allocate): more fails the step with kResourceExhausted.
+  // 0: no limit.
+  int64_t step_memory_limit = 0;
 };
 
 class Worker {
@@ -47,6 +52,8 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
 
   const std::string& task_name() const { return task_name_; }
+  // WorkerOptions::step_memory_limit (the master limits its feeds too).
+  int64_t step_memory_limit() const { return options_.step_memory_limit; }
   const std::vector<tensorflow::DeviceAttributes>& devices() const {
     return devices_;
   }
@@ -80,6 +87,11 @@ class Worker {
   using RecvDone =
       std::function<void(const Status&, const Tensor& value, bool is_dead)>;
   void RecvTensor(const tensorflow::RecvTensorRequest& request, RecvDone done);
+  // A RecvTensor call of `step_id` that its caller cancelled (or whose
+  // deadline passed): as TensorFlow's worker does, the step's rendezvous is
+  // aborted, which ends the call's wait; a rendezvous no running step holds
+  // (made by RecvTensor calls alone) is forgotten as well.
+  void RecvTensorCancelled(int64_t step_id);
 
   // Steps running now (tests: a cancelled step leaves none).
   int num_running_steps();
@@ -105,6 +117,7 @@ class Worker {
                       tensorflow::RunGraphResponse* response,
                       std::shared_ptr<GraphItem> item,
                       std::shared_ptr<RemoteRendezvous> rendezvous,
+                      MemoryBudgetRef budget,
                       std::function<void(const Status&)> done);
   void FinishStep(const tensorflow::RunGraphRequest* request,
                   tensorflow::RunGraphResponse* response,
@@ -125,6 +138,7 @@ class Worker {
   struct StepState {
     std::atomic<bool> cancelled{false};
     std::shared_ptr<RemoteRendezvous> rendezvous;
+    MemoryBudgetRef budget;  // null without a limit
   };
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<WorkerSession>> sessions_;  // guarded

@@ -87,7 +87,7 @@ class WorkerServiceImpl final : public ServiceSet {
             w->AbortStep(step_id, Cancelled("Step {} was cancelled", step_id));
           });
         }));
-    methods_.Add(loop, cq, &WorkerAsync::RequestRecvTensor, false,
+    methods_.Add(loop, cq, &WorkerAsync::RequestRecvTensor, true,
                  Handler<grpc::ByteBuffer, grpc::ByteBuffer>(
                      [w](auto* call) { RecvTensor(w, call); }));
     NotServed(loop, cq, &WorkerAsync::RequestLogging, "Logging");
@@ -128,6 +128,10 @@ class WorkerServiceImpl final : public ServiceSet {
       call->Finish(InvalidArgument("RecvTensorRequest does not parse"));
       return;
     }
+    // A caller that gives up (cancels, or its deadline passes) must not
+    // leave the call waiting for a tensor that may never come.
+    call->OnCancel(
+        [w, step_id = req.step_id()] { w->RecvTensorCancelled(step_id); });
     w->RecvTensor(
         req, [call](const Status& s, const Tensor& value, bool is_dead) {
           if (s.ok()) {

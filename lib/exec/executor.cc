@@ -80,6 +80,10 @@ Status Executor::Impl::Build() {
     options.library = std::make_shared<const tensorflow::FunctionDefLibrary>(
         graph->library());
   }
+  if (options.call_graph == nullptr) {
+    options.call_graph =
+        std::make_shared<const FunctionCallGraph>(options.library.get());
+  }
   functions = std::make_unique<FunctionRuntime>(options.library, options);
   std::vector<std::string> frame_names;
   DFG_RETURN_IF_ERROR(ExecutorFrames(*graph, &frame_names));
@@ -90,7 +94,6 @@ Status Executor::Impl::Build() {
 
 // One item per op node, in node-id order, with its kernel and frame.
 Status Executor::Impl::BuildItems(const std::vector<std::string>& frame_names) {
-  OpLookup lookup(options.library.get());
   std::map<std::string, int> frame_index;
   auto ensure_frame = [&](const std::string& name) {
     auto [it, inserted] = frame_index.emplace(name, frames.size());
@@ -114,7 +117,8 @@ Status Executor::Impl::BuildItems(const std::vector<std::string>& frame_names) {
     item.input_start = frame.total_inputs;
     frame.total_inputs += item.num_inputs;
     SetNodeKind(*node, &item);
-    if (lookup.IsFunction(node->op())) {
+    if (OpRegistry::Global().Find(node->op()) == nullptr &&
+        options.call_graph->Find(node->op()) != nullptr) {
       DFG_ASSIGN_OR_RETURN(item.kernel, CreateCallKernel(*node, options));
     } else {
       DFG_ASSIGN_OR_RETURN(item.kernel,

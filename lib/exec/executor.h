@@ -23,7 +23,9 @@
 #include <vector>
 
 #include "lib/base/status.h"
+#include "lib/graph/function_calls.h"
 #include "lib/graph/graph.h"
+#include "lib/kernels/memory_budget.h"
 #include "lib/kernels/op_kernel.h"
 #include "lib/proto/function.pb.h"
 
@@ -61,6 +63,9 @@ struct ExecutorOptions {
   // The functions that If/While/PartitionedCall and calls by op name run.
   // Null: the graph's own library (copied once).
   std::shared_ptr<const tensorflow::FunctionDefLibrary> library;
+  // The call graph of `library` (null: built with it), shared by nested
+  // executors so that a deep chain of functions reads the library once.
+  std::shared_ptr<const FunctionCallGraph> call_graph;
 };
 
 class Executor {
@@ -90,6 +95,9 @@ class Executor {
     // threads, instead of handing all of it to `runner`.
     bool continue_on_done_thread = false;
     ExecutionObserver* observer = nullptr;  // Not owned; may be null.
+    // Charged for the tensors the step's kernels allocate; an allocation
+    // over it fails its node (kResourceExhausted). Not owned; may be null.
+    MemoryBudget* memory_budget = nullptr;
   };
   using DoneCallback = std::function<void(const Status&)>;
 

@@ -10,7 +10,9 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
+#include <stdexcept>
 
 #include "lib/exec/executor_impl.h"
 #include "lib/exec/propagator.h"
@@ -19,6 +21,47 @@
 
 namespace dfg {
 namespace {
+
+// A kernel out of memory (a Tensor it could not allocate, std::bad_alloc
+// or std::length_error from its own containers) fails its node as
+// TensorFlow fails an allocation, instead of ending the process.
+Status OutOfMemory(const std::exception& e) {
+  if (dynamic_cast<const TensorAllocationError*>(&e) != nullptr) {
+    return ResourceExhausted("{}", e.what());
+  }
+  return ResourceExhausted("OOM when allocating memory ({})", e.what());
+}
+
+// The kernel-call boundary: the step's memory budget is current while the
+// kernel runs, and a kernel that runs out of memory fails with its status.
+void CallKernel(OpKernel* kernel, OpKernelContext* ctx, MemoryBudget* budget) {
+  ScopedMemoryBudget scope(budget);
+  try {
+    kernel->Compute(ctx);
+  } catch (const std::bad_alloc& e) {
+    ctx->SetStatus(OutOfMemory(e));
+  } catch (const std::length_error& e) {
+    ctx->SetStatus(OutOfMemory(e));
+  }
+}
+
+// The same for an async kernel: one that throws before it calls `done` has
+// failed, and `done` is called for it.
+void CallAsyncKernel(AsyncOpKernel* kernel, OpKernelContext* ctx,
+                     MemoryBudget* budget, std::function<void()> done) {
+  ScopedMemoryBudget scope(budget);
+  Status failed;
+  try {
+    kernel->ComputeAsync(ctx, done);
+    return;
+  } catch (const std::bad_alloc& e) {
+    failed = OutOfMemory(e);
+  } catch (const std::length_error& e) {
+    failed = OutOfMemory(e);
+  }
+  ctx->SetStatus(failed);
+  done();
+}
 
 int64_t NowNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -498,9 +541,9 @@ bool ExecutorState::RunNode(const TaggedNode& t, Scratch* scratch,
                             node.assigned_device_name().empty()
                                 ? node.requested_device()
                                 : node.assigned_device_name());
-    item.kernel->Compute(&ctx);
+    CallKernel(item.kernel.get(), &ctx, args_.memory_budget);
   } else {
-    item.kernel->Compute(&ctx);
+    CallKernel(item.kernel.get(), &ctx, args_.memory_budget);
   }
   ClearInputs(item, t);
   if (!scratch->deref.empty()) scratch->deref.clear();
@@ -533,14 +576,14 @@ bool ExecutorState::RunAsyncKernel(const TaggedNode& t, NodeExecRecord* record,
                         state->scratch.outputs.data(),
                         observe ? &state->record : nullptr, r);
   };
-  item.kernel->AsAsync()->ComputeAsync(state->ctx.get(),
-                                       [this, state, complete, t]() {
-                                         if (state->phase.fetch_add(1) == 0)
-                                           return;  // the caller finishes
-                                         ReadyList r;
-                                         Status done_status = complete(&r);
-                                         NodeDone(done_status, t, &r, nullptr);
-                                       });
+  CallAsyncKernel(item.kernel->AsAsync(), state->ctx.get(), args_.memory_budget,
+                  [this, state, complete, t]() {
+                    if (state->phase.fetch_add(1) == 0)
+                      return;  // the caller finishes
+                    ReadyList r;
+                    Status done_status = complete(&r);
+                    NodeDone(done_status, t, &r, nullptr);
+                  });
   if (state->phase.fetch_add(1) == 0) return false;  // finishes later
   *status = complete(ready);
   return true;

@@ -63,7 +63,8 @@ struct Result {
 
 Result RunOne(Executor& exec, std::vector<Tensor> feeds,
               ThreadPool* pool = nullptr,
-              RendezvousInterface* rendezvous = nullptr) {
+              RendezvousInterface* rendezvous = nullptr,
+              MemoryBudget* budget = nullptr) {
   std::vector<DataType> arg_types, ret_types;
   FrameTypes(exec.graph(), &arg_types, &ret_types);
   CallFrame frame(arg_types, ret_types);
@@ -77,6 +78,7 @@ Result RunOne(Executor& exec, std::vector<Tensor> feeds,
   args.call_frame = &frame;
   args.rendezvous = rendezvous != nullptr ? rendezvous : &local;
   args.resource_mgr = &resources;
+  args.memory_budget = budget;
   if (pool != nullptr) {
     args.runner = [pool](std::function<void()> fn) {
       pool->Schedule(std::move(fn));
@@ -429,6 +431,48 @@ TEST_CASE("executor creation fails for an op without a kernel", "[exec]") {
              Catch::Matchers::Contains(
                  "No OpKernel was registered to support Op 'Erfinv'"));
   CHECK_THAT(exec.status().message(), Catch::Matchers::Contains("{{node w}}"));
+}
+
+TEST_CASE("executor fails a kernel over the step's memory budget", "[exec]") {
+  std::string g = Arg("dims", 0, "DT_INT32") + Arg("v", 1) +
+                  "node { name: 'fill' op: 'Fill' input: 'dims' input: 'v' "
+                  "attr { key: 'T' value { type: DT_FLOAT } } "
+                  "attr { key: 'index_type' value { type: DT_INT32 } } }\n" +
+                  Retval("out", "fill", 0);
+  auto exec = Make(g);
+  MemoryBudgetRef budget(MemoryBudget::New(1000));
+  Result r =
+      RunOne(*exec, {Tensor::Vector<int32_t>({1000}), Tensor::Scalar<float>(1)},
+             nullptr, nullptr, budget.get());
+  CHECK(r.status.code() == Code::kResourceExhausted);
+  CHECK_THAT(r.status.message(),
+             Catch::Matchers::Contains(
+                 "OOM when allocating tensor with shape[1000] and type float"));
+  CHECK_THAT(r.status.message(), Catch::Matchers::Contains("{{node fill}}"));
+  {
+    Result fits = RunOne(
+        *exec, {Tensor::Vector<int32_t>({100}), Tensor::Scalar<float>(1)},
+        nullptr, nullptr, budget.get());
+    REQUIRE(fits.status.ok());
+    CHECK(budget->used() >= 400);  // the result is charged while it lives
+  }
+  CHECK(budget->used() == 0);
+}
+
+TEST_CASE("executor fails a step whose tensor no allocator gives", "[exec]") {
+  // 2^62 floats, without a budget: TensorFlow's OOM error, no abort.
+  std::string g = Arg("dims", 0, "DT_INT64") + Arg("v", 1) +
+                  "node { name: 'fill' op: 'Fill' input: 'dims' input: 'v' "
+                  "attr { key: 'T' value { type: DT_FLOAT } } "
+                  "attr { key: 'index_type' value { type: DT_INT64 } } }\n" +
+                  Retval("out", "fill", 0);
+  auto exec = Make(g);
+  Result r =
+      RunOne(*exec, {Tensor::Vector<int64_t>({int64_t{1} << 40, 1 << 22}),
+                     Tensor::Scalar<float>(1)});
+  CHECK(r.status.code() == Code::kResourceExhausted);
+  CHECK_THAT(r.status.message(),
+             Catch::Matchers::Contains("OOM when allocating tensor"));
 }
 
 }  // namespace

@@ -2,9 +2,12 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <pthread.h>
 
+#include <cstdint>
 #include <map>
 #include <optional>
+#include <unordered_set>
 #include <utility>
 
 #include "lib/graph/graph_import.h"
@@ -140,6 +143,10 @@ FunctionRuntime::FunctionRuntime(
     ExecutorOptions options)
     : library_(std::move(library)), options_(std::move(options)) {
   options_.library = library_;
+  if (options_.call_graph == nullptr) {
+    options_.call_graph =
+        std::make_shared<const FunctionCallGraph>(library_.get());
+  }
 }
 
 FunctionRuntime::~FunctionRuntime() = default;
@@ -184,15 +191,20 @@ StatusOr<FunctionHandle> FunctionRuntime::Instantiate(
   if (call.name() == "SymbolicGradient") {
     DFG_ASSIGN_OR_RETURN(fn, GradientFunction(call, *library_));
   }
-  const FunctionDef* fdef = nullptr;
-  for (const FunctionDef& f : library_->function()) {
-    if (f.signature().name() == fn.name()) fdef = &f;
-  }
+  const FunctionCallGraph& calls = *options_.call_graph;
+  const FunctionDef* fdef = calls.Find(fn.name());
   if (fdef == nullptr) {
     return NotFound("Function {} is not defined.", fn.name());
   }
+  DFG_RETURN_IF_ERROR(calls.CheckNotRecursive(fn.name()));
   DFG_ASSIGN_OR_RETURN(GraphDef body,
-                       InstantiateFunction(*fdef, fn.attr(), *library_));
+                       InstantiateFunction(*fdef, fn.attr(), *library_,
+                                           /*copy_library=*/false));
+  // The body's graph needs the signatures of the functions it calls by op
+  // name, no more: its executor runs them from library_.
+  std::unordered_set<std::string> called;
+  for (const NodeDef& node : body.node()) called.insert(node.op());
+  *body.mutable_library() = calls.CalledSignatures(called);
   auto instance = std::make_unique<FunctionInstance>();
   for (const NodeDef& node : body.node()) {
     if (node.op() == "_Arg") {
@@ -215,9 +227,56 @@ StatusOr<FunctionHandle> FunctionRuntime::Instantiate(
   return it->second.get();
 }
 
+namespace {
+
+// Calls nested on this thread: a function runs its body on the calling
+// thread, so each level of nesting takes stack (a few KiB; more under
+// sanitizers).
+thread_local int call_depth = 0;
+
+// The lowest address of this thread's stack (0 when unknown).
+uintptr_t StackLow() {
+  thread_local uintptr_t low = [] {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return uintptr_t{0};
+    void* addr = nullptr;
+    size_t size = 0;
+    int rc = pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    return rc == 0 ? reinterpret_cast<uintptr_t>(addr) : uintptr_t{0};
+  }();
+  return low;
+}
+
+// Whether a call nested one level deeper leaves the kernels it runs enough
+// stack (the stack grows down, towards StackLow()).
+bool StackLeftForCall() {
+  constexpr uintptr_t kReserve = 512 << 10;
+  const uintptr_t low = StackLow();
+  const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  return low == 0 || here < low || here - low > kReserve;
+}
+
+class DepthGuard {
+ public:
+  DepthGuard() { ++call_depth; }
+  ~DepthGuard() { --call_depth; }
+  DepthGuard(const DepthGuard&) = delete;
+  DepthGuard& operator=(const DepthGuard&) = delete;
+};
+
+}  // namespace
+
 Status FunctionRuntime::Run(FunctionHandle fn, const StepServices& step,
                             std::span<const Tensor> args,
                             std::vector<Tensor>* rets) {
+  if (call_depth >= kMaxCallDepth || !StackLeftForCall()) {
+    return ResourceExhausted(
+        "function calls nested {} deep: a call deeper would overflow the "
+        "thread's stack",
+        call_depth);
+  }
+  DepthGuard depth;
   const FunctionInstance& instance = *fn;
   if (args.size() != instance.arg_types.size()) {
     return InvalidArgument("Expects {} arguments, but {} is provided",

@@ -59,6 +59,14 @@ class FunctionRuntime : public FunctionCallInterface {
                   ExecutorOptions options);
   ~FunctionRuntime() override;
 
+  // Calls nested deeper than this on one thread, or so deep that less than
+  // 512 KiB of the thread's stack is left, fail (kResourceExhausted) instead
+  // of overflowing the stack.
+  static constexpr int kMaxCallDepth = 10000;
+
+  // Errors also: kUnimplemented for a recursive function (TensorFlow's
+  // "Recursive function calls are not supported. ..."), found before
+  // anything is instantiated.
   StatusOr<FunctionHandle> Instantiate(
       const tensorflow::NameAttrList& fn) override;
   Status Run(FunctionHandle fn, const StepServices& step,

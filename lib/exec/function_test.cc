@@ -1,6 +1,8 @@
 // Library functions at run time: instantiation of a FunctionDef, and the
 // functional ops (If, Case, While, PartitionedCall, calls by op name) run
 // through a Session.
+#include <functional>
+
 #include "lib/exec/function_runtime.h"
 #include "lib/exec/session.h"
 #include "lib/testing/catch.h"
@@ -369,6 +371,87 @@ TEST_CASE("calling a function the library lacks names it", "[exec][function]") {
   CHECK_THAT(s.message(),
              Contains("Function no_such_function is not defined."));
   CHECK_THAT(s.message(), Contains("{{node call}}"));
+}
+
+// A library of `n` functions f0..f{n-1} of one float: f{i} calls `callee(i)`
+// by op name ("" ends the chain with an Identity).
+std::string ChainLibrary(int n, const std::function<std::string(int)>& callee) {
+  std::string lib = "library {\n";
+  for (int i = 0; i < n; ++i) {
+    std::string called = callee(i);
+    std::string body =
+        called.empty()
+            ? "node_def { name: 'c' op: 'Identity' input: 'a' attr { key: 'T' "
+              "value { type: DT_FLOAT } } } ret { key: 'b' value: "
+              "'c:output:0' }"
+            : "node_def { name: 'c' op: '" + called +
+                  "' input: 'a' } ret { key: 'b' value: 'c:b:0' }";
+    lib += "function { signature { name: 'f" + std::to_string(i) +
+           "' input_arg { name: 'a' type: DT_FLOAT } output_arg { name: 'b' "
+           "type: DT_FLOAT } } " +
+           body + " }\n";
+  }
+  return lib + "}\n";
+}
+
+Status RunChain(const std::string& library, bool optimize,
+                std::vector<Tensor>* out) {
+  SessionOptions options;
+  options.optimize = optimize;
+  auto session = Session::Create(
+      Parse(kPlaceholderX + "node { name: 'y' op: 'f0' input: 'x' }\n" +
+            library),
+      options);
+  if (!session.ok()) return session.status();
+  return (*session)->Run({{"x", Tensor::Scalar<float>(3)}}, {"y"}, {}, out);
+}
+
+TEST_CASE("a function that calls itself is refused with TensorFlow's message",
+          "[exec][function]") {
+  std::string lib = ChainLibrary(1, [](int) { return "f0"; });
+  for (bool optimize : {false, true}) {
+    std::vector<Tensor> out;
+    Status s = RunChain(lib, optimize, &out);
+    INFO(s.ToString());
+    CHECK(s.code() == Code::kUnimplemented);
+    CHECK_THAT(s.message(),
+               Contains("Recursive function calls are not supported. Node "
+                        "{{node c}} inside the body of {{function_node f0}} "
+                        "calls function {{function_node f0}} which is "
+                        "already present in the call stack"));
+  }
+}
+
+TEST_CASE("mutually recursive functions are refused, naming the cycle",
+          "[exec][function]") {
+  // f0 -> f1 -> f2 -> f1: f0 is not recursive, f1 and f2 are.
+  std::string lib = ChainLibrary(
+      3, [](int i) { return i == 2 ? "f1" : "f" + std::to_string(i + 1); });
+  std::vector<Tensor> out;
+  Status s = RunChain(lib, false, &out);
+  INFO(s.ToString());
+  CHECK(s.code() == Code::kUnimplemented);
+  CHECK_THAT(s.message(), Contains("inside the body of {{function_node f2}} "
+                                   "calls function {{function_node f1}}"));
+  CHECK_THAT(s.message(), Contains("Function {{function_node f1}} contains "
+                                   "node {{node c}}"));
+}
+
+TEST_CASE("a chain of 1000 nested functions runs; deeper than the limit fails",
+          "[exec][function]") {
+  auto next = [](int n) {
+    return [n](int i) { return i + 1 < n ? "f" + std::to_string(i + 1) : ""; };
+  };
+  std::vector<Tensor> out;
+  Status s = RunChain(ChainLibrary(1000, next(1000)), false, &out);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(out[0].scalar<float>() == 3);
+  // Deeper than any thread's stack allows (or than the limit).
+  const int too_deep = FunctionRuntime::kMaxCallDepth + 10;
+  s = RunChain(ChainLibrary(too_deep, next(too_deep)), false, &out);
+  CHECK(s.code() == Code::kResourceExhausted);
+  CHECK_THAT(s.message(), Contains("would overflow the thread's stack"));
 }
 
 }  // namespace

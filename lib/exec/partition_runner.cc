@@ -121,6 +121,7 @@ void PartitionStep::Start(Done done) {
   a.cancelled = args.cancelled;
   a.intra_op_pool = args.intra_op_pool;
   a.observer = args.observer;
+  a.memory_budget = args.memory_budget;
   a.continue_on_done_thread = args.continue_on_done_thread;
   ThreadPoolInterface* pool = args.inter_op_pool;
   if (pool != nullptr) {

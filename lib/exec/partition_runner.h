@@ -67,6 +67,7 @@ struct PartitionStepArgs {
   ThreadPoolInterface* inter_op_pool = nullptr;  // Not owned.
   ThreadPoolInterface* intra_op_pool = nullptr;  // Not owned.
   ExecutionObserver* observer = nullptr;         // Not owned.
+  MemoryBudget* memory_budget = nullptr;         // Not owned; may be null.
   // Executor::Args::continue_on_done_thread, for every executor.
   bool continue_on_done_thread = false;
   StartOn start = StartOn::kCaller;

@@ -224,7 +224,7 @@ Status AddRetvalNodes(const FunctionDef& fdef, const AttrMap& attrs,
 
 StatusOr<GraphDef> InstantiateFunction(
     const FunctionDef& fdef, const AttrMap& call_attrs,
-    const tensorflow::FunctionDefLibrary& library) {
+    const tensorflow::FunctionDefLibrary& library, bool copy_library) {
   const OpDef& sig = fdef.signature();
   AttrMap attrs = call_attrs;
   for (const OpDef::AttrDef& a : sig.attr()) {
@@ -233,7 +233,7 @@ StatusOr<GraphDef> InstantiateFunction(
     }
   }
   GraphDef out;
-  *out.mutable_library() = library;
+  if (copy_library) *out.mutable_library() = library;
   NameInfo names;
   DFG_RETURN_IF_ERROR(AddArgNodes(attrs, sig, &out, &names));
   const int first_body = out.node_size();

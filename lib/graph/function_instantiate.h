@@ -17,14 +17,16 @@ namespace dfg {
 // _Retval nodes `<ret>_RetVal` (`<ret>_RetVal_<i>` for lists); body inputs
 // "arg", "node:out_arg" and "node:out_arg:i" become graph tensor names;
 // attr placeholders ("$T") take the call's values. `library` is copied into
-// the result so that nested calls resolve. Errors (kInvalidArgument unless
-// noted): a missing attr (kNotFound "Attr T is not found from Op<...>"),
-// an unknown op in the body, "input X is not found: {{node n}}",
-// "Return X missing.", an output count mismatch.
+// the result so that nested calls resolve, unless `copy_library` is false
+// (the function runtime resolves calls from its own library: a copy per
+// nesting level would make a chain of calls quadratic in memory). Errors
+// (kInvalidArgument unless noted): a missing attr (kNotFound "Attr T is not
+// found from Op<...>"), an unknown op in the body, "input X is not found:
+// {{node n}}", "Return X missing.", an output count mismatch.
 StatusOr<tensorflow::GraphDef> InstantiateFunction(
     const tensorflow::FunctionDef& fdef,
     const google::protobuf::Map<std::string, tensorflow::AttrValue>& attrs,
-    const tensorflow::FunctionDefLibrary& library);
+    const tensorflow::FunctionDefLibrary& library, bool copy_library = true);
 
 }  // namespace dfg
 

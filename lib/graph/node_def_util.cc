@@ -65,6 +65,8 @@ StatusOr<const AttrValue*> GetAttr(const NodeDef& node, const OpDef& op_def,
   return value;
 }
 
+constexpr int64_t kMaxListArgLength = int64_t{1} << 24;
+
 Status AddArgToSig(const NodeDef& node, const OpDef& op_def,
                    const OpDef::ArgDef& arg, std::vector<DataType>* sig) {
   const size_t original_size = sig->size();
@@ -73,6 +75,14 @@ Status AddArgToSig(const NodeDef& node, const OpDef& op_def,
                          GetAttr(node, op_def, arg.number_attr(), "int"));
     if (n->i() > INT32_MAX)
       return InvalidArgument("Number of outputs is too big: {}", n->i());
+    // A list that long would take gigabytes before anything ran (and no
+    // real graph has one): refused, not left to fail in an allocation.
+    if (n->i() > kMaxListArgLength) {
+      return ResourceExhausted(
+          "attr '{}' = {} of {}: lists of more than {} inputs or outputs are "
+          "not supported",
+          arg.number_attr(), n->i(), SummarizeNodeDef(node), kMaxListArgLength);
+    }
     if (n->i() < 0)
       return InvalidArgument("Value for number_attr() {} < 0", n->i());
     DataType dtype = arg.type();

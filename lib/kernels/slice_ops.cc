@@ -15,13 +15,11 @@ std::vector<int64_t> Dims(const TensorShape& s) {
   return {s.dim_sizes().begin(), s.dim_sizes().end()};
 }
 
-// Allocates output 0 with `shape` and fills it from input 0 through `maps`;
-// `fill` points at one element of the input's dtype (null: zero).
-void EmitMapped(OpKernelContext* ctx, const TensorShape& shape,
-                const Maps& maps, const void* fill) {
+// Fills `out` from input 0 through `maps`; `fill` points at one element of
+// the input's dtype (null: zero).
+void FillMapped(OpKernelContext* ctx, Tensor* out, const Maps& maps,
+                const void* fill) {
   const Tensor& in = ctx->input(0);
-  Tensor* out = nullptr;
-  DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
   if (out->NumElements() == 0) return;
   VisitCopyType(in.dtype(), [&](auto v) {
     using C = decltype(v);
@@ -30,6 +28,14 @@ void EmitMapped(OpKernelContext* ctx, const TensorShape& shape,
             Dims(in.shape()), maps, static_cast<C*>(out->data()),
             fill ? *static_cast<const C*>(fill) : zero);
   });
+}
+
+// Allocates output 0 with `shape` and fills it (FillMapped).
+void EmitMapped(OpKernelContext* ctx, const TensorShape& shape,
+                const Maps& maps, const void* fill) {
+  Tensor* out = nullptr;
+  DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+  FillMapped(ctx, out, maps, fill);
 }
 
 enum class PadMode { kConstant, kReflect, kSymmetric };
@@ -87,6 +93,14 @@ class PadOp : public OpKernel {
                             before, after, n - offset_));
       }
       shape.AddDim(before + n + after);
+    }
+    // The output first: a padding too big to allocate fails here, before
+    // the index maps (8 bytes an output row) are built for it.
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    for (int d = 0; d < rank; ++d) {
+      const int64_t before = p[2 * d], after = p[2 * d + 1];
+      const int64_t n = in.dim_size(d);
       for (int64_t o = 0; o < before + n + after; ++o) {
         int64_t i = o - before;
         if constexpr (kMode == PadMode::kConstant) {
@@ -98,7 +112,7 @@ class PadOp : public OpKernel {
         maps[d].push_back(i);
       }
     }
-    EmitMapped(ctx, shape, maps, fill);
+    FillMapped(ctx, out, maps, fill);
   }
 
  private:

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <new>
 
+#include "lib/kernels/memory_budget.h"
 #include "lib/kernels/variant.h"
 
 namespace dfg {
@@ -215,6 +216,15 @@ class BlockCache {
     cached_ += size;
     return true;
   }
+  void Clear() {
+    std::multimap<size_t, void*> blocks;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      blocks.swap(free_);
+      cached_ = 0;
+    }
+    for (auto& [size, block] : blocks) std::free(block);
+  }
 
  private:
   std::mutex mu_;
@@ -279,6 +289,14 @@ BlockCache& Cache() {
   return *cache;
 }
 
+// The budget a buffer is charged to lives in its block's header, after the
+// TensorBuffer object (the header has room to spare).
+constexpr size_t kBudgetOffset = kHeader - sizeof(MemoryBudget*);
+MemoryBudget*& BudgetSlot(TensorBuffer* buf) {
+  return *reinterpret_cast<MemoryBudget**>(reinterpret_cast<char*>(buf) +
+                                           kBudgetOffset);
+}
+
 size_t BlockSize(size_t bytes) {
   return (kHeader + bytes + kAlign - 1) / kAlign * kAlign;
 }
@@ -286,7 +304,7 @@ size_t BlockSize(size_t bytes) {
 }  // namespace
 
 TensorBuffer* TensorBuffer::Allocate(DataType dtype, int64_t num_elements) {
-  static_assert(sizeof(TensorBuffer) <= kHeader);
+  static_assert(sizeof(TensorBuffer) <= kBudgetOffset);
   const size_t elem = ElementSize(dtype);
   DFG_CHECK_MSG(elem > 0, "unsupported tensor dtype " + DataTypeString(dtype));
   if (num_elements < 0 ||
@@ -295,11 +313,17 @@ TensorBuffer* TensorBuffer::Allocate(DataType dtype, int64_t num_elements) {
   }
   const size_t bytes = elem * static_cast<size_t>(num_elements);
   const size_t total = BlockSize(bytes);
+  MemoryBudget* budget = MemoryBudget::Current();
+  if (budget != nullptr && !budget->Charge(bytes)) return nullptr;
   void* block = GetSmallBlock(total);
   if (block == nullptr) block = Cache().Get(total);
   if (block == nullptr) block = std::aligned_alloc(kAlign, total);
-  if (block == nullptr) return nullptr;
+  if (block == nullptr) {
+    if (budget != nullptr) budget->Credit(bytes);
+    return nullptr;
+  }
   auto* buf = new (block) TensorBuffer();
+  BudgetSlot(buf) = budget;
   buf->dtype_ = dtype;
   buf->num_elements_ = num_elements;
   buf->bytes_ = bytes;
@@ -326,11 +350,14 @@ void TensorBuffer::Unref() {
     }
   }
   const size_t total = BlockSize(bytes_);
+  if (MemoryBudget* budget = BudgetSlot(this)) budget->Credit(bytes_);
   this->~TensorBuffer();
   if (!PutSmallBlock(this, total) && !Cache().Put(this, total)) {
     std::free(this);
   }
 }
+
+void ReleaseCachedTensorMemory() { Cache().Clear(); }
 
 // ---------------------------------------------------------------------------
 // Tensor
@@ -340,8 +367,11 @@ Tensor::Tensor(DataType dtype) : dtype_(dtype) {}
 Tensor::Tensor(DataType dtype, const TensorShape& shape)
     : dtype_(dtype), shape_(shape) {
   buf_ = TensorBuffer::Allocate(dtype, shape.num_elements());
-  DFG_CHECK_MSG(buf_ != nullptr, "out of memory allocating a tensor of shape " +
-                                     shape.DebugString());
+  if (buf_ == nullptr) {
+    throw TensorAllocationError(fmt::format(
+        "OOM when allocating tensor with shape{} and type {} on cpu",
+        shape.DebugString(), DataTypeString(dtype)));
+  }
 }
 
 StatusOr<Tensor> Tensor::TryAllocate(DataType dtype, const TensorShape& shape) {

@@ -123,8 +123,8 @@ class Tensor {
   Tensor() = default;
   // Uninitialized tensor of `dtype` (no buffer), shape [].
   explicit Tensor(DataType dtype);
-  // Allocates a buffer. `dtype` must be IsSupportedTensorType and the
-  // allocation must succeed (DFG_CHECK): for small, trusted sizes.
+  // Allocates a buffer. `dtype` must be IsSupportedTensorType; a failed
+  // allocation throws TensorAllocationError (memory_budget.h).
   Tensor(DataType dtype, const TensorShape& shape);
   // Allocates a buffer; errors: kInvalidArgument for an unsupported dtype,
   // kResourceExhausted "OOM when allocating tensor with shape[2,3] and type

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "lib/graph/function_calls.h"
 #include "lib/graph/function_instantiate.h"
 #include "lib/graph/tensor_id.h"
 #include "lib/prune/prune_unused.h"
@@ -66,6 +67,17 @@ struct Body {
   std::vector<const NodeDef*> args, rets;
   const tensorflow::FunctionDef* fdef = nullptr;
 };
+
+// The function a call node calls: PartitionedCall's f, or its op.
+std::string CalledFunction(const NodeDef& caller) {
+  if (IsPartitionedCall(caller)) {
+    auto f = caller.attr().find("f");
+    if (f != caller.attr().end() && f->second.has_func()) {
+      return f->second.func().name();
+    }
+  }
+  return caller.op();
+}
 
 StatusOr<std::unique_ptr<Body>> InstantiateCall(const GraphDef& graph,
                                                 const NodeDef& caller) {
@@ -327,6 +339,17 @@ Status FunctionInliner::Inline(const std::string& caller_name) {
   if (!IsFunctionCall(caller)) {
     return InvalidArgument("node '{}' ({}) is not a function call", caller_name,
                            caller.op());
+  }
+  // A recursive function is refused as the runtime refuses it (TensorFlow's
+  // message), not inlined call after call. The library does not change
+  // while calls are inlined: its call graph is read once.
+  if (call_graph_ == nullptr) {
+    call_graph_ = std::make_unique<FunctionCallGraph>(&graph_->library());
+  }
+  if (Status s = call_graph_->CheckNotRecursive(CalledFunction(caller));
+      !s.ok()) {
+    return Status(s.code(), fmt::format("{}\n\t [[{{{{node {}}}}}]]",
+                                        s.message(), caller_name));
   }
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<Body> body,
                        InstantiateCall(*graph_, caller));

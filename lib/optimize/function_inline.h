@@ -11,10 +11,12 @@
 #ifndef DFG_LIB_OPTIMIZE_FUNCTION_INLINE_H_
 #define DFG_LIB_OPTIMIZE_FUNCTION_INLINE_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "lib/base/status.h"
+#include "lib/graph/function_calls.h"
 #include "lib/proto/graph.pb.h"
 
 namespace dfg {
@@ -43,6 +45,7 @@ class FunctionInliner {
   }
   tensorflow::GraphDef* graph_;
   int counter_ = 0;
+  std::unique_ptr<FunctionCallGraph> call_graph_;  // made on first Inline
 };
 
 }  // namespace dfg
