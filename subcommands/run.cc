@@ -41,6 +41,12 @@ int RunRun(RunFlags f, Context& ctx) {
   f.step.targets = SplitList(f.step.targets);
   auto step = PrepareStep(loaded, f.step);
   if (!step.ok()) return ctx.Error(step.status());
+  for (const std::string& note : step->notes)
+    *ctx.io.err << "dfg run: note: " << note << "\n";
+  if (!f.output.output_dir.empty()) {
+    Status names = CheckFetchFileNames(step->fetch_names);
+    if (!names.ok()) return ctx.Error(names);
+  }
   const bool local = f.master.target.empty();
   if (!local) {
     std::string note;
@@ -102,8 +108,13 @@ void RegisterRun(CLI::App& app, Context& ctx) {
   AddInputFlags(sub, &flags->in);
   HintAssignFile(sub->add_option(
       "--feed", flags->step.feeds,
-      "NAME=FILE.npy, NAME=FILE.npz:KEY or NAME=JSON literal (NAME: a "
-      "tensor, or the signature's input key)"));
+      "NAME=FILE.npy, NAME=FILE.npz:KEY, NAME=JSON literal or "
+      "NAME=zeros|ones|random[:SEED] (NAME: a tensor, or the signature's "
+      "input key); arrays of another dtype are converted when they fit"));
+  sub->add_option("--batch", flags->step.batch,
+                  "dimension 0 of zeros/ones/random feeds when the input "
+                  "leaves it unknown")
+      ->check(CLI::PositiveNumber);
   sub->add_option("--examples", flags->step.examples,
                   "KEY=JSON: a list of feature dicts fed as serialized "
                   "tf.Example protos");

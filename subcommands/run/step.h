@@ -23,13 +23,16 @@ namespace dfg {
 inline constexpr char kDefaultServingSignatureKey[] = "serving_default";
 
 struct StepRequest {
-  // "NAME=FILE.npy", "NAME=FILE.npz[:KEY]" or "NAME=JSON" (tensor_literal.h).
+  // "NAME=FILE.npy", "NAME=FILE.npz[:KEY]", "NAME=JSON" (tensor_literal.h)
+  // or "NAME=zeros|ones|random[:SEED]" (feed_value.h). A file's array of
+  // another dtype is converted to the input's (feed_value.h).
   std::vector<std::string> feeds;
   // "KEY=JSON": a list of feature dicts fed as serialized tf.Example protos.
   std::vector<std::string> examples;
   std::vector<std::string> fetches;  // output keys or tensor names
   std::vector<std::string> targets;
   std::string signature;  // empty: see the overview
+  int64_t batch = 0;      // > 0: dimension 0 of zeros/ones/random inputs
 };
 
 struct Step {
@@ -40,6 +43,8 @@ struct Step {
   // the signature's output key, else the fetch as given.
   std::vector<std::string> fetch_names;
   std::string signature;  // the signature that runs; empty for none
+  // One line per feed converted to its input's dtype, for stderr.
+  std::vector<std::string> notes;
 };
 
 // Errors (kInvalidArgument unless noted), each naming the flag and tensor:
