@@ -106,7 +106,7 @@ void RegisterRun(CLI::App& app, Context& ctx) {
       "prune, place, partition and execute on CPU (DirectSession::Run)",
       [flags](Context& c) { return RunRun(*flags, c); });
   AddInputFlags(sub, &flags->in);
-  HintAssignFile(sub->add_option(
+  HintFeed(sub->add_option(
       "--feed", flags->step.feeds,
       "NAME=FILE.npy, NAME=FILE.npz:KEY, NAME=JSON literal or "
       "NAME=zeros|ones|random[:SEED] (NAME: a tensor, or the signature's "
@@ -118,9 +118,10 @@ void RegisterRun(CLI::App& app, Context& ctx) {
   sub->add_option("--examples", flags->step.examples,
                   "KEY=JSON: a list of feature dicts fed as serialized "
                   "tf.Example protos");
-  sub->add_option("--fetch", flags->step.fetches,
-                  "tensors or output keys to fetch (default: the signature's "
-                  "outputs, else unconsumed outputs)");
+  HintFetch(sub->add_option(
+      "--fetch", flags->step.fetches,
+      "tensors or output keys to fetch (default: the signature's "
+      "outputs, else unconsumed outputs)"));
   sub->add_option("--target", flags->step.targets,
                   "nodes to run without fetching");
   sub->add_option("--init-target", flags->init_targets,
