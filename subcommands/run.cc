@@ -84,7 +84,7 @@ int RunRun(RunFlags f, Context& ctx) {
                                      options.repeat, options.collect_stats);
   std::signal(SIGINT, old_handler);
   if (!outcome.ok())
-    return ctx.Error(outcome.status(),
+    return ctx.Error(BlameKeys(*step, outcome.status()),
                      local ? InputName(f.in) : f.master.target);
   if (!f.dump_partitions.empty()) {
     Status w = WritePartitionFiles(f.dump_partitions, GraphFormat::kPbtxt,

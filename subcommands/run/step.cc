@@ -59,9 +59,10 @@ class StepBuilder {
         std::sort(keys.begin(), keys.end());
         return NotFound(
             "signature '{}' has no {} '{}' (nor is it a node); "
-            "its {}s: {}",
+            "its {}s: {}{}",
             model_signature_key_, SideName(side), key, SideName(side),
-            keys.empty() ? "none" : fmt::format("{}", fmt::join(keys, ", ")));
+            keys.empty() ? "none" : fmt::format("{}", fmt::join(keys, ", ")),
+            DidYouMean(key, keys));
       }
     }
     return Resolved{key, DtypeOfTensor(key), PlaceholderShape(key)};
@@ -220,6 +221,15 @@ StatusOr<Tensor> FeedValue(const std::string& name, const std::string& value,
 
 }  // namespace
 
+Status BlameKeys(const Step& step, const Status& status) {
+  for (const auto& [tensor, given] : step.key_tensors) {
+    if (status.message().find(tensor) == std::string::npos) continue;
+    return Status(status.code(),
+                  fmt::format("{} ({})", status.message(), given));
+  }
+  return status;
+}
+
 Status CheckStepSyntax(const StepRequest& request) {
   std::string name, value;
   for (const std::string& spec : request.feeds)
@@ -248,6 +258,8 @@ StatusOr<Step> PrepareStep(const LoadedGraph& model,
     auto tensor = FeedValue(name, value, *resolved, request.batch, &step.notes);
     if (!tensor.ok())
       return tensor.status().WithPrefix("--feed " + name + ": ");
+    if (resolved->tensor != name)
+      step.key_tensors.emplace_back(resolved->tensor, "--feed " + name);
     step.feeds.emplace_back(resolved->tensor, std::move(tensor).value());
   }
   for (const std::string& spec : request.examples) {
@@ -278,6 +290,8 @@ StatusOr<Step> PrepareStep(const LoadedGraph& model,
     auto resolved = builder.Resolve(fetch, Side::kOutput);
     if (!resolved.ok())
       return resolved.status().WithPrefix("--fetch " + fetch + ": ");
+    if (resolved->tensor != fetch)
+      step.key_tensors.emplace_back(resolved->tensor, "--fetch " + fetch);
     step.fetches.push_back(resolved->tensor);
     step.fetch_names.push_back(fetch);
   }

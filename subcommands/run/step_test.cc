@@ -120,6 +120,25 @@ TEST_CASE("with --fetch and no --signature, serving_default's keys resolve",
                                        "'output_1'"));
 }
 
+TEST_CASE("an error naming a keyed tensor also names the key given",
+          "[run]") {
+  LoadedGraph model = ReadAffine();
+  StepRequest request;
+  request.signature = "square";
+  request.feeds = {"input=[3]"};
+  request.fetches = {"squared", "y:0"};
+  auto step = PrepareStep(model, request);
+  REQUIRE(step.ok());
+  Status blamed = BlameKeys(*step, InvalidArgument("bad value for x:0"));
+  CHECK(blamed.code() == Code::kInvalidArgument);
+  CHECK(blamed.message() == "bad value for x:0 (--feed input)");
+  CHECK(BlameKeys(*step, InvalidArgument("square:0 failed")).message() ==
+        "square:0 failed (--fetch squared)");
+  // y:0 was given as the tensor itself: nothing to add.
+  CHECK(BlameKeys(*step, InvalidArgument("y:0 failed")).message() ==
+        "y:0 failed");
+}
+
 TEST_CASE("a file of another dtype is converted to the input's, with a note",
           "[run]") {
   LoadedGraph model = ReadAffine();
