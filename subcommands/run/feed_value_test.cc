@@ -79,7 +79,8 @@ TEST_CASE("a conversion that loses range or kind is refused naming the value",
   }
 }
 
-TEST_CASE("zeros, ones, random and random:SEED name generated inputs", "[run]") {
+TEST_CASE("zeros, ones, random and random:SEED name generated inputs",
+          "[run]") {
   for (const char* v : {"x.npy", "zero", "randomly", "[1]"}) {
     auto g = ParseGeneratedFeed(v);
     REQUIRE(g.ok());

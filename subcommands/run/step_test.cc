@@ -120,8 +120,7 @@ TEST_CASE("with --fetch and no --signature, serving_default's keys resolve",
                                        "'output_1'"));
 }
 
-TEST_CASE("an error naming a keyed tensor also names the key given",
-          "[run]") {
+TEST_CASE("an error naming a keyed tensor also names the key given", "[run]") {
   LoadedGraph model = ReadAffine();
   StepRequest request;
   request.signature = "square";
