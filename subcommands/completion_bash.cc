@@ -68,12 +68,29 @@ _dfg_reply() {
       fi ;;
     choice)
       mapfile -t COMPREPLY < <(compgen -W "$*" -- "$value") ;;
-    signature | tag)
+    feed)
+      # KEY=FILE: an input key (with its '='), then a file or a made input.
+      if [[ $value == *=* ]]; then
+        prefix+=${value%%=*}=
+        value=${value#*=}
+        _dfg_reply file
+        COMPREPLY+=($(compgen -W 'zeros ones random' -- "$value"))
+      else
+        _dfg_reply inputs
+        ((${#COMPREPLY[@]} == 0)) || compopt -o nospace 2>/dev/null
+        COMPREPLY=("${COMPREPLY[@]/%/=}")
+      fi ;;
+    fetch)
+      _dfg_reply outputs ;;
+    signature | tag | inputs | outputs)
       # Asks dfg for the keys or tags of the SavedModel on the line.
       [[ -n $model ]] || return 0
       local keys args=(--list-tags "${model/#\~/$HOME}")
       [[ $kind == signature ]] &&
         args=(--list-signatures "${model/#\~/$HOME}" ${tag:+--tag "$tag"})
+      [[ $kind == inputs || $kind == outputs ]] &&
+        args=(--list-$kind "${model/#\~/$HOME}" ${tag:+--tag "$tag"}
+          ${signature:+--signature "$signature"})
       keys=$("${words[0]/#\~/$HOME}" completion "${args[@]}" 2>/dev/null)
       mapfile -t COMPREPLY < <(compgen -W "$keys" -- "$value") ;;
   esac
@@ -86,19 +103,23 @@ _dfg() {
   [[ -z $line || $line == *[[:space:]] ]] && words+=('')
   local cword=$((${#words[@]} - 1))
   local cur=${words[cword]} value prefix='' sub='' model='' tag=''
-  local pending='' w kind i n=0
+  local signature='' pending='' w kind i n=0
   COMPREPLY=()
   # What the words before the cursor are: the subcommand, options, the
   # values they take, positional arguments (the first is the model).
   for ((i = 1; i < cword; i++)); do
     w=${words[i]}
     if [[ -n $pending ]]; then
-      [[ $(_dfg_kind "$sub" "$pending") == tag ]] && tag=$w
+      kind=$(_dfg_kind "$sub" "$pending")
+      [[ $kind == tag ]] && tag=$w
+      [[ $kind == signature ]] && signature=$w
       pending=''
     elif [[ -z $sub && $w != -* ]]; then
       sub=$w
     elif [[ $w == --*=* ]]; then
-      [[ $(_dfg_kind "$sub" "${w%%=*}") == tag ]] && tag=${w#*=}
+      kind=$(_dfg_kind "$sub" "${w%%=*}")
+      [[ $kind == tag ]] && tag=${w#*=}
+      [[ $kind == signature ]] && signature=${w#*=}
     elif [[ $w == -?* ]]; then
       kind=$(_dfg_kind "$sub" "$w") && [[ $kind != flag ]] && pending=$w
     else

@@ -30,6 +30,8 @@ constexpr KindWord kKindWords[] = {
     {ValueKind::kChoice, "choice"},
     {ValueKind::kSignature, "signature"},
     {ValueKind::kMetaGraphTag, "tag"},
+    {ValueKind::kFeed, "feed"},
+    {ValueKind::kFetch, "fetch"},
 };
 
 const char* KindWordOf(ValueKind kind) {
@@ -72,6 +74,8 @@ CLI::Option* HintAssignFile(CLI::Option* o) {
 CLI::Option* HintAtFile(CLI::Option* o) {
   return AddHint(o, ValueKind::kAtFile);
 }
+CLI::Option* HintFeed(CLI::Option* o) { return AddHint(o, ValueKind::kFeed); }
+CLI::Option* HintFetch(CLI::Option* o) { return AddHint(o, ValueKind::kFetch); }
 CLI::Option* HintSignature(CLI::Option* o) {
   return AddHint(o, ValueKind::kSignature);
 }
@@ -177,7 +181,8 @@ std::string ShellQuote(std::string_view text) {
 std::string KindFunction(const std::vector<CommandSpec>& commands) {
   std::string out =
       "# _dfg_kind SUB OPTION: what OPTION of SUB takes (flag, text, file, "
-      "dir,\n# assign-file, at-file, signature, tag, or choice WORD...); "
+      "dir,\n# assign-file, at-file, signature, tag, feed, fetch, or choice "
+      "WORD...); "
       "status 1 "
       "when SUB has no\n# such option. `_dfg_kind SUB N`: what SUB's Nth "
       "positional argument is.\n_dfg_kind() {\n  case \"$1 $2\" in\n";

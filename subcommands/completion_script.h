@@ -30,6 +30,8 @@ enum class ValueKind {
   kChoice,        // one of `choices`
   kSignature,     // a signature key of the SavedModel given as INPUT
   kMetaGraphTag,  // a tag of INPUT's meta graphs (it also picks kSignature's)
+  kFeed,          // KEY=FILE: an input key of INPUT, then a file (or zeros...)
+  kFetch,         // an output key of INPUT
 };
 
 struct ValueHint {
@@ -45,6 +47,11 @@ CLI::Option* HintAssignFile(CLI::Option* option);
 CLI::Option* HintAtFile(CLI::Option* option);
 CLI::Option* HintSignature(CLI::Option* option);
 CLI::Option* HintMetaGraphTag(CLI::Option* option);
+// --feed and --fetch of a step: the keys of the signature on the command line
+// (--signature, else the default one), or the graph's placeholders and
+// unconsumed outputs.
+CLI::Option* HintFeed(CLI::Option* option);
+CLI::Option* HintFetch(CLI::Option* option);
 // For a value checked elsewhere than by CLI::IsMember (whose choices are
 // read from the validator without a hint).
 CLI::Option* HintChoices(CLI::Option* option,

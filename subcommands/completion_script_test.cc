@@ -13,7 +13,7 @@ using Catch::Matchers::Contains;
 struct Tool {
   CLI::App app{"a tool", "tool"};
   std::string input, output, format, mode, text, dir, feed, devices, signature,
-      tag;
+      tag, key, fetch;
   bool flag = false;
   CLI::App* sub = nullptr;
 
@@ -38,6 +38,10 @@ struct Tool {
     if (hints) HintSignature(o);
     o = sub->add_option("--tag", tag, "a tag");
     if (hints) HintMetaGraphTag(o);
+    o = sub->add_option("--key", key, "KEY=FILE");
+    if (hints) HintFeed(o);
+    o = sub->add_option("--fetch", fetch, "an output key");
+    if (hints) HintFetch(o);
     sub->add_flag("--flag", flag, "a flag");
     sub->add_option("--hidden", text, "not shown")->group("");
   }
@@ -55,6 +59,8 @@ TEST_CASE("a value hint says what an option takes", "[completion]") {
   CHECK(tool.Hint("--devices").kind == ValueKind::kAtFile);
   CHECK(tool.Hint("--signature").kind == ValueKind::kSignature);
   CHECK(tool.Hint("--tag").kind == ValueKind::kMetaGraphTag);
+  CHECK(tool.Hint("--key").kind == ValueKind::kFeed);
+  CHECK(tool.Hint("--fetch").kind == ValueKind::kFetch);
   CHECK(tool.Hint("--flag").kind == ValueKind::kFlag);
   CHECK(tool.Hint("--text").kind == ValueKind::kText);
   ValueHint format = tool.Hint("--format");
@@ -87,6 +93,8 @@ TEST_CASE("the bash script knows every option, value and choice",
   CHECK_THAT(bash, Contains("'sub --format') echo choice 'pbtxt' 'pb' ;;"));
   CHECK_THAT(bash, Contains("'sub --feed') echo assign-file ;;"));
   CHECK_THAT(bash, Contains("'sub --signature') echo signature ;;"));
+  CHECK_THAT(bash, Contains("'sub --key') echo feed ;;"));
+  CHECK_THAT(bash, Contains("'sub --fetch') echo fetch ;;"));
   CHECK_THAT(bash, Contains("'sub --flag') echo flag ;;"));
   CHECK_THAT(bash, Contains("'sub 1') echo file ;;"));
   CHECK_THAT(bash, Contains("_dfg_subcommands='sub'"));
@@ -104,6 +112,8 @@ TEST_CASE("the zsh script has an _arguments spec per option", "[completion]") {
   CHECK_THAT(zsh, Contains("'(--dir)--dir=[a directory]:dir:_files -/'"));
   CHECK_THAT(zsh, Contains(":signature:_dfg_signatures'"));
   CHECK_THAT(zsh, Contains(":tag:_dfg_tags'"));
+  CHECK_THAT(zsh, Contains(":key:_dfg_feed'"));
+  CHECK_THAT(zsh, Contains(":fetch:_dfg_fetch'"));
   CHECK_THAT(zsh, Contains("'(--flag)--flag[a flag]'"));
   CHECK_THAT(zsh, Contains("'1:input:_files'"));
   CHECK_THAT(zsh, Contains("'sub:does things'"));

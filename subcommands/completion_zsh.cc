@@ -13,18 +13,25 @@ namespace {
 
 // The helpers of the zsh script that do not depend on the flags.
 constexpr const char* kZshHelpers = R"sh(
-# _dfg_saved_model_keys signature|tag: the signature keys of the SavedModel
-# given as INPUT (the first positional argument) in the meta graph
-# --meta-graph-tag picks, or the tags of its meta graphs.
+# _dfg_saved_model_keys signature|tag|inputs|outputs [COMPADD-ARGS]: the
+# signature keys of the SavedModel given as INPUT (the first positional
+# argument) in the meta graph --meta-graph-tag picks, the tags of its meta
+# graphs, or the names --feed/--fetch take (keys of --signature's signature).
 _dfg_saved_model_keys() {
-  local what=$1 sub=$words[1] model='' tag='' pending='' w kind i n=0
+  local what=$1 sub=$words[1] model='' tag='' signature='' pending='' w kind
+  local i n=0
+  shift
   for ((i = 2; i < CURRENT; i++)); do
     w=$words[i]
     if [[ -n $pending ]]; then
-      [[ $(_dfg_kind $sub $pending) == tag ]] && tag=$w
+      kind=$(_dfg_kind $sub $pending)
+      [[ $kind == tag ]] && tag=$w
+      [[ $kind == signature ]] && signature=$w
       pending=''
     elif [[ $w == --*=* ]]; then
-      [[ $(_dfg_kind $sub ${w%%=*}) == tag ]] && tag=${w#*=}
+      kind=$(_dfg_kind $sub ${w%%=*})
+      [[ $kind == tag ]] && tag=${w#*=}
+      [[ $kind == signature ]] && signature=${w#*=}
     elif [[ $w == -?* ]]; then
       kind=$(_dfg_kind $sub $w) && [[ $kind != flag ]] && pending=$w
     else
@@ -38,16 +45,30 @@ _dfg_saved_model_keys() {
   model=${(Q)model}
   model=${model/#\~/$HOME}
   tag=${(Q)tag}
+  signature=${(Q)signature}
   local -a args keys expl
   args=(--list-tags ${(q)model})
   [[ $what == signature ]] &&
     args=(--list-signatures ${(q)model} ${tag:+--tag ${(q)tag}})
+  [[ $what == inputs || $what == outputs ]] &&
+    args=(--list-$what ${(q)model} ${tag:+--tag ${(q)tag}}
+      ${signature:+--signature ${(q)signature}})
   keys=(${(f)"$(_call_program $what ${(q)_dfg_command} completion $args \
     2>/dev/null)"})
-  _wanted $what expl $what compadd -a keys
+  _wanted $what expl $what compadd "$@" -a keys
 }
 _dfg_signatures() { _dfg_saved_model_keys signature }
 _dfg_tags() { _dfg_saved_model_keys tag }
+_dfg_fetch() { _dfg_saved_model_keys outputs }
+
+# KEY=FILE: an input key (then '='), then a file or a made input.
+_dfg_feed() {
+  if compset -P '*='; then
+    _alternative 'files:file:_files' 'generated:made input:(zeros ones random)'
+  else
+    _dfg_saved_model_keys inputs -S '='
+  fi
+}
 
 # NAME=FILE: a file name after the '='.
 _dfg_assign_file() {
@@ -92,6 +113,10 @@ std::string ZshAction(const ValueHint& hint) {
       return "_dfg_signatures";
     case ValueKind::kMetaGraphTag:
       return "_dfg_tags";
+    case ValueKind::kFeed:
+      return "_dfg_feed";
+    case ValueKind::kFetch:
+      return "_dfg_fetch";
     case ValueKind::kChoice:
       return fmt::format("({})", fmt::join(hint.choices, " "));
     default:

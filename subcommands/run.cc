@@ -42,6 +42,12 @@ int RunRun(RunFlags f, Context& ctx) {
   f.step.targets = SplitList(f.step.targets);
   auto step = PrepareStep(loaded, f.step);
   if (!step.ok()) return ctx.Error(step.status());
+  for (const std::string& note : step->notes)
+    *ctx.io.err << "dfg run: note: " << note << "\n";
+  if (!f.output.output_dir.empty()) {
+    Status names = CheckFetchFileNames(step->fetch_names);
+    if (!names.ok()) return ctx.Error(names);
+  }
   const bool local = f.master.target.empty();
   if (!local) {
     std::string note;
@@ -77,7 +83,7 @@ int RunRun(RunFlags f, Context& ctx) {
                                      options.repeat, options.collect_stats);
   std::signal(SIGINT, old_handler);
   if (!outcome.ok())
-    return ctx.Error(outcome.status(),
+    return ctx.Error(BlameKeys(*step, outcome.status()),
                      local ? InputName(f.in) : f.master.target);
   if (!f.dump_partitions.empty()) {
     Status w = WritePartitionFiles(f.dump_partitions, GraphFormat::kPbtxt,
@@ -99,16 +105,22 @@ void RegisterRun(CLI::App& app, Context& ctx) {
       "prune, place, partition and execute on CPU (DirectSession::Run)",
       [flags](Context& c) { return RunRun(*flags, c); });
   AddInputFlags(sub, &flags->in);
-  HintAssignFile(sub->add_option(
+  HintFeed(sub->add_option(
       "--feed", flags->step.feeds,
-      "NAME=FILE.npy, NAME=FILE.npz:KEY or NAME=JSON literal (NAME: a "
-      "tensor, or the signature's input key)"));
+      "NAME=FILE.npy, NAME=FILE.npz:KEY, NAME=JSON literal or "
+      "NAME=zeros|ones|random[:SEED] (NAME: a tensor, or the signature's "
+      "input key); arrays of another dtype are converted when they fit"));
+  sub->add_option("--batch", flags->step.batch,
+                  "dimension 0 of zeros/ones/random feeds when the input "
+                  "leaves it unknown")
+      ->check(CLI::PositiveNumber);
   sub->add_option("--examples", flags->step.examples,
                   "KEY=JSON: a list of feature dicts fed as serialized "
                   "tf.Example protos");
-  sub->add_option("--fetch", flags->step.fetches,
-                  "tensors or output keys to fetch (default: the signature's "
-                  "outputs, else unconsumed outputs)");
+  HintFetch(sub->add_option(
+      "--fetch", flags->step.fetches,
+      "tensors or output keys to fetch (default: the signature's "
+      "outputs, else unconsumed outputs)"));
   sub->add_option("--target", flags->step.targets,
                   "nodes to run without fetching");
   sub->add_option("--init-target", flags->init_targets,

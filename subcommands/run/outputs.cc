@@ -2,6 +2,7 @@
 #include "subcommands/run/outputs.h"
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "lib/base/strings.h"
@@ -47,9 +48,25 @@ std::string FormatOutputs(const std::vector<std::string>& names,
   return out;
 }
 
+Status CheckFetchFileNames(const std::vector<std::string>& names) {
+  std::map<std::string, std::string> by_file;  // file -> first name
+  for (const std::string& name : names) {
+    std::string file = FetchFileName(name);
+    auto [it, added] = by_file.emplace(file, name);
+    if (!added && it->second != name) {
+      return InvalidArgument(
+          "--fetch {} and --fetch {} would both be written to {} in the "
+          "--output-dir; fetch one of them per run",
+          it->second, name, file);
+    }
+  }
+  return Status::Ok();
+}
+
 Status WriteTensorsToDir(const std::string& dir,
                          const std::vector<std::string>& names,
                          const std::vector<Tensor>& tensors) {
+  DFG_RETURN_IF_ERROR(CheckFetchFileNames(names));
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {

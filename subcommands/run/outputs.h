@@ -35,7 +35,12 @@ Status WriteRunOutputs(const RunOutcome& outcome, const Step& step,
 std::string FormatOutputs(const std::vector<std::string>& names,
                           const std::vector<Tensor>& tensors, bool json);
 
-// Writes tensor i as DIR/<FetchFileName(names[i])>; every tensor is
+// OK when no two distinct names share a FetchFileName ("a/b" and "a_b"
+// both give a_b.npy); else kInvalidArgument naming both and the file.
+Status CheckFetchFileNames(const std::vector<std::string>& names);
+
+// Writes tensor i as DIR/<FetchFileName(names[i])> (CheckFetchFileNames
+// first); every tensor is
 // serialized before any file is written, so a failure leaves no partial set.
 Status WriteTensorsToDir(const std::string& dir,
                          const std::vector<std::string>& names,

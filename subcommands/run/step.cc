@@ -14,6 +14,7 @@
 #include "lib/graph/types.h"
 #include "lib/tensor_io/tensor_io.h"
 #include "subcommands/run/examples.h"
+#include "subcommands/run/feed_value.h"
 #include "subcommands/run/tensor_literal.h"
 
 namespace dfg {
@@ -28,6 +29,7 @@ using tensorflow::TensorInfo;
 struct Resolved {
   std::string tensor;
   DataType dtype = tensorflow::DT_INVALID;
+  const TensorShapeProto* shape = nullptr;  // nullptr: not known
 };
 
 class StepBuilder {
@@ -37,31 +39,38 @@ class StepBuilder {
     for (const NodeDef& node : model.graph.node()) nodes_[node.name()] = &node;
   }
 
-  // `key` names an input (kInputs) or output of the signature, or a graph
-  // tensor.
+  // `key` names an input or output of the signature, or a graph tensor.
+  // With `graph_first` (the default signature chosen for a step that names
+  // its fetches), a name with ':' or naming a node is a graph tensor before
+  // it is a key; otherwise keys come first.
   enum class Side { kInput, kOutput };
   StatusOr<Resolved> Resolve(const std::string& key, Side side) const {
     if (signature_ != nullptr) {
       const auto& map =
           side == Side::kInput ? signature_->inputs() : signature_->outputs();
+      bool graph_tensor = key.find(':') != std::string::npos ||
+                          nodes_.count(ParseTensorName(key).node);
       auto it = map.find(key);
-      if (it != map.end()) return FromTensorInfo(key, it->second);
-      if (!nodes_.count(ParseTensorName(key).node)) {
+      if (it != map.end() && !(graph_first_ && graph_tensor))
+        return FromTensorInfo(key, it->second);
+      if (!graph_tensor) {
         std::vector<std::string> keys;
         for (const auto& [k, info] : map) keys.push_back(k);
         std::sort(keys.begin(), keys.end());
         return NotFound(
             "signature '{}' has no {} '{}' (nor is it a node); "
-            "its {}s: {}",
+            "its {}s: {}{}",
             model_signature_key_, SideName(side), key, SideName(side),
-            keys.empty() ? "none" : fmt::format("{}", fmt::join(keys, ", ")));
+            keys.empty() ? "none" : fmt::format("{}", fmt::join(keys, ", ")),
+            DidYouMean(key, keys));
       }
     }
-    return Resolved{key, DtypeOfTensor(key)};
+    return Resolved{key, DtypeOfTensor(key), PlaceholderShape(key)};
   }
 
-  void set_signature_key(std::string key) {
+  void set_signature_key(std::string key, bool graph_first) {
     model_signature_key_ = std::move(key);
+    graph_first_ = graph_first;
   }
 
  private:
@@ -77,7 +86,21 @@ class StepBuilder {
           "fetches dense tensors only",
           model_signature_key_, key);
     }
-    return Resolved{info.name(), info.dtype()};
+    return Resolved{info.name(), info.dtype(),
+                    info.has_tensor_shape() ? &info.tensor_shape() : nullptr};
+  }
+
+  // The declared shape of a Placeholder's output; nullptr for other nodes.
+  const TensorShapeProto* PlaceholderShape(const std::string& name) const {
+    TensorId id = ParseTensorName(name);
+    auto it = nodes_.find(id.node);
+    if (it == nodes_.end() || id.index != 0) return nullptr;
+    const NodeDef& node = *it->second;
+    if (node.op() != "Placeholder" && node.op() != "PlaceholderWithDefault")
+      return nullptr;
+    auto attr = node.attr().find("shape");
+    if (attr == node.attr().end() || !attr->second.has_shape()) return nullptr;
+    return &attr->second.shape();
   }
 
   // The dtype of output `port` of the node `name` names, from its op's
@@ -100,6 +123,7 @@ class StepBuilder {
   const LoadedGraph& model_;
   const SignatureDef* signature_;
   std::string model_signature_key_;
+  bool graph_first_ = false;
   std::unordered_map<std::string, const NodeDef*> nodes_;
 };
 
@@ -116,16 +140,22 @@ Status SplitSpec(const std::string& spec, const char* flag, std::string* name,
   return Status::Ok();
 }
 
+// The signature keys resolve against: --signature, else a SavedModel's
+// serving_default. When the step names its fetches or targets without
+// --signature, graph tensors come before that signature's keys
+// (`graph_first`): `--fetch output_0` still means the output key.
 StatusOr<const SignatureDef*> ChooseSignature(const LoadedGraph& model,
                                               const StepRequest& request,
-                                              std::string* key) {
+                                              std::string* key,
+                                              bool* graph_first) {
   *key = request.signature;
+  *graph_first = false;
   if (key->empty()) {
-    bool told = !request.fetches.empty() || !request.targets.empty();
-    if (told || model.container != GraphContainer::kSavedModel ||
+    if (model.container != GraphContainer::kSavedModel ||
         !model.signatures.count(kDefaultServingSignatureKey)) {
       return nullptr;
     }
+    *graph_first = !request.fetches.empty() || !request.targets.empty();
     *key = kDefaultServingSignatureKey;
   }
   auto it = model.signatures.find(*key);
@@ -139,19 +169,66 @@ StatusOr<const SignatureDef*> ChooseSignature(const LoadedGraph& model,
   return &it->second;
 }
 
+// A file whose open fails, for a value that could have been a string:
+// the shell ate the quotes of '"hi"'.
+Status WithQuoteHint(Status status, const std::string& name,
+                     const std::string& value, DataType dtype) {
+  if (dtype != tensorflow::DT_STRING && dtype != tensorflow::DT_INVALID)
+    return status;
+  if (status.message().find("cannot open") == std::string::npos) return status;
+  return InvalidArgument(
+      "{}; to feed the string \"{}\", quote it for the shell: '{}=\"{}\"'",
+      status.message(), value, name, value);
+}
+
+// Reads the value of one --feed: generated, a JSON literal or a file
+// (converted to `r`'s dtype as TensorFlow's Session converts numpy arrays,
+// with a note in `notes`).
 StatusOr<Tensor> FeedValue(const std::string& name, const std::string& value,
-                           DataType dtype) {
-  if (!LooksLikeTensorLiteral(value)) return LoadTensorFile(value);
-  if (dtype == tensorflow::DT_INVALID) {
+                           const Resolved& r, int64_t batch,
+                           std::vector<std::string>* notes) {
+  DFG_ASSIGN_OR_RETURN(auto generated, ParseGeneratedFeed(value));
+  if (generated.has_value()) {
+    if (r.dtype == tensorflow::DT_INVALID || r.shape == nullptr) {
+      return InvalidArgument(
+          "the dtype and shape of '{}' are not known (not a signature input "
+          "nor a Placeholder), so {} cannot be made; feed a file or a literal",
+          name, value);
+    }
+    return MakeGeneratedFeed(*generated, r.dtype, *r.shape, batch);
+  }
+  if (!LooksLikeTensorLiteral(value)) {
+    auto tensor = LoadTensorFile(value);
+    if (!tensor.ok())
+      return WithQuoteHint(tensor.status(), name, value, r.dtype);
+    if (r.dtype == tensorflow::DT_INVALID || tensor->dtype() == r.dtype)
+      return tensor;
+    DFG_ASSIGN_OR_RETURN(Tensor converted, ConvertFeedDtype(*tensor, r.dtype));
+    notes->push_back(fmt::format(
+        "--feed {}: converted {} to {}, the input's dtype (as TensorFlow's "
+        "Session does)",
+        name, NumpyDtypeName(tensor->dtype()), NumpyDtypeName(r.dtype)));
+    return converted;
+  }
+  if (r.dtype == tensorflow::DT_INVALID) {
     return InvalidArgument(
         "the dtype of '{}' is not known, so a JSON literal cannot be "
         "converted to it; use a .npy file",
         name);
   }
-  return ParseTensorLiteral(value, dtype, "JSON literal");
+  return ParseTensorLiteral(value, r.dtype, "JSON literal");
 }
 
 }  // namespace
+
+Status BlameKeys(const Step& step, const Status& status) {
+  for (const auto& [tensor, given] : step.key_tensors) {
+    if (status.message().find(tensor) == std::string::npos) continue;
+    return Status(status.code(),
+                  fmt::format("{} ({})", status.message(), given));
+  }
+  return status;
+}
 
 Status CheckStepSyntax(const StepRequest& request) {
   std::string name, value;
@@ -165,10 +242,12 @@ Status CheckStepSyntax(const StepRequest& request) {
 StatusOr<Step> PrepareStep(const LoadedGraph& model,
                            const StepRequest& request) {
   Step step;
-  DFG_ASSIGN_OR_RETURN(const SignatureDef* signature,
-                       ChooseSignature(model, request, &step.signature));
+  bool graph_first = false;
+  DFG_ASSIGN_OR_RETURN(
+      const SignatureDef* signature,
+      ChooseSignature(model, request, &step.signature, &graph_first));
   StepBuilder builder(model, signature);
-  builder.set_signature_key(step.signature);
+  builder.set_signature_key(step.signature, graph_first);
   using Side = StepBuilder::Side;
   for (const std::string& spec : request.feeds) {
     std::string name, value;
@@ -176,9 +255,11 @@ StatusOr<Step> PrepareStep(const LoadedGraph& model,
     auto resolved = builder.Resolve(name, Side::kInput);
     if (!resolved.ok())
       return resolved.status().WithPrefix("--feed " + name + ": ");
-    auto tensor = FeedValue(name, value, resolved->dtype);
+    auto tensor = FeedValue(name, value, *resolved, request.batch, &step.notes);
     if (!tensor.ok())
       return tensor.status().WithPrefix("--feed " + name + ": ");
+    if (resolved->tensor != name)
+      step.key_tensors.emplace_back(resolved->tensor, "--feed " + name);
     step.feeds.emplace_back(resolved->tensor, std::move(tensor).value());
   }
   for (const std::string& spec : request.examples) {
@@ -209,6 +290,8 @@ StatusOr<Step> PrepareStep(const LoadedGraph& model,
     auto resolved = builder.Resolve(fetch, Side::kOutput);
     if (!resolved.ok())
       return resolved.status().WithPrefix("--fetch " + fetch + ": ");
+    if (resolved->tensor != fetch)
+      step.key_tensors.emplace_back(resolved->tensor, "--fetch " + fetch);
     step.fetches.push_back(resolved->tensor);
     step.fetch_names.push_back(fetch);
   }

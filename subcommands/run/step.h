@@ -6,7 +6,9 @@
 // accepted too), fetches default to all its outputs (sorted by key) and the
 // fetched tensors are named by their output keys. Without --signature and
 // without --fetch/--target, a SavedModel with a `serving_default` signature
-// runs that signature; other graphs fetch the outputs nothing consumes.
+// runs that signature; other graphs fetch the outputs nothing consumes. With
+// --fetch/--target but no --signature, names are graph tensors first (a name
+// with ':' or naming a node), else serving_default's keys.
 #ifndef DFG_SUBCOMMANDS_RUN_STEP_H_
 #define DFG_SUBCOMMANDS_RUN_STEP_H_
 
@@ -23,13 +25,16 @@ namespace dfg {
 inline constexpr char kDefaultServingSignatureKey[] = "serving_default";
 
 struct StepRequest {
-  // "NAME=FILE.npy", "NAME=FILE.npz[:KEY]" or "NAME=JSON" (tensor_literal.h).
+  // "NAME=FILE.npy", "NAME=FILE.npz[:KEY]", "NAME=JSON" (tensor_literal.h)
+  // or "NAME=zeros|ones|random[:SEED]" (feed_value.h). A file's array of
+  // another dtype is converted to the input's (feed_value.h).
   std::vector<std::string> feeds;
   // "KEY=JSON": a list of feature dicts fed as serialized tf.Example protos.
   std::vector<std::string> examples;
   std::vector<std::string> fetches;  // output keys or tensor names
   std::vector<std::string> targets;
   std::string signature;  // empty: see the overview
+  int64_t batch = 0;      // > 0: dimension 0 of zeros/ones/random inputs
 };
 
 struct Step {
@@ -40,7 +45,16 @@ struct Step {
   // the signature's output key, else the fetch as given.
   std::vector<std::string> fetch_names;
   std::string signature;  // the signature that runs; empty for none
+  // One line per feed converted to its input's dtype, for stderr.
+  std::vector<std::string> notes;
+  // (graph tensor, "--feed KEY") for each feed or fetch named by a signature
+  // key, so that an error naming the tensor also names what the user wrote.
+  std::vector<std::pair<std::string, std::string>> key_tensors;
 };
+
+// `status` with " (--feed KEY)" after its message for the first keyed
+// tensor of `step` the message names; `status` itself otherwise.
+Status BlameKeys(const Step& step, const Status& status);
 
 // Errors (kInvalidArgument unless noted), each naming the flag and tensor:
 // a feed or example without '=', an unknown signature (kNotFound, listing

@@ -80,16 +80,105 @@ TEST_CASE("tensor names still work beside a signature's keys", "[run]") {
   CHECK(step->fetch_names == std::vector<std::string>{"n_plus_one:0"});
 }
 
-TEST_CASE("with --fetch and no --signature, no signature is used", "[run]") {
+TEST_CASE("with --fetch and no --signature, graph tensors come first",
+          "[run]") {
   LoadedGraph model = ReadAffine();
   StepRequest request;
   request.feeds = {"x=[1]"};
   request.fetches = {"square"};
   auto step = PrepareStep(model, request);
   REQUIRE(step.ok());
-  CHECK(step->signature.empty());
   CHECK(step->fetches == std::vector<std::string>{"square"});
   CHECK(step->feeds[0].second.dtype() == tensorflow::DT_FLOAT);  // from x
+}
+
+TEST_CASE("with --fetch and no --signature, serving_default's keys resolve",
+          "[run]") {
+  // As a Keras export: keys that are not node names (output_0), and a key
+  // that is also a node's name but means another tensor.
+  LoadedGraph model = ReadAffine();
+  auto& outputs = *model.signatures.at("serving_default").mutable_outputs();
+  outputs["output_0"].set_name("square:0");
+  outputs["square"].set_name("y:0");
+  StepRequest request;
+  request.feeds = {"x=[1]"};
+  request.fetches = {"output_0", "square", "y:0"};
+  auto step = PrepareStep(model, request);
+  REQUIRE(step.ok());
+  CHECK(step->signature == "serving_default");
+  CHECK(step->fetches == std::vector<std::string>{"square:0", "square", "y:0"});
+  CHECK(step->fetch_names ==
+        std::vector<std::string>{"output_0", "square", "y:0"});
+  CHECK(step->feeds[0].first == "x");  // the node, as before
+  request.fetches = {"output_1"};
+  step = PrepareStep(model, request);
+  REQUIRE_FALSE(step.ok());
+  CHECK(step.status().code() == Code::kNotFound);
+  CHECK_THAT(step.status().message(),
+             Catch::Matchers::Contains("--fetch output_1: signature "
+                                       "'serving_default' has no output "
+                                       "'output_1'"));
+}
+
+TEST_CASE("an error naming a keyed tensor also names the key given", "[run]") {
+  LoadedGraph model = ReadAffine();
+  StepRequest request;
+  request.signature = "square";
+  request.feeds = {"input=[3]"};
+  request.fetches = {"squared", "y:0"};
+  auto step = PrepareStep(model, request);
+  REQUIRE(step.ok());
+  Status blamed = BlameKeys(*step, InvalidArgument("bad value for x:0"));
+  CHECK(blamed.code() == Code::kInvalidArgument);
+  CHECK(blamed.message() == "bad value for x:0 (--feed input)");
+  CHECK(BlameKeys(*step, InvalidArgument("square:0 failed")).message() ==
+        "square:0 failed (--fetch squared)");
+  // y:0 was given as the tensor itself: nothing to add.
+  CHECK(BlameKeys(*step, InvalidArgument("y:0 failed")).message() ==
+        "y:0 failed");
+}
+
+TEST_CASE("a file of another dtype is converted to the input's, with a note",
+          "[run]") {
+  LoadedGraph model = ReadAffine();
+  StepRequest request;
+  request.signature = "increment";
+  request.feeds = {"n=" + testing::SourceDir() +
+                   "/testdata/npy/feeds/n_i64.npy"};
+  auto step = PrepareStep(model, request);
+  REQUIRE(step.ok());
+  CHECK(step->feeds[0].second.dtype() == tensorflow::DT_INT32);
+  CHECK(step->feeds[0].second.scalar<int32_t>() == 41);
+  REQUIRE(step->notes.size() == 1);
+  CHECK_THAT(step->notes[0],
+             Catch::Matchers::Contains("--feed n: converted int64 to int32"));
+  request.feeds = {"n=" + testing::SourceDir() +
+                   "/testdata/npy/feeds/n_i64_big.npy"};
+  step = PrepareStep(model, request);
+  REQUIRE_FALSE(step.ok());
+  CHECK_THAT(step.status().message(),
+             Catch::Matchers::Contains("--feed n: the value is int64"));
+}
+
+TEST_CASE("zeros/ones/random feeds are shaped from the input and --batch",
+          "[run]") {
+  LoadedGraph model = ReadAffine();
+  StepRequest request;
+  request.feeds = {"x=ones"};
+  auto step = PrepareStep(model, request);
+  REQUIRE_FALSE(step.ok());
+  CHECK_THAT(step.status().message(),
+             Catch::Matchers::Contains("--feed x: dimension 0"));
+  request.batch = 2;
+  step = PrepareStep(model, request);
+  REQUIRE(step.ok());
+  CHECK(step->feeds[0].second.shape() == TensorShape({2}));
+  request.signature = "increment";
+  request.feeds = {"n:0=random:1"};  // a Placeholder's shape and dtype
+  step = PrepareStep(model, request);
+  REQUIRE(step.ok());
+  CHECK(step->feeds[0].second.dtype() == tensorflow::DT_INT32);
+  CHECK(step->feeds[0].second.dims() == 0);
 }
 
 TEST_CASE("unknown signatures and keys are errors listing the valid ones",

@@ -94,9 +94,11 @@ StatusOr<T> AsInteger(const Json& value, DataType dtype) {
   if (value.is_number_float()) {
     double d = value.get<double>();
     // Integral floats (2.0) fit; 2.5, nan and out-of-range values do not.
+    // The bound is 2^digits, exclusive: T's max as a double rounds up to it
+    // for 64-bit T (9223372036854775807.0 is 2^63).
     if (std::isfinite(d) && d == std::trunc(d) &&
         d >= static_cast<double>(std::numeric_limits<T>::min()) &&
-        d <= static_cast<double>(std::numeric_limits<T>::max())) {
+        d < std::ldexp(1.0, std::numeric_limits<T>::digits)) {
       return static_cast<T>(d);
     }
   }
@@ -112,14 +114,18 @@ Status FillIntegers(const std::vector<const Json*>& leaves, Tensor* t) {
   return Status::Ok();
 }
 
-// float, double, half, bfloat16 through `convert` (double -> element).
-template <typename T, typename F>
-Status FillFloats(const std::vector<const Json*>& leaves, Tensor* t,
-                  F convert) {
+// float, double, half, bfloat16 through `convert` (double -> element);
+// `back` (element -> double) tells a finite number that became an infinity
+// (1e39 as float32), which does not fit.
+template <typename T, typename F, typename B>
+Status FillFloats(const std::vector<const Json*>& leaves, Tensor* t, F convert,
+                  B back) {
   auto out = t->flat<T>();
   for (size_t i = 0; i < leaves.size(); ++i) {
     DFG_ASSIGN_OR_RETURN(double d, AsDouble(*leaves[i], t->dtype()));
     out[i] = convert(d);
+    if (std::isfinite(d) && !std::isfinite(back(out[i])))
+      return DoesNotFit(*leaves[i], t->dtype());
   }
   return Status::Ok();
 }
@@ -127,18 +133,22 @@ Status FillFloats(const std::vector<const Json*>& leaves, Tensor* t,
 Status Fill(const std::vector<const Json*>& leaves, Tensor* t) {
   switch (t->dtype()) {
     case tensorflow::DT_FLOAT:
-      return FillFloats<float>(leaves, t,
-                               [](double d) { return static_cast<float>(d); });
+      return FillFloats<float>(
+          leaves, t, [](double d) { return static_cast<float>(d); },
+          [](float f) { return f; });
     case tensorflow::DT_DOUBLE:
-      return FillFloats<double>(leaves, t, [](double d) { return d; });
+      return FillFloats<double>(
+          leaves, t, [](double d) { return d; }, [](double d) { return d; });
     case tensorflow::DT_HALF:
-      return FillFloats<Half>(leaves, t, [](double d) {
-        return FloatToHalf(static_cast<float>(d));
-      });
+      return FillFloats<Half>(
+          leaves, t,
+          [](double d) { return FloatToHalf(static_cast<float>(d)); },
+          HalfToFloat);
     case tensorflow::DT_BFLOAT16:
-      return FillFloats<BFloat16>(leaves, t, [](double d) {
-        return FloatToBFloat16(static_cast<float>(d));
-      });
+      return FillFloats<BFloat16>(
+          leaves, t,
+          [](double d) { return FloatToBFloat16(static_cast<float>(d)); },
+          BFloat16ToFloat);
     case tensorflow::DT_INT8:
       return FillIntegers<int8_t>(leaves, t);
     case tensorflow::DT_INT16:

@@ -1,5 +1,8 @@
 #include "subcommands/run/tensor_literal.h"
 
+#include <cmath>
+#include <limits>
+
 #include "lib/testing/catch.h"
 
 namespace dfg {
@@ -66,6 +69,17 @@ TEST_CASE("a literal that does not fit the dtype is an error naming it",
            {"[1, 2", tensorflow::DT_FLOAT, "not valid JSON"},
            {"1 2", tensorflow::DT_FLOAT, "not valid JSON"},
            {"[1]", tensorflow::DT_COMPLEX64, "use a .npy file"},
+           // Max as a double is 2^63 (2^64): one past the range, not a wrap.
+           {"9223372036854775807.0", tensorflow::DT_INT64,
+            "does not fit dtype int64"},
+           {"18446744073709551615.0", tensorflow::DT_UINT64,
+            "does not fit dtype uint64"},
+           {"2147483648.0", tensorflow::DT_INT32, "does not fit dtype int32"},
+           {"[1, 1e39]", tensorflow::DT_FLOAT,
+            "1e+39 does not fit dtype float"},
+           {"-1e39", tensorflow::DT_FLOAT, "does not fit dtype float"},
+           {"70000", tensorflow::DT_HALF, "does not fit dtype half"},
+           {"1e300", tensorflow::DT_BFLOAT16, "does not fit dtype bfloat16"},
        }) {
     INFO(c.json);
     auto t = ParseTensorLiteral(c.json, c.dtype, "--feed x");
@@ -74,6 +88,23 @@ TEST_CASE("a literal that does not fit the dtype is an error naming it",
     CHECK_THAT(t.status().message(), Catch::Matchers::Contains(c.phrase));
     CHECK_THAT(t.status().message(), Catch::Matchers::Contains("--feed x"));
   }
+}
+
+TEST_CASE("literals at the edge of a dtype's range fit", "[run]") {
+  // The largest double below 2^63, and float32's max written out.
+  auto big =
+      ParseTensorLiteral("9223372036854774784.0", tensorflow::DT_INT64, "x");
+  REQUIRE(big.ok());
+  CHECK(big->scalar<int64_t>() == 9223372036854774784LL);
+  auto max = ParseTensorLiteral("[3.4028234663852886e38, \"inf\"]",
+                                tensorflow::DT_FLOAT, "x");
+  REQUIRE(max.ok());
+  CHECK(max->flat<float>()[0] == std::numeric_limits<float>::max());
+  CHECK(std::isinf(max->flat<float>()[1]));
+  auto min =
+      ParseTensorLiteral("-9223372036854775808.0", tensorflow::DT_INT64, "x");
+  REQUIRE(min.ok());
+  CHECK(min->scalar<int64_t>() == std::numeric_limits<int64_t>::min());
 }
 
 }  // namespace

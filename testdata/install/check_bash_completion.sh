@@ -106,6 +106,17 @@ expect 'dfg run --meta-graph-tag serve testdata/models/assign_saved_model.pb --s
 expect 'dfg run --signature ' # no model yet: nothing
 expect 'dfg freeze testdata/models/assign_saved_model.pb --signature ' serving_default
 
+# --feed and --fetch: the keys of the signature on the line (--signature,
+# else serving_default), or a plain graph's placeholders and outputs; after
+# --feed KEY=, a file or a made input.
+expect 'dfg run testdata/models/assign_saved_model.pb --feed ' X= nosplit
+expect 'dfg run testdata/models/assign_saved_model.pb --fetch ' output
+expect 'dfg run testdata/savedmodels/affine --signature square --feed ' input= nosplit
+expect 'dfg run testdata/savedmodels/affine --signature=square --fetch s' squared
+expect 'dfg run testdata/models/mlp.pbtxt --feed ' x= nosplit
+expect 'dfg run testdata/models/mlp.pbtxt --feed x=ra' random
+expect 'dfg run --fetch ' # no model yet: nothing
+
 # A SavedModel directory from ../shared, with five signatures.
 half_plus_two=../shared/savedmodels/tfserving__saved_model_half_plus_two_cpu/00000123
 if [[ -d $half_plus_two ]]; then
@@ -114,6 +125,10 @@ if [[ -d $half_plus_two ]]; then
   expect "dfg freeze $half_plus_two --signature=regress_x_" \
     regress_x_to_y regress_x_to_y2
   expect "dfg info $half_plus_two --meta-graph-tag " serve
+  # A TF2 SavedModel: its init-op signature is not one to run.
+  times_three=../shared/savedmodels/tfjs__times_three_float
+  expect "dfg run $times_three --signature " serving_default
+  expect "dfg run $times_three --fetch " output_0
 elif [[ ${DFG_REQUIRE_SHARED-} == 1 ]]; then
   fail "$half_plus_two is missing (DFG_REQUIRE_SHARED=1)"
 else

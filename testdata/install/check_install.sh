@@ -87,6 +87,9 @@ if command -v zsh >/dev/null; then
   zexpect 'dfg info testdata/models/assign_saved_model.pb --meta-graph-tag=' serve
   zexpect 'dfg run --sig' --signature
   zexpect 'dfg run testdata/models/assign_saved_model.pb --signature ' serving_default
+  zexpect 'dfg run testdata/models/mlp.pbtxt --feed ' x
+  zexpect 'dfg run testdata/models/mlp.pbtxt --feed x=ra' random
+  zexpect 'dfg run testdata/savedmodels/affine --signature square --fetch ' affine squared
 else
   echo "note: zsh is not installed; the zsh script was not checked"
 fi
