@@ -7,6 +7,7 @@
 #include <istream>
 #include <ostream>
 
+#include "lib/base/progress.h"
 #include "lib/base/strings.h"
 #include "lib/dot/dot.h"
 #include "lib/partition/partition.h"
@@ -49,6 +50,9 @@ CLI::App* AddSubcommand(CLI::App& app, Context& ctx, const char* name,
   sub->callback([&ctx, sub, name, run = std::move(run)] {
     ctx.subcommand = name;
     ctx.app = sub;
+    // Long stages say how far they are, on a terminal only.
+    ProgressLine progress(ctx.io.stderr_is_terminal ? ctx.io.err : nullptr,
+                          std::string("dfg ") + name);
     ctx.exit_code = run(ctx);
   });
   return sub;
