@@ -105,6 +105,7 @@ bool LoadInput(Context& ctx, const InputFlags& flags, LoadedGraph* loaded) {
   if (path == nullptr) return false;
   ReadOptions options;
   options.meta_graph_tag = flags.meta_graph_tag;
+  ProgressStage stage("reading the graph");
   StatusOr<LoadedGraph> result = ReadGraph(*path, *ctx.io.in, options);
   if (!result.ok()) {
     ctx.Error(result.status());
@@ -121,6 +122,7 @@ tensorflow::GraphDef* LoadInput(Context& ctx, const InputFlags& flags,
   if (path == nullptr) return nullptr;
   ReadOptions options;
   options.meta_graph_tag = flags.meta_graph_tag;
+  ProgressStage stage("reading the graph");
   StatusOr<tensorflow::GraphDef*> graph =
       ReadGraphOnArena(*path, *ctx.io.in, options, arena, loaded);
   if (!graph.ok()) {
@@ -148,6 +150,7 @@ tensorflow::GraphDef* ParseInput(Context& ctx, const InputFlags& flags,
                                  LoadedGraph* loaded) {
   ReadOptions options;
   options.meta_graph_tag = flags.meta_graph_tag;
+  ProgressStage stage("reading the graph");
   StatusOr<tensorflow::GraphDef*> graph =
       ParseGraphOnArena(std::move(input), options, arena, loaded);
   if (!graph.ok()) {
