@@ -137,11 +137,14 @@ Status Optimize(tensorflow::GraphDef* graph, const OptimizeOptions& options,
   tensorflow::GraphDef& work = options.unchanged_on_error ? copy : *graph;
   const auto preserve = optimize::PreservedNames(work, options);
   std::vector<std::pair<std::string, int>> counts;
-  for (int round = 0; round < std::max(1, options.max_rounds); ++round) {
+  const int rounds = std::max(1, options.max_rounds);
+  ProgressStage stage(fmt::format("optimizing {} nodes", work.node_size()),
+                      rounds * selected.size());
+  for (int round = 0; round < rounds; ++round) {
     int changes = 0;
+    int64_t passes_done = round * selected.size();
     for (const PassInfo* p : selected) {
-      ProgressStage stage(
-          fmt::format("{} pass on {} nodes", p->name, work.node_size()));
+      stage.Set(passes_done++);
       PassContext ctx(&work, &preserve, &options, r);
       DFG_RETURN_IF_ERROR(p->run(ctx));
       changes += ctx.changes();

@@ -197,8 +197,6 @@ StatusOr<ClientGraph> ExecutionState::BuildClientGraph(
     client.fetch_types = std::move(pruned.fetch_types);
   }
   if (optimize != nullptr) {
-    ProgressStage stage(
-        fmt::format("optimizing {} nodes", client.graph->num_op_nodes()));
     DFG_RETURN_IF_ERROR(OptimizeClientGraph(*optimize, options, devices_,
                                             &client.graph, report));
   }
