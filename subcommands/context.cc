@@ -7,6 +7,7 @@
 #include <istream>
 #include <ostream>
 
+#include "lib/base/progress.h"
 #include "lib/base/strings.h"
 #include "lib/dot/dot.h"
 #include "lib/partition/partition.h"
@@ -49,6 +50,9 @@ CLI::App* AddSubcommand(CLI::App& app, Context& ctx, const char* name,
   sub->callback([&ctx, sub, name, run = std::move(run)] {
     ctx.subcommand = name;
     ctx.app = sub;
+    // Long stages say how far they are, on a terminal only.
+    ProgressLine progress(ctx.io.stderr_is_terminal ? ctx.io.err : nullptr,
+                          std::string("dfg ") + name);
     ctx.exit_code = run(ctx);
   });
   return sub;
@@ -101,6 +105,7 @@ bool LoadInput(Context& ctx, const InputFlags& flags, LoadedGraph* loaded) {
   if (path == nullptr) return false;
   ReadOptions options;
   options.meta_graph_tag = flags.meta_graph_tag;
+  ProgressStage stage("reading the graph");
   StatusOr<LoadedGraph> result = ReadGraph(*path, *ctx.io.in, options);
   if (!result.ok()) {
     ctx.Error(result.status());
@@ -117,6 +122,7 @@ tensorflow::GraphDef* LoadInput(Context& ctx, const InputFlags& flags,
   if (path == nullptr) return nullptr;
   ReadOptions options;
   options.meta_graph_tag = flags.meta_graph_tag;
+  ProgressStage stage("reading the graph");
   StatusOr<tensorflow::GraphDef*> graph =
       ReadGraphOnArena(*path, *ctx.io.in, options, arena, loaded);
   if (!graph.ok()) {
@@ -144,6 +150,7 @@ tensorflow::GraphDef* ParseInput(Context& ctx, const InputFlags& flags,
                                  LoadedGraph* loaded) {
   ReadOptions options;
   options.meta_graph_tag = flags.meta_graph_tag;
+  ProgressStage stage("reading the graph");
   StatusOr<tensorflow::GraphDef*> graph =
       ParseGraphOnArena(std::move(input), options, arena, loaded);
   if (!graph.ok()) {

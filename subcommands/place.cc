@@ -5,6 +5,7 @@
 #include <memory>
 #include <ostream>
 
+#include "lib/base/progress.h"
 #include "lib/place/device_set.h"
 #include "lib/place/place_binary.h"
 #include "subcommands/completion_script.h"
@@ -36,8 +37,11 @@ bool PlaceBytes(Context& ctx, const PlaceFlags& flags, const GraphInput& input,
     return false;
   }
   PlacementReport report;
-  std::unique_ptr<PlacedBinaryGraph> placed =
-      PlaceBinaryGraphDef(input.bytes, devices, options, &report);
+  std::unique_ptr<PlacedBinaryGraph> placed;
+  {
+    ProgressStage stage("placing");
+    placed = PlaceBinaryGraphDef(input.bytes, devices, options, &report);
+  }
   if (placed == nullptr) return false;
   for (const std::string& warning : report.warnings) ctx.Warn(warning);
   const bool binary = *format == GraphFormat::kPb;
@@ -69,7 +73,11 @@ int RunPlace(Context& ctx, const PlaceFlags& flags) {
       ParseInput(ctx, flags.input, std::move(input), &arena, &loaded);
   if (graph == nullptr) return ctx.exit_code;
   PlacementReport report;
-  Status placed = PlaceGraphDefInPlace(graph, *devices, options, &report);
+  Status placed;
+  {
+    ProgressStage stage(fmt::format("placing {} nodes", graph->node_size()));
+    placed = PlaceGraphDefInPlace(graph, *devices, options, &report);
+  }
   for (const std::string& warning : report.warnings) ctx.Warn(warning);
   if (!placed.ok()) return ctx.Error(placed, InputName(flags.input));
   for (const NodePlacement& node : report.nodes) {

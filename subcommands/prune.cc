@@ -6,6 +6,7 @@
 #include <memory>
 #include <ostream>
 
+#include "lib/base/progress.h"
 #include "lib/base/strings.h"
 #include "lib/graph/device_name.h"
 #include "subcommands/completion_script.h"
@@ -59,7 +60,11 @@ int RunPrune(Context& ctx, const PruneFlags& flags) {
   tensorflow::GraphDef* graph = LoadInput(ctx, flags.input, &arena, &loaded);
   if (graph == nullptr) return ctx.exit_code;
   PruneReport report;
-  Status pruned = PruneInPlace(graph, options, &report);
+  Status pruned;
+  {
+    ProgressStage stage(fmt::format("pruning {} nodes", graph->node_size()));
+    pruned = PruneInPlace(graph, options, &report);
+  }
   if (!pruned.ok()) return ctx.Error(pruned, InputName(flags.input));
   for (const std::string& warning : report.warnings) ctx.Warn(warning);
   if (Status status = WriteGraphOutput(ctx, flags.output, *graph);

@@ -67,6 +67,7 @@ int RunRun(RunFlags f, Context& ctx) {
   options.load.session.allow_soft_placement = !f.no_soft_placement;
   f.master.allow_soft_placement = !f.no_soft_placement;
   options.load.session.optimize = !f.no_optimize;
+  options.load.session.keep_partitions = !f.dump_partitions.empty();
   f.master.optimize = !f.no_optimize;
   options.load.run.cancelled = &interrupted;
   options.load.export_dir = loaded.export_dir;

@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "lib/base/progress.h"
 #include "lib/exec/executor_impl.h"
 #include "lib/exec/propagator.h"
 #include "lib/graph/op_registry.h"
@@ -104,9 +105,13 @@ Status Executor::Impl::BuildItems(const std::vector<std::string>& frame_names) {
     return it->second;
   };
   ensure_frame("");
-  items.reserve(graph->num_node_ids());
+  items.reserve(graph->num_op_nodes());
+  ProgressStage stage(
+      fmt::format("building kernels of {} nodes", graph->num_op_nodes()),
+      graph->num_op_nodes());
   for (Node* node : graph->nodes()) {
     if (!node->IsOp()) continue;
+    if ((items.size() & 4095) == 0) stage.Set(items.size());
     NodeItem& item = items.emplace_back();
     item.node = node;
     item.num_inputs = node->num_inputs();

@@ -14,6 +14,13 @@ namespace dfg {
 StatusOr<PartitionExecutor> CreatePartitionExecutor(
     const tensorflow::GraphDef& partition, const std::string& device,
     const std::string& device_type, ResourceMgr* resources) {
+  tensorflow::GraphDef copy = partition;
+  return CreatePartitionExecutor(&copy, device, device_type, resources);
+}
+
+StatusOr<PartitionExecutor> CreatePartitionExecutor(
+    tensorflow::GraphDef* partition, const std::string& device,
+    const std::string& device_type, ResourceMgr* resources) {
   ImportOptions import_options;
   import_options.allow_internal_ops = true;
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,

@@ -43,6 +43,11 @@ struct PartitionExecutor {
 StatusOr<PartitionExecutor> CreatePartitionExecutor(
     const tensorflow::GraphDef& partition, const std::string& device,
     const std::string& device_type, ResourceMgr* resources);
+// The same, taking the nodes of `*partition` over instead of copying them
+// (ImportGraphDef(GraphDef*)): `*partition` has no nodes afterwards.
+StatusOr<PartitionExecutor> CreatePartitionExecutor(
+    tensorflow::GraphDef* partition, const std::string& device,
+    const std::string& device_type, ResourceMgr* resources);
 
 // Where PartitionStep::Start begins each executor (its root nodes run
 // there, and inline successors after them).

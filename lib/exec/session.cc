@@ -5,9 +5,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
+#include "lib/base/progress.h"
 #include "lib/base/strings.h"
 #include "lib/exec/call_frame.h"
 #include "lib/exec/feed_check.h"
@@ -37,7 +39,11 @@ struct Signature {
   std::vector<DataType> arg_types, ret_types;
   std::vector<PartitionExecutor> executors;
   std::map<std::string, GraphDef> partitions;
+  int64_t num_nodes = 0;  // in all partitions
 };
+
+// From this many nodes a step is a progress stage.
+constexpr int64_t kRunStageMinNodes = 10000;
 
 int DefaultThreads() {
   unsigned n = std::thread::hardware_concurrency();
@@ -233,11 +239,16 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
           "nodes with a GPU kernel are placed on it",
           node, dev.name);
     }
+    sig->num_nodes += def.node_size();
+    GraphDef copy;
+    if (options.keep_partitions) copy = def;
     DFG_ASSIGN_OR_RETURN(PartitionExecutor executor,
-                         CreatePartitionExecutor(def, dev.name, dev.type(),
-                                                 resources[dev.name].get()));
+                         CreatePartitionExecutor(
+                             options.keep_partitions ? &copy : &def, dev.name,
+                             dev.type(), resources[dev.name].get()));
     sig->executors.push_back(std::move(executor));
   }
+  if (!options.keep_partitions) sig->partitions.clear();  // moved out
   return sig;
 }
 
@@ -329,6 +340,12 @@ Status Session::Impl::RunSignature(const Signature& sig,
   step_args.intra_op_pool = intra_op_pool.get();
   step_args.observer = options.observer;
   PartitionStep step(sig.executors, step_args);
+  // Steps of big graphs say that they are running (on a terminal); small
+  // ones, run many times, skip even the stage's bookkeeping.
+  std::optional<ProgressStage> stage;
+  if (sig.num_nodes >= kRunStageMinNodes) {
+    stage.emplace(fmt::format("running {} nodes", sig.num_nodes));
+  }
   Watch watch;
   const bool watched = options.timeout_ms > 0 || options.cancelled != nullptr;
   if (watched) {

@@ -38,6 +38,10 @@ struct SessionOptions {
   int intra_op_threads = 0;  // 0: the number of cores
   // Run lib/optimize on every client graph (DirectSession runs Grappler).
   bool optimize = true;
+  // Keep each signature's partition graphs for last_partitions(). Off, the
+  // executors take the partitions' nodes over instead of copying them (a
+  // big graph is not held twice) and last_partitions() is empty.
+  bool keep_partitions = true;
 };
 
 struct RunOptions {
@@ -64,7 +68,8 @@ class Session {
              std::vector<Tensor>* outputs, const RunOptions& run_options = {});
 
   // The partition graphs that ran for the signature of the last Run, by
-  // device (`dfg run --dump-partitions`).
+  // device (`dfg run --dump-partitions`); empty without
+  // SessionOptions::keep_partitions.
   const std::map<std::string, GraphDef>& last_partitions() const;
   // The device names of the session, client device first.
   const std::vector<std::string>& devices() const;

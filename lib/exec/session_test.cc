@@ -70,6 +70,22 @@ TEST_CASE("session runs a graph over two CPU devices through Send/Recv",
   }
 }
 
+TEST_CASE("session without kept partitions runs the same and keeps none",
+          "[exec]") {
+  SessionOptions options;
+  options.devices = {"cpu:0", "cpu:1"};
+  options.inter_op_threads = 1;
+  options.keep_partitions = false;
+  auto session = Session::Create(Parse(kAxpy), options);
+  REQUIRE(session.ok());
+  for (int step = 0; step < 2; ++step) {
+    std::vector<Tensor> out;
+    REQUIRE((*session)->Run({{"x", Vec({1, 2, 3})}}, {"y"}, {}, &out).ok());
+    CHECK(out[0].flat<float>()[2] == 9);
+    CHECK((*session)->last_partitions().empty());
+  }
+}
+
 TEST_CASE("session fetches one tensor twice and feeds any tensor", "[exec]") {
   auto session = MakeSession(Parse(kAxpy));
   std::vector<Tensor> out;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "lib/base/progress.h"
 #include "lib/base/strings.h"
 #include "lib/graph/tensor_id.h"
 #include "lib/optimize/pass.h"
@@ -131,12 +132,19 @@ Status Optimize(tensorflow::GraphDef* graph, const OptimizeOptions& options,
   OptimizeReport* r = report != nullptr ? report : &local;
   *r = OptimizeReport();
   r->nodes_before = graph->node_size();
-  tensorflow::GraphDef work = *graph;
+  tensorflow::GraphDef copy;
+  if (options.unchanged_on_error) copy = *graph;
+  tensorflow::GraphDef& work = options.unchanged_on_error ? copy : *graph;
   const auto preserve = optimize::PreservedNames(work, options);
   std::vector<std::pair<std::string, int>> counts;
-  for (int round = 0; round < std::max(1, options.max_rounds); ++round) {
+  const int rounds = std::max(1, options.max_rounds);
+  ProgressStage stage(fmt::format("optimizing {} nodes", work.node_size()),
+                      rounds * selected.size());
+  for (int round = 0; round < rounds; ++round) {
     int changes = 0;
+    int64_t passes_done = round * selected.size();
     for (const PassInfo* p : selected) {
+      stage.Set(passes_done++);
       PassContext ctx(&work, &preserve, &options, r);
       DFG_RETURN_IF_ERROR(p->run(ctx));
       changes += ctx.changes();
@@ -148,7 +156,7 @@ Status Optimize(tensorflow::GraphDef* graph, const OptimizeOptions& options,
   }
   r->pass_node_counts = std::move(counts);
   r->nodes_after = work.node_size();
-  *graph = std::move(work);
+  if (options.unchanged_on_error) *graph = std::move(copy);
   return Status::Ok();
 }
 

@@ -62,6 +62,10 @@ struct OptimizeOptions {
   std::vector<std::string> preserve;
   // Rounds of the whole pass list; stops early when a round changes nothing.
   int max_rounds = 2;
+  // False: rewrite the graph in place, without the copy that keeps it
+  // unchanged on error (a caller that drops the graph on error, with a
+  // graph too big to hold twice).
+  bool unchanged_on_error = true;
   // For the variables pass: the current value of the resource variable a
   // VarHandleOp node names, or nullopt (not initialized, unknown). Unset:
   // the pass does nothing (dfg optimize has no values).
@@ -97,7 +101,7 @@ std::string DescribePasses();
 
 // Errors: kInvalidArgument for an unknown pass name (with the nearest), and
 // the function inliner's instantiation errors. The graph is unchanged on
-// error. `report` may be null.
+// error unless options.unchanged_on_error is false. `report` may be null.
 Status Optimize(tensorflow::GraphDef* graph, const OptimizeOptions& options,
                 OptimizeReport* report);
 

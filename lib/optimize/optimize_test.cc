@@ -3,6 +3,7 @@
 #include <map>
 
 #include "lib/graph/tensor_id.h"
+#include "lib/optimize/pass.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/text_proto.h"
 
@@ -116,6 +117,38 @@ TEST_CASE("the dependency pass bypasses Identity nodes", "[optimize]") {
   CHECK_FALSE(shape.contains("i2"));
   CHECK(shape.at("n") == "Neg(x)");
   CHECK(shape.at("after") == "NoOp(^x)");
+}
+
+TEST_CASE("optimizing in place gives what optimizing a copy gives",
+          "[optimize]") {
+  const GraphDef given = ParseTextProto<GraphDef>(
+      Arg("x") + Op("i1", "Identity", {"x"}) + Op("n", "Neg", {"i1"}) +
+      Op("i2", "Identity", {"n"}) + Op("m", "Neg", {"i2"}) +
+      Retval("out", "m"));
+  GraphDef copied = given, in_place = given;
+  OptimizeOptions options;
+  OptimizeReport copied_report, in_place_report;
+  REQUIRE(Optimize(&copied, options, &copied_report).ok());
+  options.unchanged_on_error = false;
+  REQUIRE(Optimize(&in_place, options, &in_place_report).ok());
+  CHECK(in_place.DebugString() == copied.DebugString());
+  CHECK(in_place_report.nodes_after == copied_report.nodes_after);
+  CHECK_FALSE(Shape(in_place).contains("i1"));
+}
+
+TEST_CASE("graph index finds each name, the first of a repeated one",
+          "[optimize]") {
+  GraphDef g =
+      ParseTextProto<GraphDef>(Arg("x") + Op("a", "Neg", {"x"}) +
+                               Op("b", "Neg", {"a"}) + Op("a", "Neg", {"b"}));
+  optimize::GraphIndex index(g);
+  CHECK(index.Find("x") == 0);
+  CHECK(index.Find("a") == 1);
+  CHECK(index.Find("b") == 2);
+  CHECK(index.Find("c") == -1);
+  CHECK(index.Find("") == -1);
+  REQUIRE(index.AllDataUses(1).size() == 1);
+  CHECK(index.AllDataUses(1)[0].node == 2);
 }
 
 TEST_CASE("an Identity after a Switch stays", "[optimize]") {

@@ -18,8 +18,30 @@ bool IsInterfaceOp(std::string_view op) {
 
 GraphIndex::GraphIndex(const GraphDef& graph) {
   const int n = graph.node_size();
-  by_name_.reserve(n);
-  for (int i = 0; i < n; ++i) by_name_.emplace(graph.node(i).name(), i);
+  size_t bytes = 0;
+  for (const NodeDef& node : graph.node()) bytes += node.name().size();
+  names_.reserve(bytes);
+  name_start_.reserve(n + 1);
+  name_start_.push_back(0);
+  for (const NodeDef& node : graph.node()) {
+    names_ += node.name();
+    name_start_.push_back(names_.size());
+  }
+  size_t slots = 2;
+  while (slots < 2 * static_cast<size_t>(n)) slots *= 2;
+  slots_.assign(slots, -1);
+  const size_t mask = slots - 1;
+  for (int i = 0; i < n; ++i) {
+    // The first node of a name wins, as a map's emplace would have it.
+    for (size_t pos = std::hash<std::string_view>()(NameOf(i)) & mask;;
+         pos = (pos + 1) & mask) {
+      if (slots_[pos] < 0) {
+        slots_[pos] = i;
+        break;
+      }
+      if (NameOf(slots_[pos]) == NameOf(i)) break;
+    }
+  }
   // Two sweeps: count each producer's consumers, then place them.
   struct Edge {
     int producer, consumer, input, port;
@@ -30,8 +52,8 @@ GraphIndex::GraphIndex(const GraphDef& graph) {
     const NodeDef& node = graph.node(i);
     for (int k = 0; k < node.input_size(); ++k) {
       TensorIdView id = ParseTensorNameView(node.input(k));
-      auto it = by_name_.find(id.node);
-      if (it != by_name_.end()) edges.push_back({it->second, i, k, id.index});
+      const int producer = Find(id.node);
+      if (producer >= 0) edges.push_back({producer, i, k, id.index});
     }
   }
   first_use_.assign(n + 1, 0);
@@ -58,8 +80,12 @@ GraphIndex::GraphIndex(const GraphDef& graph) {
 }
 
 int GraphIndex::Find(std::string_view name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() ? -1 : it->second;
+  const size_t mask = slots_.size() - 1;
+  for (size_t pos = std::hash<std::string_view>()(name) & mask;;
+       pos = (pos + 1) & mask) {
+    const int i = slots_[pos];
+    if (i < 0 || NameOf(i) == name) return i;
+  }
 }
 
 std::vector<Use> GraphIndex::DataUses(int i, int port) const {

@@ -53,15 +53,18 @@ class GraphIndex {
   int NumDataUses(int i) const { return first_use_[i + 1] - first_use_[i]; }
 
  private:
-  // Owned names: passes replace nodes (and so their name strings) while
-  // they hold the index.
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const {
-      return std::hash<std::string_view>()(s);
-    }
-  };
-  std::unordered_map<std::string, int, NameHash, std::equal_to<>> by_name_;
+  std::string_view NameOf(int i) const {
+    return std::string_view(names_).substr(name_start_[i],
+                                           name_start_[i + 1] - name_start_[i]);
+  }
+  // Owned names, since passes replace nodes (and so their name strings)
+  // while they hold the index: back to back in one buffer, found through
+  // an open-addressing table of node indices (-1: empty; at most half
+  // full). A million-node graph's index is built once per pass: one
+  // allocation for all names instead of a map node and a string per name.
+  std::string names_;
+  std::vector<size_t> name_start_;  // node i's name: [start[i], start[i+1])
+  std::vector<int> slots_;
   // Consumers grouped by producer, in flat arrays (compressed rows): node
   // i's are [first_use_[i], first_use_[i + 1]).
   std::vector<Use> uses_;

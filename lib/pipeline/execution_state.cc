@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "lib/base/progress.h"
 #include "lib/base/strings.h"
 #include "lib/graph/device_name.h"
 #include "lib/graph/graph_import.h"
@@ -62,12 +63,18 @@ StatusOr<std::unique_ptr<ExecutionState>> ExecutionState::Create(
   if (!options.default_task.empty()) {
     FillDefaultTask(&graph, options.default_task);
   }
-  DFG_ASSIGN_OR_RETURN(state->graph_, ImportGraphDef(std::move(graph)));
+  const int num_nodes = graph.node_size();
+  {
+    ProgressStage stage(fmt::format("importing {} nodes", num_nodes));
+    DFG_ASSIGN_OR_RETURN(state->graph_, ImportGraphDef(std::move(graph)));
+  }
   PlaceOptions place_options;
   place_options.allow_soft_placement = options.allow_soft_placement;
-  DFG_RETURN_IF_ERROR(
-      Place(state->graph_.get(), state->devices_, place_options));
-  state->placed_ = state->graph_->ToGraphDef();
+  {
+    ProgressStage stage(fmt::format("placing {} nodes", num_nodes));
+    DFG_RETURN_IF_ERROR(
+        Place(state->graph_.get(), state->devices_, place_options));
+  }
   state->by_name_ = state->graph_->BuildNameIndex();
   return state;
 }
@@ -134,8 +141,13 @@ Status OptimizeClientGraph(const OptimizeOptions& optimize,
                            const PruneOptions& prune, const DeviceSet& devices,
                            std::unique_ptr<Graph>* graph,
                            OptimizeReport* report) {
-  GraphDef def = (*graph)->ToGraphDef();
+  // The graph moves out, through the passes in place and back in: a big
+  // graph is never held twice.
+  GraphDef def;
+  (*graph)->MoveToGraphDef(&def);
+  graph->reset();
   OptimizeOptions options = optimize;
+  options.unchanged_on_error = false;
   options.preserve.insert(options.preserve.end(), prune.targets.begin(),
                           prune.targets.end());
   DFG_RETURN_IF_ERROR(Optimize(&def, options, report));
@@ -157,7 +169,7 @@ Status OptimizeClientGraph(const OptimizeOptions& optimize,
     }
     n.set_device(d != nullptr ? *d : prune.client_device);
   }
-  DFG_ASSIGN_OR_RETURN(*graph, ImportGraphDef(def));
+  DFG_ASSIGN_OR_RETURN(*graph, ImportGraphDef(&def));
   for (Node* n : (*graph)->op_nodes()) {
     n->set_assigned_device_name(n->requested_device());
   }
@@ -172,14 +184,18 @@ StatusOr<ClientGraph> ExecutionState::BuildClientGraph(
   // Imported anew from the placed GraphDef, so that the copy numbers nodes
   // and edges as TensorFlow's import of the whole graph does (G1).
   ClientGraph client;
-  DFG_ASSIGN_OR_RETURN(client.graph, ImportGraphDef(placed_));
-  for (Node* n : client.graph->op_nodes())
-    n->set_assigned_device_name(n->requested_device());
-  PruneReport pruned;
-  DFG_RETURN_IF_ERROR(
-      RewriteGraphForExecution(client.graph.get(), options, &pruned));
-  client.feed_types = std::move(pruned.feed_types);
-  client.fetch_types = std::move(pruned.fetch_types);
+  {
+    ProgressStage stage(fmt::format("pruning {} nodes", by_name_.size()));
+    GraphDef placed = graph_->ToGraphDef();
+    DFG_ASSIGN_OR_RETURN(client.graph, ImportGraphDef(&placed));
+    for (Node* n : client.graph->op_nodes())
+      n->set_assigned_device_name(n->requested_device());
+    PruneReport pruned;
+    DFG_RETURN_IF_ERROR(
+        RewriteGraphForExecution(client.graph.get(), options, &pruned));
+    client.feed_types = std::move(pruned.feed_types);
+    client.fetch_types = std::move(pruned.fetch_types);
+  }
   if (optimize != nullptr) {
     DFG_RETURN_IF_ERROR(OptimizeClientGraph(*optimize, options, devices_,
                                             &client.graph, report));
@@ -202,6 +218,8 @@ StatusOr<std::map<std::string, GraphDef>> PartitionClientGraph(
     Graph* graph, PartitionOptions options) {
   // TensorFlow runs the POST_REWRITE_FOR_EXEC passes on the client graph
   // for DirectSession and the master alike (TF 2.13+).
+  ProgressStage stage(
+      fmt::format("partitioning {} nodes", graph->num_op_nodes()));
   DFG_RETURN_IF_ERROR(ReplicateSmallConstants(graph));
   // TensorFlow partitions a copy of a copy of the client graph
   // (GraphExecutionState::BuildGraph; lib/partition/client_graph.h).
@@ -211,6 +229,8 @@ StatusOr<std::map<std::string, GraphDef>> PartitionClientGraph(
 
 StatusOr<std::map<std::string, GraphDef*>> PartitionClientGraphOnArena(
     Graph* graph, PartitionOptions options) {
+  ProgressStage stage(
+      fmt::format("partitioning {} nodes", graph->num_op_nodes()));
   DFG_RETURN_IF_ERROR(ReplicateSmallConstants(graph));
   options.graph_copies = 2;
   return PartitionOnArena(graph, options);

@@ -90,17 +90,19 @@ class ExecutionState {
 
   // The node of the placed graph named `name`, or null.
   const Node* FindNode(std::string_view name) const;
-  // The placed whole graph: every node's device is its assigned one.
-  const GraphDef& placed_graph() const { return placed_; }
+  // The placed whole graph: every node's device is its assigned one (made
+  // on each call: only the Graph is kept, not a second copy of it).
+  GraphDef placed_graph() const { return graph_->ToGraphDef(); }
   const DeviceSet& devices() const { return devices_; }
 
  private:
   ExecutionState() = default;
 
   DeviceSet devices_;
-  std::unique_ptr<Graph> graph_;  // placed; FindNode's nodes
+  // Placed; FindNode's nodes; each client graph is imported from its
+  // ToGraphDef (which never changes: the graph is not changed after Create).
+  std::unique_ptr<Graph> graph_;
   std::unordered_map<std::string, Node*> by_name_;
-  GraphDef placed_;  // what each client graph is imported from
 };
 
 // The key under which DirectSession and MasterSession cache what they built

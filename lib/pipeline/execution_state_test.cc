@@ -89,8 +89,9 @@ std::string Render(const std::map<std::string, GraphDef>& parts) {
 
 TEST_CASE("execution state places the whole graph once", "[pipeline]") {
   auto state = MakeState(kGraph);
-  REQUIRE(state->placed_graph().node_size() == 4);
-  for (const NodeDef& node : state->placed_graph().node()) {
+  const GraphDef placed = state->placed_graph();
+  REQUIRE(placed.node_size() == 4);
+  for (const NodeDef& node : placed.node()) {
     CHECK(node.device() == (node.name() == "m" ? kCpu1 : kCpu0));
   }
   REQUIRE(state->FindNode("m") != nullptr);
@@ -105,7 +106,8 @@ TEST_CASE("execution state puts nodes without a job on the default task",
       {"/job:w/task:0/cpu:0", "/job:w/task:1/cpu:0", "/job:w/task:1/cpu:1"});
   options.default_task = "/job:w/replica:0/task:1";
   auto state = MakeState(kGraph, options);
-  for (const NodeDef& node : state->placed_graph().node()) {
+  const GraphDef placed = state->placed_graph();
+  for (const NodeDef& node : placed.node()) {
     INFO(node.name());
     CHECK(node.device() == (node.name() == "m"
                                 ? "/job:w/replica:0/task:1/device:CPU:1"
