@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <unordered_set>
 
 #include "lib/io/npy_header.h"
 #include "lib/io/zip.h"
@@ -346,12 +347,13 @@ StatusOr<std::vector<std::string>> NpzKeys(
     const std::vector<io_internal::ZipEntry>& entries,
     std::string_view display_name) {
   std::vector<std::string> keys;
+  std::unordered_set<std::string> seen;
   for (const auto& entry : entries) {
     std::string key = entry.name;
     if (key.size() >= 4 && key.compare(key.size() - 4, 4, ".npy") == 0) {
       key.resize(key.size() - 4);
     }
-    if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+    if (!seen.insert(key).second) {
       return InvalidArgument("{}: two members named '{}'", display_name, key);
     }
     keys.push_back(std::move(key));
