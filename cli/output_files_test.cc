@@ -129,6 +129,107 @@ TEST_CASE("a write past RLIMIT_FSIZE fails and leaves no temporary file",
   CHECK(dir.Names().empty());
 }
 
+TEST_CASE("a SaveV2 past RLIMIT_FSIZE fails and leaves no .tempstate file",
+          "[cli]") {
+  TempDir dir;
+  std::string graph = R"pb(
+    node {
+      name: "prefix"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_STRING }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_STRING
+            tensor_shape {}
+            string_val: "PREFIX"
+          }
+        }
+      }
+    }
+    node {
+      name: "names"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_STRING }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_STRING
+            tensor_shape { dim { size: 1 } }
+            string_val: "w"
+          }
+        }
+      }
+    }
+    node {
+      name: "slices"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_STRING }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_STRING
+            tensor_shape { dim { size: 1 } }
+            string_val: ""
+          }
+        }
+      }
+    }
+    node {
+      name: "w"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape { dim { size: 1000000 } }
+            float_val: 1
+          }
+        }
+      }
+    }
+    node {
+      name: "save"
+      op: "SaveV2"
+      input: "prefix"
+      input: "names"
+      input: "slices"
+      input: "w"
+      attr {
+        key: "dtypes"
+        value { list { type: DT_FLOAT } }
+      }
+    }
+  )pb";
+  graph.replace(graph.find("PREFIX"), 6, dir / "ckpt");
+  int status = InChild([&] {
+    InstallTempFileCleanup();
+    struct rlimit limit = {100000, 100000};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    return testing::RunDfg({"run", "-", "--target", "save"}, graph).code;
+  });
+  REQUIRE(WIFEXITED(status));  // not killed by SIGXFSZ
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(dir.Names().empty());
+}
+
 TEST_CASE("a fatal signal removes the temporary files being written", "[cli]") {
   TempDir dir;
   std::string temp = dir / "out.pbtxt.tmp-123456";
