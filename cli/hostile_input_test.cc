@@ -135,14 +135,48 @@ TEST_CASE("run refuses JSON literals nested 60,000 deep", "[cli]") {
   CHECK_THAT(run.err, Contains("(at byte 13)"));
 }
 
-TEST_CASE("run prints a Const of rank 100,000", "[cli]") {
+// A float Const of shape [1] * kDeep holding 2.5, in text form.
+std::string RankConst() {
   std::string text =
       "node { name: \"c\" op: \"Const\" attr { key: \"dtype\" value { type: "
       "DT_FLOAT } } attr { key: \"value\" value { tensor { dtype: DT_FLOAT "
       "tensor_shape { ";
   for (int i = 0; i < kDeep; ++i) text += "dim { size: 1 } ";
-  text += "} float_val: 2.5 } } } }";
-  testing::DfgRun run = testing::RunDfg({"run", "-", "--fetch", "c"}, text);
+  return text + "} float_val: 2.5 } } } }\n";
+}
+
+TEST_CASE("run prints a Const of rank 100,000", "[cli]") {
+  testing::DfgRun run =
+      testing::RunDfg({"run", "-", "--fetch", "c"}, RankConst());
+  REQUIRE(run.code == 0);
+  CHECK_THAT(run.out, Contains(std::string(kDeep, '[') + "2.5" +
+                               std::string(kDeep, ']')));
+}
+
+TEST_CASE("StringFormat formats a tensor of rank 100,000", "[cli]") {
+  std::string graph = RankConst() +
+                      R"pb(node {
+                             name: "f"
+                             op: "StringFormat"
+                             input: "c"
+                             attr {
+                               key: "T"
+                               value { list { type: DT_FLOAT } }
+                             }
+                             attr {
+                               key: "template"
+                               value { s: "{}" }
+                             }
+                             attr {
+                               key: "placeholder"
+                               value { s: "{}" }
+                             }
+                             attr {
+                               key: "summarize"
+                               value { i: 3 }
+                             }
+                           })pb";
+  testing::DfgRun run = testing::RunDfg({"run", "-", "--fetch", "f"}, graph);
   REQUIRE(run.code == 0);
   CHECK_THAT(run.out, Contains(std::string(kDeep, '[') + "2.5" +
                                std::string(kDeep, ']')));
