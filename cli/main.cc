@@ -4,11 +4,13 @@
 #include <iostream>
 
 #include "cli/dfg_main.h"
+#include "lib/base/temp_files.h"
 #include "lib/kernels/blas_threads.h"
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
   dfg::UseSingleThreadedBlas();
+  dfg::InstallTempFileCleanup();  // no .tmp- files left by a kill
   dfg::Io io;
   io.in = &std::cin;
   io.out = &std::cout;

@@ -254,20 +254,22 @@ Status WritePartitionFiles(
     const std::string& dir, GraphFormat format,
     const std::map<std::string, tensorflow::GraphDef>& partitions) {
   DFG_RETURN_IF_ERROR(MakeOutputDirectory(dir));
+  OutputFileSet files;  // all partitions or none
   for (const auto& [key, graph] : partitions) {
     DFG_RETURN_IF_ERROR(WritePartitionFile(dir, format, key, graph));
   }
-  return Status::Ok();
+  return files.Commit();
 }
 
 Status WritePartitionFiles(
     const std::string& dir, GraphFormat format,
     const std::map<std::string, tensorflow::GraphDef*>& partitions) {
   DFG_RETURN_IF_ERROR(MakeOutputDirectory(dir));
+  OutputFileSet files;  // all partitions or none
   for (const auto& [key, graph] : partitions) {
     DFG_RETURN_IF_ERROR(WritePartitionFile(dir, format, key, *graph));
   }
-  return Status::Ok();
+  return files.Commit();
 }
 
 std::vector<std::string> SplitList(const std::vector<std::string>& values) {

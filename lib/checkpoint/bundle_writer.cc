@@ -13,6 +13,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "lib/base/temp_files.h"
 #include "lib/checkpoint/crc32c.h"
 #include "lib/checkpoint/table_file.h"
 #include "lib/checkpoint/tensor_bundle.h"
@@ -88,6 +89,8 @@ BundleWriter::BundleWriter(std::string prefix) : prefix_(std::move(prefix)) {
   }
   data_tmp_ = DataFilename(prefix_, 0, 1) + TempSuffix();
   index_tmp_ = MetaFilename(prefix_) + TempSuffix();
+  data_slot_ = RegisterTempFile(data_tmp_);
+  index_slot_ = RegisterTempFile(index_tmp_);
   fd_ =
       ::open(data_tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) status_ = IoError(data_tmp_, errno);
@@ -97,6 +100,8 @@ BundleWriter::BundleWriter(std::string prefix) : prefix_(std::move(prefix)) {
 BundleWriter::~BundleWriter() {
   if (fd_ >= 0) ::close(fd_);
   if (!finished_) RemoveTempFiles();
+  UnregisterTempFile(data_slot_);
+  UnregisterTempFile(index_slot_);
 }
 
 void BundleWriter::RemoveTempFiles() {

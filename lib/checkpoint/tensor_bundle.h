@@ -222,6 +222,8 @@ class BundleWriter {
   std::string prefix_;
   std::string data_tmp_;
   std::string index_tmp_;
+  int data_slot_ = -1;  // temp_files.h registrations, for a fatal signal
+  int index_slot_ = -1;
   int fd_ = -1;
   std::string buffer_;  // pending data bytes (flushed at 8 MiB)
   int64_t size_ = 0;    // data bytes added so far

@@ -1,6 +1,7 @@
 #include "lib/graph/graph_import.h"
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <map>
 #include <queue>
@@ -210,6 +211,12 @@ Status Importer::ResolveInput(const NameWindowItem& item,
     return graph_check::UnknownInputError(defs_[item.a]->name(), input);
   }
   int index = ParseTensorNameView(input).index;
+  if (index == INT_MAX && TensorIndexOverflows(input)) {
+    return InvalidArgument(
+        "Node '{}': invalid tensor name '{}' (the output index is out of "
+        "range)",
+        defs_[item.a]->name(), input);
+  }
   inputs_.push_back(Input{src, index});
   ++(*num_consumers)[src];
   int& used = max_output_used_[src];

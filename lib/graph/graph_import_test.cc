@@ -451,10 +451,16 @@ TEST_CASE("unknown ops get their outputs from the graph's own uses",
         "expected float.");
 
   CHECK_THAT(ImportError(N("u", "Mystery") +
-                         N("k", "Identity", {"u:99999999999"}, kTFloat))
+                         N("k", "Identity", {"u:2147483647"}, kTFloat))
                  .message(),
              Contains("Node 'u': output 2147483647 is used, but an op dfg "
                       "does not know ('Mystery') is given at most"));
+  // Beyond int range the name itself is wrong, whatever the op.
+  CHECK(ImportError(N("u", "Mystery") +
+                    N("k", "Identity", {"u:99999999999"}, kTFloat))
+            .message() ==
+        "Node 'k': invalid tensor name 'u:99999999999' (the output index is "
+        "out of range)");
 }
 
 }  // namespace

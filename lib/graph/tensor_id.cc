@@ -49,6 +49,16 @@ TensorId ParseTensorName(std::string_view name) {
   return TensorId{std::string(view.node), view.index};
 }
 
+bool TensorIndexOverflows(std::string_view name) {
+  TensorIdView view = ParseTensorNameView(name);
+  if (view.index != INT_MAX) return false;
+  std::string_view digits = name.substr(view.node.size() + 1);
+  while (digits.size() > 1 && digits[0] == '0') digits.remove_prefix(1);
+  constexpr std::string_view kMax = "2147483647";
+  return digits.size() > kMax.size() ||
+         (digits.size() == kMax.size() && digits > kMax);
+}
+
 std::string InputString(std::string_view node, int index) {
   std::string out;
   out.reserve(node.size() + 12);

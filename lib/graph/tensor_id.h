@@ -33,6 +33,10 @@ struct TensorIdView {
 };
 TensorIdView ParseTensorNameView(std::string_view name);
 
+// True when the ":k" of `name` is beyond int range, where ParseTensorName
+// saturates at INT_MAX: such a name is invalid, not output 2147483647.
+bool TensorIndexOverflows(std::string_view name);
+
 // How a NodeDef input names an endpoint: "n" for port 0, "n:k", "^n".
 std::string InputString(std::string_view node, int index);
 

@@ -1,5 +1,7 @@
 #include "lib/graph/tensor_id.h"
 
+#include <climits>
+
 #include "lib/graph/types.h"
 #include "lib/testing/catch.h"
 
@@ -51,6 +53,19 @@ TEST_CASE("ParseTensorNameView agrees with ParseTensorName", "[graph]") {
     CHECK(v.node == id.node);
     CHECK(v.index == id.index);
   }
+}
+
+TEST_CASE("TensorIndexOverflows tells a saturated index from INT_MAX",
+          "[graph]") {
+  CHECK(ParseTensorName("c:99999999999999999999").index == INT_MAX);
+  CHECK(TensorIndexOverflows("c:99999999999999999999"));
+  CHECK(TensorIndexOverflows("c:2147483648"));
+  CHECK(TensorIndexOverflows("a:b:10000000000"));
+  CHECK_FALSE(TensorIndexOverflows("c:2147483647"));
+  CHECK_FALSE(TensorIndexOverflows("c:0002147483647"));
+  CHECK_FALSE(TensorIndexOverflows("c:1"));
+  CHECK_FALSE(TensorIndexOverflows("^c"));
+  CHECK_FALSE(TensorIndexOverflows("c99999999999999999999"));
 }
 
 TEST_CASE("TensorId::ToString always shows the index", "[graph]") {

@@ -97,10 +97,15 @@ DataType MakeRefType(DataType t) {
 }
 
 std::string DataTypeString(DataType t) {
-  if (IsRefType(t)) return DataTypeString(BaseType(t)) + "_ref";
   if (t == tensorflow::DT_INVALID) return "INVALID";
   if (const TypeInfo* info = Find(t)) return info->name;
-  return fmt::format("unknown dtype enum ({})", static_cast<int>(t));
+  // Only a known type has a ref form: 9999 read from a corrupt file is no
+  // "9899_ref", nor 99 levels of "_ref".
+  if (IsRefType(t)) {
+    if (const TypeInfo* info = Find(BaseType(t)))
+      return std::string(info->name) + "_ref";
+  }
+  return fmt::format("unknown dtype {}", static_cast<int>(t));
 }
 
 std::optional<DataType> ParseDataType(std::string_view name) {

@@ -34,7 +34,10 @@ TEST_CASE("DataTypeString prints TensorFlow's names", "[graph]") {
   CHECK(DataTypeString(DT_FLOAT4_E2M1FN) == "float4_e2m1fn");
   CHECK(DataTypeString(DT_UINT2) == "uint2");
   CHECK(DataTypeString(DT_INVALID) == "INVALID");
-  CHECK(DataTypeString(static_cast<DataType>(77)) == "unknown dtype enum (77)");
+  CHECK(DataTypeString(static_cast<DataType>(77)) == "unknown dtype 77");
+  CHECK(DataTypeString(static_cast<DataType>(9999)) == "unknown dtype 9999");
+  CHECK(DataTypeString(static_cast<DataType>(177)) == "unknown dtype 177");
+  CHECK(DataTypeString(static_cast<DataType>(-3)) == "unknown dtype -3");
 }
 
 TEST_CASE("ref types carry the _ref suffix and strip back to their base",

@@ -8,12 +8,14 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <istream>
 
 #include "lib/base/file.h"
+#include "lib/base/temp_files.h"
 #include "lib/io/graph_io.h"
 #include "lib/io/graph_read.h"
 #include "lib/io/graph_text.h"
@@ -141,36 +143,70 @@ void SetExportDir(const std::string& file, LoadedGraph* loaded) {
   }
 }
 
+// Where a write to `path` goes: a symlink's target (as `cp` and shell
+// redirection write through it, rather than replacing the link by a
+// regular file), else `path` itself.
+std::string WriteTarget(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) return path;  // dangling: replace the link
+  std::string target = resolved;
+  std::free(resolved);
+  return target;
+}
+
+// The mode of the written file: an existing file's own (a 0600 file stays
+// private), else what the umask gives a new one.
+mode_t FileMode(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) return st.st_mode & 07777;
+  return 0666 & ~CurrentUmask();
+}
+
+// The set that WriteAtomically hands its temporary files to instead of
+// renaming them, on this thread.
+thread_local OutputFileSet* active_set = nullptr;
+
 // Writes through a temporary file in the same directory and a rename, so
-// that the file is whole or absent; `write` fills the open descriptor.
-Status WriteAtomically(const std::string& path,
+// that the file is whole or absent; `write` fills the open descriptor. The
+// temporary file is removed on failure, and on a fatal signal meanwhile.
+Status WriteAtomically(const std::string& display_path,
                        const std::function<Status(int fd)>& write) {
+  const std::string path = WriteTarget(display_path);
+  const std::string& name = display_path;
   std::string temp = path + ".tmp-XXXXXX";
   int fd = ::mkstemp(temp.data());
   if (fd < 0) {
     int error = errno;
-    return Unavailable("{}: cannot create a temporary file beside it: {}", path,
+    return Unavailable("{}: cannot create a temporary file beside it: {}", name,
                        ErrnoText(error));
   }
+  int slot = RegisterTempFile(temp);
   Status status = write(fd);
-  if (status.ok() && ::fchmod(fd, 0666 & ~CurrentUmask()) != 0) {
+  if (status.ok() && ::fchmod(fd, FileMode(path)) != 0) {
     int error = errno;
-    status = Unavailable("{}: chmod failed: {}", path, ErrnoText(error));
+    status = Unavailable("{}: chmod failed: {}", name, ErrnoText(error));
   }
   if (status.ok() && ::fsync(fd) != 0) {
     int error = errno;
-    status = Unavailable("{}: write failed: {}", path, ErrnoText(error));
+    status = Unavailable("{}: write failed: {}", name, ErrnoText(error));
   }
   if (::close(fd) != 0 && status.ok()) {
     int error = errno;
-    status = Unavailable("{}: write failed: {}", path, ErrnoText(error));
+    status = Unavailable("{}: write failed: {}", name, ErrnoText(error));
+  }
+  if (status.ok() && active_set != nullptr) {
+    active_set->Add(temp, path, name, slot);
+    return status;
   }
   if (status.ok() && std::rename(temp.c_str(), path.c_str()) != 0) {
     int error = errno;
     status = Unavailable("{}: cannot rename the temporary file into place: {}",
-                         path, ErrnoText(error));
+                         name, ErrnoText(error));
   }
   if (!status.ok()) ::unlink(temp.c_str());
+  UnregisterTempFile(slot);
   return status;
 }
 
@@ -352,6 +388,42 @@ Status WriteFileAtomically(const std::string& path, std::string_view data) {
   }
   return WriteAtomically(path,
                          [&](int fd) { return WriteAll(fd, data, path); });
+}
+
+OutputFileSet::OutputFileSet() : outer_(active_set) { active_set = this; }
+
+OutputFileSet::~OutputFileSet() {
+  active_set = outer_;
+  Discard(0);
+}
+
+void OutputFileSet::Add(const std::string& temp, const std::string& path,
+                        const std::string& name, int slot) {
+  pending_.push_back(Pending{temp, path, name, slot});
+}
+
+void OutputFileSet::Discard(size_t from) {
+  for (size_t i = from; i < pending_.size(); ++i) {
+    ::unlink(pending_[i].temp.c_str());
+    UnregisterTempFile(pending_[i].slot);
+  }
+  pending_.clear();
+}
+
+Status OutputFileSet::Commit() {
+  active_set = outer_;
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    const Pending& file = pending_[i];
+    if (std::rename(file.temp.c_str(), file.path.c_str()) != 0) {
+      int error = errno;
+      Discard(i);
+      return Unavailable("{}: cannot rename the temporary file into place: {}",
+                         file.name, ErrnoText(error));
+    }
+    UnregisterTempFile(file.slot);
+  }
+  pending_.clear();
+  return Status::Ok();
 }
 
 }  // namespace dfg

@@ -145,6 +145,37 @@ Status WriteGraphTextStreamed(const NodeSource& nodes,
 // a rename, so that the file is whole or absent. Errors name the path.
 Status WriteFileAtomically(const std::string& path, std::string_view data);
 
+// Makes the atomic writes above, on this thread and while it lives, one set:
+// each file stays in its temporary file until Commit renames them all into
+// place; destroyed uncommitted (a later file failed), it removes them. So a
+// directory of outputs (--output-dir, partition -o DIR/) is whole or
+// unchanged. Writes in place (a device, a pipe) are not deferred.
+class OutputFileSet {
+ public:
+  OutputFileSet();
+  ~OutputFileSet();
+  OutputFileSet(const OutputFileSet&) = delete;
+  OutputFileSet& operator=(const OutputFileSet&) = delete;
+
+  // Renames every file written since construction; stops deferring. On a
+  // failed rename the files not yet renamed are removed.
+  Status Commit();
+
+  // For the writers: a finished temporary file and its destination.
+  void Add(const std::string& temp, const std::string& path,
+           const std::string& name, int slot);
+
+ private:
+  struct Pending {
+    std::string temp, path, name;
+    int slot;
+  };
+  void Discard(size_t from);
+
+  std::vector<Pending> pending_;
+  OutputFileSet* outer_;
+};
+
 }  // namespace dfg
 
 #endif  // DFG_LIB_IO_GRAPH_IO_H_

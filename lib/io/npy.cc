@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <unordered_set>
 
 #include "lib/io/npy_header.h"
 #include "lib/io/zip.h"
@@ -318,23 +319,68 @@ StatusOr<std::string> SerializeNpy(const NpyArray& array) {
   return out;
 }
 
-StatusOr<std::vector<std::pair<std::string, NpyArray>>> ParseNpz(
-    std::string_view bytes, std::string_view display_name) {
-  DFG_ASSIGN_OR_RETURN(auto members, io_internal::ReadZip(bytes, display_name));
-  std::vector<std::pair<std::string, NpyArray>> arrays;
-  for (auto& member : members) {
-    std::string key = member.name;
+namespace {
+
+// The most of a member that holds any .npy header: magic, version, length
+// and the longest header accepted.
+constexpr uint64_t kMaxNpyHead = 12 + kMaxHeaderSize;
+
+// The member's .npy header (`head`: its first bytes) against the size the
+// archive declares, before that much memory is spent on inflating it.
+Status CheckDeclaredSize(std::string_view head, uint64_t declared,
+                         std::string_view name) {
+  size_t data_start = 0;
+  DFG_ASSIGN_OR_RETURN(NpyHeader header, ReadHeader(head, name, &data_start));
+  NpyArray shape_only;
+  shape_only.shape = header.shape;
+  int64_t count = shape_only.num_elements(), size = 0;
+  if (count < 0 || !CheckedMul(count, header.descr.itemsize, &size) ||
+      static_cast<uint64_t>(size) != declared - data_start) {
+    return Bad(name, "the archive declares {} bytes; the .npy header needs {}",
+               declared, data_start + static_cast<uint64_t>(size));
+  }
+  return Status::Ok();
+}
+
+// Member names as np.load gives them, checked before anything is inflated.
+StatusOr<std::vector<std::string>> NpzKeys(
+    const std::vector<io_internal::ZipEntry>& entries,
+    std::string_view display_name) {
+  std::vector<std::string> keys;
+  std::unordered_set<std::string> seen;
+  for (const auto& entry : entries) {
+    std::string key = entry.name;
     if (key.size() >= 4 && key.compare(key.size() - 4, 4, ".npy") == 0) {
       key.resize(key.size() - 4);
     }
-    for (const auto& [existing, unused] : arrays) {
-      if (existing == key) {
-        return InvalidArgument("{}: two members named '{}'", display_name, key);
-      }
+    if (!seen.insert(key).second) {
+      return InvalidArgument("{}: two members named '{}'", display_name, key);
     }
-    std::string where = fmt::format("{}:{}", display_name, key);
-    DFG_ASSIGN_OR_RETURN(NpyArray array, ParseNpy(member.data, where));
-    arrays.emplace_back(std::move(key), std::move(array));
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::pair<std::string, NpyArray>>> ParseNpz(
+    std::string_view bytes, std::string_view display_name) {
+  DFG_ASSIGN_OR_RETURN(auto entries, io_internal::ListZip(bytes, display_name));
+  DFG_ASSIGN_OR_RETURN(auto keys, NpzKeys(entries, display_name));
+  std::vector<std::pair<std::string, NpyArray>> arrays;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const io_internal::ZipEntry& entry = entries[i];
+    std::string where = fmt::format("{}:{}", display_name, keys[i]);
+    if (entry.size > kMaxNpyHead) {
+      DFG_ASSIGN_OR_RETURN(
+          std::string head,
+          io_internal::ExtractZip(bytes, entry, display_name, kMaxNpyHead));
+      DFG_RETURN_IF_ERROR(CheckDeclaredSize(head, entry.size, where));
+    }
+    DFG_ASSIGN_OR_RETURN(std::string data,
+                         io_internal::ExtractZip(bytes, entry, display_name));
+    DFG_ASSIGN_OR_RETURN(NpyArray array, ParseNpy(data, where));
+    arrays.emplace_back(std::move(keys[i]), std::move(array));
   }
   return arrays;
 }

@@ -1,7 +1,10 @@
 #include "lib/io/npy.h"
 
+#include <zlib.h>
+
 #include <cstring>
 
+#include "lib/io/zip.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/testing.h"
 
@@ -206,6 +209,106 @@ TEST_CASE("npz checks CRC, truncation and the member's own header",
   auto c = ParseNpz("PK\x05\x06", "short.npz");
   REQUIRE_FALSE(c.ok());
   CHECK_THAT(c.status().message(), Contains("short.npz"));
+}
+
+void PutLe(std::string* out, uint64_t value, int size) {
+  for (int i = 0; i < size; ++i)
+    out->push_back(static_cast<char>(value >> 8 * i));
+}
+
+// A one-member archive of `data` deflated, as zip tools write it.
+std::string DeflatedZip(const std::string& name, const std::string& data) {
+  uLongf packed_size = compressBound(data.size());
+  std::string packed(packed_size, '\0');
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, 9, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) ==
+          Z_OK);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(packed.data());
+  z.avail_out = static_cast<uInt>(packed.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  packed.resize(z.total_out);
+  deflateEnd(&z);
+  uint32_t crc = crc32(0, reinterpret_cast<const Bytef*>(data.data()),
+                       static_cast<uInt>(data.size()));
+  auto common = [&](std::string* out) {
+    PutLe(out, 20, 2);  // version needed
+    PutLe(out, 0, 2);   // flags
+    PutLe(out, 8, 2);   // deflate
+    PutLe(out, 0, 4);   // time, date
+    PutLe(out, crc, 4);
+    PutLe(out, packed.size(), 4);
+    PutLe(out, data.size(), 4);
+    PutLe(out, name.size(), 2);
+    PutLe(out, 0, 2);  // extra
+  };
+  std::string out;
+  PutLe(&out, 0x04034b50, 4);
+  common(&out);
+  out += name + packed;
+  std::string central;
+  PutLe(&central, 0x02014b50, 4);
+  PutLe(&central, 20, 2);  // made by
+  common(&central);
+  PutLe(&central, 0, 10);  // comment, disk, attributes
+  PutLe(&central, 0, 4);   // local header offset
+  central += name;
+  size_t central_offset = out.size();
+  out += central;
+  PutLe(&out, 0x06054b50, 4);
+  PutLe(&out, 0, 4);
+  PutLe(&out, 1, 2);
+  PutLe(&out, 1, 2);
+  PutLe(&out, central.size(), 4);
+  PutLe(&out, central_offset, 4);
+  PutLe(&out, 0, 2);
+  return out;
+}
+
+TEST_CASE("npz refuses members that share bytes before inflating any",
+          "[io][npz]") {
+  // 31 directory entries over one deflate stream of 4 MB of zeros.
+  std::string bomb = testing::ReadFileOrDie(
+      testing::SourceDir() + "/testdata/golden/run/err_npz_bomb/bomb.npz");
+  auto arrays = ParseNpz(bomb, "bomb.npz");
+  REQUIRE_FALSE(arrays.ok());
+  CHECK(arrays.status().message() ==
+        "bomb.npz: members 'a0.npy' and 'a1.npy' overlap");
+}
+
+TEST_CASE("npz checks a member's size against its .npy header first",
+          "[io][npz]") {
+  // A header for ten floats, then 4 MB: inflating it is not needed to
+  // know it is wrong.
+  std::string npy =
+      *SerializeNpy({tensorflow::DT_FLOAT, {10}, std::string(40, '\0'), {}});
+  std::string zip = DeflatedZip("x.npy", npy + std::string(4 << 20, '\0'));
+  auto arrays = ParseNpz(zip, "big.npz");
+  REQUIRE_FALSE(arrays.ok());
+  CHECK(arrays.status().message() ==
+        fmt::format("big.npz:x: the archive declares {} bytes; the .npy "
+                    "header needs {}",
+                    npy.size() + (4 << 20), npy.size()));
+  // The same check passes a well-formed member of that size.
+  NpyArray big{tensorflow::DT_FLOAT, {1 << 20}, std::string(4 << 20, '\0'), {}};
+  auto ok = ParseNpz(DeflatedZip("y.npy", *SerializeNpy(big)), "ok.npz");
+  REQUIRE(ok.ok());
+  CHECK(ok->at(0).second.shape == std::vector<int64_t>{1 << 20});
+}
+
+TEST_CASE("npz refuses two members of one name", "[io][npz]") {
+  std::string a =
+      *SerializeNpy({tensorflow::DT_FLOAT, {1}, std::string(4, '\0'), {}});
+  auto twice = ParseNpz(io_internal::WriteZip({{"a.npy", a}, {"a.npy", a}}),
+                        "twice.npz");
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.status().message() == "twice.npz: two members named 'a.npy'");
+  // np.load strips ".npy": "a" and "a.npy" are both its key "a".
+  auto keys =
+      ParseNpz(io_internal::WriteZip({{"a.npy", a}, {"a", a}}), "keys.npz");
+  REQUIRE_FALSE(keys.ok());
+  CHECK(keys.status().message() == "keys.npz: two members named 'a'");
 }
 
 TEST_CASE("npy writes what it reads, 64-byte aligned", "[io][npy]") {

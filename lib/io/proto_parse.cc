@@ -159,8 +159,12 @@ Status ParseBinary(std::string_view bytes, pb::Message* message) {
                            message->GetDescriptor()->full_name(),
                            OneLine(capture.text()));
   }
-  return InvalidArgument("binary {} parse failed (truncated or malformed)",
-                         message->GetDescriptor()->full_name());
+  // Protobuf says nothing when its recursion limit stops it.
+  return InvalidArgument(
+      "binary {} parse failed (truncated, malformed or nested more than {} "
+      "messages deep)",
+      message->GetDescriptor()->full_name(),
+      pb::io::CodedInputStream::GetDefaultRecursionLimit());
 }
 
 bool MergeNested(std::string_view bytes, pb::Message* message, int depth) {
@@ -187,6 +191,12 @@ Status ParseText(std::string_view text, pb::Message* message,
   pb::TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);
   parser.AllowUnknownField(!allow_unknown_in.empty());
+  // The text parser recurses once per nested message and has no limit of
+  // its own: a file nested 100,000 deep overflows the stack. The binary
+  // parser's limit keeps every text that reads also readable once written
+  // in binary.
+  parser.SetRecursionLimit(
+      pb::io::CodedInputStream::GetDefaultRecursionLimit());
   pb::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
   if (!parser.Parse(&input, message)) {
     if (!errors.error().empty()) return InvalidArgument("{}", errors.error());

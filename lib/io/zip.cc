@@ -39,8 +39,10 @@ uint32_t Crc32(std::string_view data) {
       crc32_z(0, reinterpret_cast<const Bytef*>(data.data()), data.size()));
 }
 
-// Raw deflate (no zlib header) into exactly `size` bytes.
-bool Inflate(std::string_view packed, uint64_t size, std::string* out) {
+// Raw deflate (no zlib header) into `size` bytes; with `whole`, the stream
+// must end exactly there, else its first `size` bytes are enough.
+bool Inflate(std::string_view packed, uint64_t size, bool whole,
+             std::string* out) {
   out->resize(size);
   z_stream z{};
   if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return false;
@@ -48,7 +50,7 @@ bool Inflate(std::string_view packed, uint64_t size, std::string* out) {
   z.next_out = reinterpret_cast<Bytef*>(out->data());
   uint64_t in_left = packed.size(), out_left = size;
   int rc = Z_OK;
-  while (rc == Z_OK) {
+  while (rc == Z_OK && (whole || out_left > 0)) {
     // zlib counts in uInt: at most 1 GiB at a time.
     uInt in_chunk = static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30));
     uInt out_chunk = static_cast<uInt>(std::min<uint64_t>(out_left, 1u << 30));
@@ -59,25 +61,19 @@ bool Inflate(std::string_view packed, uint64_t size, std::string* out) {
     out_left -= out_chunk - z.avail_out;
   }
   inflateEnd(&z);
+  if (!whole) return out_left == 0 && (rc == Z_OK || rc == Z_STREAM_END);
   return rc == Z_STREAM_END && out_left == 0;
 }
 
-struct Entry {
-  std::string name;
-  uint16_t flags = 0;
-  uint16_t method = 0;
-  uint32_t crc = 0;
-  uint64_t compressed_size = 0;
-  uint64_t size = 0;
-  uint64_t local_offset = 0;
-};
+using Entry = ZipEntry;
 
 class ZipReader {
  public:
   ZipReader(std::string_view bytes, std::string_view name)
       : bytes_(bytes), name_(name) {}
 
-  StatusOr<std::vector<ZipMember>> Read();
+  StatusOr<std::vector<Entry>> List();
+  StatusOr<std::string> Extract(const Entry& entry, uint64_t limit);
 
  private:
   template <typename... Args>
@@ -91,7 +87,8 @@ class ZipReader {
   Status FindCentralDirectory(uint64_t* offset, uint64_t* count);
   Status ReadEntry(uint64_t* at, Entry* entry);
   Status ApplyZip64Extra(std::string_view extra, Entry* entry);
-  StatusOr<std::string> Extract(const Entry& entry);
+  Status FindData(Entry* entry);
+  Status CheckUnique(std::vector<Entry> entries);
 
   std::string_view bytes_;
   std::string_view name_;
@@ -178,30 +175,63 @@ Status ZipReader::ReadEntry(uint64_t* at, Entry* entry) {
   return Status::Ok();
 }
 
-StatusOr<std::string> ZipReader::Extract(const Entry& entry) {
-  if (entry.flags & 1) return Error("member '{}' is encrypted", entry.name);
-  uint64_t at = entry.local_offset;
+// The data's offset, from the local header (its name and extra field may
+// differ in length from the central directory's), and its bounds.
+Status ZipReader::FindData(Entry* entry) {
+  uint64_t at = entry->local_offset;
   if (!Has(at, 30) || Le(bytes_, at, 4) != kLocalHeader) {
-    return Error("member '{}': local header missing or truncated", entry.name);
+    return Error("member '{}': local header missing or truncated", entry->name);
   }
-  uint64_t start = at + 30 + Le(bytes_, at + 26, 2) + Le(bytes_, at + 28, 2);
-  if (!Has(start, entry.compressed_size)) {
+  entry->data_start = at + 30 + Le(bytes_, at + 26, 2) + Le(bytes_, at + 28, 2);
+  if (!Has(entry->data_start, entry->compressed_size)) {
     return Error("member '{}' is truncated ({} bytes of data expected)",
-                 entry.name, entry.compressed_size);
+                 entry->name, entry->compressed_size);
   }
-  std::string_view packed = bytes_.substr(start, entry.compressed_size);
+  if (entry->method == 8 &&
+      entry->size > entry->compressed_size * kMaxDeflateRatio + 1024) {
+    return Error("member '{}' claims {} bytes from {} deflated bytes",
+                 entry->name, entry->size, entry->compressed_size);
+  }
+  return Status::Ok();
+}
+
+// No two members share a name or a byte: with the sizes checked against
+// deflate's ratio, what the archive inflates to is then bounded by its own
+// size, whatever its directory claims.
+Status ZipReader::CheckUnique(std::vector<Entry> entries) {
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.name < b.name; });
+  for (size_t i = 1; i < entries.size(); ++i) {
+    if (entries[i].name == entries[i - 1].name) {
+      return Error("two members named '{}'", entries[i].name);
+    }
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) {
+                     return a.local_offset < b.local_offset;
+                   });
+  for (size_t i = 1; i < entries.size(); ++i) {
+    const Entry& prev = entries[i - 1];
+    if (entries[i].local_offset < prev.data_start + prev.compressed_size) {
+      return Error("members '{}' and '{}' overlap", prev.name, entries[i].name);
+    }
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::string> ZipReader::Extract(const Entry& entry, uint64_t limit) {
+  if (entry.flags & 1) return Error("member '{}' is encrypted", entry.name);
+  std::string_view packed =
+      bytes_.substr(entry.data_start, entry.compressed_size);
+  const bool whole = limit >= entry.size;
   std::string data;
   if (entry.method == 0) {
     if (entry.compressed_size != entry.size) {
       return Error("member '{}': stored sizes differ", entry.name);
     }
-    data = std::string(packed);
+    data = std::string(packed.substr(0, whole ? entry.size : limit));
   } else if (entry.method == 8) {
-    if (entry.size > entry.compressed_size * kMaxDeflateRatio + 1024) {
-      return Error("member '{}' claims {} bytes from {} deflated bytes",
-                   entry.name, entry.size, entry.compressed_size);
-    }
-    if (!Inflate(packed, entry.size, &data)) {
+    if (!Inflate(packed, whole ? entry.size : limit, whole, &data)) {
       return Error("member '{}': deflate data is corrupt or sizes differ",
                    entry.name);
     }
@@ -211,33 +241,38 @@ StatusOr<std::string> ZipReader::Extract(const Entry& entry) {
         "deflate are supported)",
         entry.name, entry.method);
   }
-  if (Crc32(data) != entry.crc) {
+  if (whole && Crc32(data) != entry.crc) {
     return Error("member '{}': CRC-32 mismatch (corrupt file)", entry.name);
   }
   return data;
 }
 
-StatusOr<std::vector<ZipMember>> ZipReader::Read() {
+StatusOr<std::vector<Entry>> ZipReader::List() {
   uint64_t at = 0, count = 0;
   DFG_RETURN_IF_ERROR(FindCentralDirectory(&at, &count));
   if (count > bytes_.size() / 46) {
     return Error("central directory claims {} members", count);
   }
-  std::vector<ZipMember> members;
-  for (uint64_t i = 0; i < count; ++i) {
-    Entry entry;
+  std::vector<Entry> entries(count);
+  for (Entry& entry : entries) {
     DFG_RETURN_IF_ERROR(ReadEntry(&at, &entry));
-    DFG_ASSIGN_OR_RETURN(std::string data, Extract(entry));
-    members.push_back({std::move(entry.name), std::move(data)});
+    DFG_RETURN_IF_ERROR(FindData(&entry));
   }
-  return members;
+  DFG_RETURN_IF_ERROR(CheckUnique(entries));
+  return entries;
 }
 
 }  // namespace
 
-StatusOr<std::vector<ZipMember>> ReadZip(std::string_view bytes,
-                                         std::string_view display_name) {
-  return ZipReader(bytes, display_name).Read();
+StatusOr<std::vector<ZipEntry>> ListZip(std::string_view bytes,
+                                        std::string_view display_name) {
+  return ZipReader(bytes, display_name).List();
+}
+
+StatusOr<std::string> ExtractZip(std::string_view bytes, const ZipEntry& entry,
+                                 std::string_view display_name,
+                                 uint64_t limit) {
+  return ZipReader(bytes, display_name).Extract(entry, limit);
 }
 
 namespace {

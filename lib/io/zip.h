@@ -6,6 +6,7 @@
 #ifndef DFG_LIB_IO_ZIP_H_
 #define DFG_LIB_IO_ZIP_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,17 +16,35 @@
 
 namespace dfg::io_internal {
 
-struct ZipMember {
+// One member as the central directory describes it, not yet extracted.
+struct ZipEntry {
   std::string name;
-  std::string data;  // uncompressed
+  uint64_t size = 0;  // uncompressed, as declared
+  uint16_t flags = 0;
+  uint16_t method = 0;
+  uint32_t crc = 0;
+  uint64_t compressed_size = 0;
+  uint64_t local_offset = 0;
+  uint64_t data_start = 0;  // after the local header
 };
 
-// Members in central-directory order. Errors (kInvalidArgument) name
-// `display_name`: no end-of-central-directory record, truncated records,
+// The central directory in file order, checked before anything is inflated,
+// so that a few hundred kilobytes cannot claim gigabytes: errors
+// (kInvalidArgument) name `display_name`: no end-of-central-directory
+// record, truncated records or local headers, two members of one name,
+// members whose bytes overlap (one deflate stream behind many entries), a
+// declared size deflate cannot reach from the compressed one.
+StatusOr<std::vector<ZipEntry>> ListZip(std::string_view bytes,
+                                        std::string_view display_name);
+
+// The data of `entry` (from ListZip over the same `bytes`): all of it, CRC-32
+// and size checked; or, with `limit` below the declared size, only the first
+// `limit` bytes (to read a header before committing the memory). Errors:
 // encryption, compression methods other than stored/deflate, CRC mismatch,
-// sizes that do not match.
-StatusOr<std::vector<ZipMember>> ReadZip(std::string_view bytes,
-                                         std::string_view display_name);
+// corrupt deflate data.
+StatusOr<std::string> ExtractZip(std::string_view bytes, const ZipEntry& entry,
+                                 std::string_view display_name,
+                                 uint64_t limit = UINT64_MAX);
 
 // A ZIP archive of `members` (name, data), stored without compression.
 std::string WriteZip(

@@ -99,31 +99,48 @@ void Spacing(int dim, int rank, std::string* out) {
   out->append(dim + 1, ' ');
 }
 
+// The first and last `ends` sub-arrays of each dimension, "..." between
+// them. A loop with a frame per open dimension, not recursion (a tensor of
+// rank 100,000 is that deep), and strides computed once.
 template <typename T>
-void PrintDim(const std::vector<int64_t>& shape, int64_t ends, int dim,
-              const T* data, int64_t at, std::string* out) {
+void PrintNested(const std::vector<int64_t>& shape, int64_t ends, const T* data,
+                 std::string* out) {
   const int rank = static_cast<int>(shape.size());
-  if (dim == rank) {
-    *out += Element(data[at]);
-    return;
-  }
+  std::vector<int64_t> stride(rank, 1);
+  for (int d = rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * shape[d + 1];
+  struct Frame {
+    int64_t next = 0;      // the next sub-array to print
+    int64_t at = 0;        // the element this sub-array starts at
+    bool skipped = false;  // past the first `ends`
+  };
+  std::vector<Frame> frames(1);
   *out += '[';
-  const int64_t n = shape[dim];
-  int64_t step = 1;
-  for (int d = dim + 1; d < rank; ++d) step *= shape[d];
-  for (int64_t i = 0; i < ends && i < n; ++i) {
-    if (i > 0) Spacing(dim, rank, out);
-    PrintDim(shape, ends, dim + 1, data, at + step * i, out);
+  while (!frames.empty()) {
+    const int dim = static_cast<int>(frames.size()) - 1;
+    const int64_t n = shape[dim];
+    Frame& f = frames.back();
+    if (!f.skipped && f.next >= std::min(ends, n)) {
+      f.skipped = true;
+      if (n > 2 * ends) {
+        Spacing(dim, rank, out);
+        *out += "...";
+      }
+      f.next = std::max(f.next, std::max(ends, n - ends));
+    }
+    if (f.next >= n) {
+      *out += ']';
+      frames.pop_back();
+      continue;
+    }
+    if (f.next > 0) Spacing(dim, rank, out);
+    const int64_t at = f.at + stride[dim] * f.next++;
+    if (dim + 1 == rank) {
+      *out += Element(data[at]);
+    } else {
+      *out += '[';
+      frames.push_back(Frame{0, at, false});
+    }
   }
-  if (n > 2 * ends) {
-    Spacing(dim, rank, out);
-    *out += "...";
-  }
-  for (int64_t i = std::max(ends, n - ends); i < n; ++i) {
-    Spacing(dim, rank, out);
-    PrintDim(shape, ends, dim + 1, data, at + step * i, out);
-  }
-  *out += ']';
 }
 
 std::string SummarizeV2(const Tensor& t, int64_t summarize) {
@@ -138,8 +155,8 @@ std::string SummarizeV2(const Tensor& t, int64_t summarize) {
       return;
     }
     const auto dims = t.shape().dim_sizes();
-    PrintDim(std::vector<int64_t>(dims.begin(), dims.end()), limit, 0, data, 0,
-             &out);
+    PrintNested(std::vector<int64_t>(dims.begin(), dims.end()), limit, data,
+                &out);
   });
   return out;
 }

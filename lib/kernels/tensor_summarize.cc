@@ -96,17 +96,25 @@ std::string Element(const QInt32& v) {
   return Quantized(v);
 }
 
-// Prints the sub-array at `dim` starting at element *index, each element
-// right-aligned to `width` (NumPy's column alignment); returns false once
-// the limit was hit (the caller then only closes brackets).
-bool PrintDim(const std::vector<std::string>& elems, size_t width,
-              const TensorShape& shape, int dim, int64_t limit, int64_t* index,
-              std::string* out) {
-  *out += '[';
+// Prints the nested arrays, each element right-aligned to `width` (NumPy's
+// column alignment), "..." in place of the elements from `limit` on. A loop
+// with a cursor per dimension, not recursion: a Const of rank 100,000 has
+// that many levels.
+void PrintNested(const std::vector<std::string>& elems, size_t width,
+                 const TensorShape& shape, int64_t limit, std::string* out) {
   const int rank = shape.dims();
-  const int64_t n = shape.dim_size(dim);
+  std::vector<int64_t> next(rank, 0);  // the next sub-array of each open dim
+  int64_t index = 0;
   bool more = true;
-  for (int64_t i = 0; i < n && more; ++i) {
+  int dim = 0;
+  *out += '[';
+  while (dim >= 0) {
+    int64_t& i = next[dim];
+    if (!more || i == shape.dim_size(dim)) {
+      *out += ']';
+      --dim;
+      continue;
+    }
     if (i > 0) {
       if (dim == rank - 1) {
         *out += ' ';
@@ -115,21 +123,19 @@ bool PrintDim(const std::vector<std::string>& elems, size_t width,
         out->append(dim + 1, ' ');
       }
     }
-    if (dim == rank - 1) {
-      if (*index >= limit) {
-        *out += "...";
-        more = false;
-        break;
-      }
-      const std::string& e = elems[(*index)++];
+    ++i;
+    if (dim < rank - 1) {
+      next[++dim] = 0;
+      *out += '[';
+    } else if (index >= limit) {
+      *out += "...";
+      more = false;  // the open brackets close
+    } else {
+      const std::string& e = elems[index++];
       if (e.size() < width) out->append(width - e.size(), ' ');
       *out += e;
-    } else {
-      more = PrintDim(elems, width, shape, dim + 1, limit, index, out);
     }
   }
-  *out += ']';
-  return more;
 }
 
 }  // namespace
@@ -157,8 +163,7 @@ std::string Tensor::SummarizeValue(int64_t max_entries) const {
     for (const auto& e : elems) width = std::max(width, e.size());
   }
   std::string out;
-  int64_t index = 0;
-  PrintDim(elems, width, shape_, 0, limit, &index, &out);
+  PrintNested(elems, width, shape_, limit, &out);
   return out;
 }
 

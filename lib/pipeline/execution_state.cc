@@ -91,6 +91,11 @@ Status ExecutionState::ValidateFeedsAndFetches(
     const std::vector<std::string>& fetches) const {
   for (const auto* list : {&feeds, &fetches}) {
     for (const std::string& name : *list) {
+      if (TensorIndexOverflows(name)) {
+        return InvalidArgument(
+            "invalid tensor name '{}' (the output index is out of range)",
+            name);
+      }
       TensorId id = ParseTensorName(name);
       const Node* node = FindNode(id.node);
       if (node == nullptr) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/proto/example.pb.h"
+#include "subcommands/run/json_depth.h"
 
 namespace dfg {
 namespace {
@@ -66,6 +67,9 @@ std::string SerializeDeterministic(const tensorflow::Example& example) {
 }  // namespace
 
 StatusOr<Tensor> ExamplesFromJson(std::string_view json) {
+  // A list of dicts of lists: anything deeper is refused by FillFeature, but
+  // only after a recursive dump() of the value for its message.
+  DFG_RETURN_IF_ERROR(CheckJsonDepth(json, 8));
   Json list;
   try {  // nlohmann reports the position only through its exception
     list = Json::parse(json.begin(), json.end());

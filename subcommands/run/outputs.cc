@@ -79,12 +79,13 @@ Status WriteTensorsToDir(const std::string& dir,
     DFG_ASSIGN_OR_RETURN(std::string bytes, SerializeNpy(array));
     blobs.push_back(std::move(bytes));
   }
+  OutputFileSet files;  // every fetch's file or none
   for (size_t i = 0; i < names.size() && i < blobs.size(); ++i) {
     DFG_RETURN_IF_ERROR(WriteFileAtomically(
         (std::filesystem::path(dir) / FetchFileName(names[i])).string(),
         blobs[i]));
   }
-  return Status::Ok();
+  return files.Commit();
 }
 
 }  // namespace dfg

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lib/kernels/element_types.h"
+#include "subcommands/run/json_depth.h"
 
 namespace dfg {
 namespace {
@@ -200,6 +201,12 @@ bool LooksLikeTensorLiteral(std::string_view value) {
 
 StatusOr<Tensor> ParseTensorLiteral(std::string_view json, DataType dtype,
                                     std::string_view what) {
+  // One level per dimension, and TensorFlow allows at most 254 of them.
+  Status depth = CheckJsonDepth(json, 254);
+  if (!depth.ok()) {
+    return InvalidArgument("{}: {}; a tensor has at most 254 dimensions", what,
+                           depth.message());
+  }
   Json value;
   try {  // nlohmann reports the position only through its exception
     value = Json::parse(json.begin(), json.end());
