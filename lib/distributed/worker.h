@@ -25,6 +25,7 @@
 #include "lib/distributed/remote_rendezvous.h"
 #include "lib/distributed/worker_cache.h"
 #include "lib/exec/thread_pool.h"
+#include "lib/kernels/file_policy.h"
 #include "lib/proto/worker.pb.h"
 
 namespace dfg {
@@ -37,7 +38,15 @@ struct WorkerOptions {
   int inter_op_threads = 0;  // 0: the number of cores
   int intra_op_threads = 0;  // 0: the number of cores
   TlsOptions tls;            // for calls to other tasks
+  // The paths the graphs' file ops may touch (dfg server --allow-path).
+  // Null: none (graphs come from the network; see FilePolicy).
+  std::shared_ptr<const FilePolicy> file_policy;
 };
+
+// The policy of a server that allows `dirs` (none: no path at all); its
+// refusals name the --allow-path flag. Errors: FilePolicy::Create's.
+StatusOr<std::shared_ptr<const FilePolicy>> ServerFilePolicy(
+    const std::vector<std::string>& dirs);
 
 class Worker {
  public:
@@ -113,6 +122,7 @@ class Worker {
 
   const WorkerOptions options_;
   const std::string task_name_;
+  std::shared_ptr<const FilePolicy> file_policy_;  // never null
   std::vector<tensorflow::DeviceAttributes> devices_;
   std::map<std::string, uint64_t> incarnations_;  // full and legacy names
   WorkerCache cache_;

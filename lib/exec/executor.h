@@ -24,6 +24,7 @@
 
 #include "lib/base/status.h"
 #include "lib/graph/graph.h"
+#include "lib/kernels/file_policy.h"
 #include "lib/kernels/op_kernel.h"
 #include "lib/proto/function.pb.h"
 
@@ -54,6 +55,9 @@ struct ExecutorOptions {
   // The functions that If/While/PartitionedCall and calls by op name run.
   // Null: the graph's own library (copied once).
   std::shared_ptr<const tensorflow::FunctionDefLibrary> library;
+  // The paths kernels may touch, here and in every function the graph
+  // calls (a server's --allow-path). Null: any path.
+  std::shared_ptr<const FilePolicy> file_policy;
 };
 
 class Executor {

@@ -25,6 +25,9 @@ inline constexpr std::string_view kTfConfigMaster = "tf_config";
 struct MasterOptions {
   std::string target;  // grpc://HOST:PORT
   std::string tls_ca;  // PEM CA certificate: talk TLS to the master
+  // PEM client certificate and key, for a master that asks for one
+  // (dfg server --tls-client-ca)
+  std::string tls_cert, tls_key;
   bool allow_soft_placement = true;
   bool optimize = true;
 };
