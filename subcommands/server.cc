@@ -123,8 +123,8 @@ void RegisterServer(CLI::App& app, Context& ctx) {
   CLI::App* sub = AddSubcommand(
       app, ctx, "server",
       "serve one task of a cluster: TensorFlow's gRPC master and worker "
-      "services (tf.distribute.Server); no authentication, bind only to a "
-      "trusted network",
+      "services (tf.distribute.Server); clients are not authenticated "
+      "unless --tls-client-ca (mutual TLS): bind only to a trusted network",
       [flags, given](Context& c) {
         flags->job_given = given->first->count() > 0;
         flags->task_given = given->second->count() > 0;
