@@ -58,6 +58,14 @@ def read_graph(path):
             'device: "/job:worker/task:0" }\n')
 
 
+def folded_read_graph(path):
+    """ReadFile of a constant path feeding another op: the master's constant
+    folding must not read the file for the client."""
+    return (read_graph(path) +
+            'node { name: "len" op: "StringLength" input: "read" '
+            'device: "/job:worker/task:0" }\n')
+
+
 def write_graph(path):
     return (const("path", "DT_STRING", path) + const("data", "DT_STRING", "owned") +
             'node { name: "write" op: "WriteFile" input: "path" input: "data" '
@@ -122,6 +130,10 @@ def confinement(dfg, tmp):
                     "--fetch", "export:0")
         check(refused(r, "InitializeTableFromTextFileV2", secret) and "top" not in r.stdout,
               "InitializeTableFromTextFileV2 outside is refused", r.stderr + r.stdout)
+        r = dfg_run(dfg, write(tmp, "fold_out.pbtxt", folded_read_graph(secret)), c,
+                    "--fetch", "len")
+        check(refused(r, "ReadFile", secret) and "11" not in r.stdout,
+              "ReadFile outside is refused when its result could be folded", r.stderr)
         dest = os.path.join(outside, "owned.txt")
         r = dfg_run(dfg, write(tmp, "write_out.pbtxt", write_graph(dest)), c, "--target", "write")
         check(refused(r, "WriteFile", dest) and not os.path.exists(dest),
