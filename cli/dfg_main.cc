@@ -6,6 +6,7 @@
 #include <exception>
 #include <ostream>
 
+#include "cli/usage_hints.h"
 #include "subcommands/subcommands.h"
 
 namespace dfg {
@@ -31,12 +32,22 @@ constexpr SubcommandEntry kSubcommands[] = {
     {"completion", RegisterCompletion},
 };
 
-constexpr const char* kFooter = R"(Common options of every subcommand:
+// What each subcommand's own --help details; kept true per subcommand.
+constexpr const char* kFooter =
+    R"(Options several subcommands share, as each one's --help details.
   INPUT              a GraphDef (binary, text or JSON, detected by content; a
                      SavedModel directory or file, or a MetaGraphDef, gives
-                     its graph); absent or - reads stdin
-  -o, --output PATH  where the result goes; absent or - writes stdout
-  -f, --format F     pbtxt|pb|json (dot where the subcommand draws)
+                     its graph); absent or - reads stdin. All but server and
+                     completion.
+  -o, --output PATH  where the result goes; absent or - writes stdout. All
+                     but run (--output-dir DIR writes the fetched tensors)
+                     and server; partition's is a directory.
+  -f, --format F     the output form: pbtxt|pb|json for prune, optimize,
+                     place, convert and freeze; dot|pbtxt|pb|json for
+                     partition; dot|svg|png|pdf for dot; text|json for info.
+  --json             info: the summary as JSON (as -f json); run: the fetched
+                     tensors as JSON on stdout; prune, place, partition: a
+                     report on stderr, the graph still on stdout.
 
 Exit status: 0 success; 1 the graph, a tensor or a file is wrong (message on
 stderr as 'dfg SUBCOMMAND: error: ...'); 2 usage error.
@@ -67,6 +78,12 @@ int DfgMain(int argc, const char* const* argv, const Io& io) {
       if (!opt->get_positional()) opt->allow_extra_args(false);
     }
   }
+  std::string unknown = UnknownSubcommandMessage(app, argc, argv);
+  if (!unknown.empty()) {
+    *io.err << fmt::format("dfg: error: {}\n", unknown);
+    *io.err << "Run 'dfg --help' for usage.\n";
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -82,6 +99,12 @@ int DfgMain(int argc, const char* const* argv, const Io& io) {
                           ? ""
                           : " " + app.get_subcommands().front()->get_name();
     *io.err << fmt::format("dfg{}: error: {}\n", sub, e.what());
+    if (!app.get_subcommands().empty()) {
+      for (const std::string& hint :
+           OptionHints(*app.get_subcommands().front(), argc, argv)) {
+        *io.err << hint << "\n";
+      }
+    }
     *io.err << fmt::format("Run 'dfg{} --help' for usage.\n", sub);
     return kExitUsage;
   } catch (const std::exception& e) {

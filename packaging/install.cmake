@@ -7,8 +7,9 @@ include(GNUInstallDirs)
 
 install(TARGETS dfg RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-# Every man/dfg*.1, whatever pages the tree has.
-install(DIRECTORY ${CMAKE_SOURCE_DIR}/man/
+# Every man/man1/dfg*.1, whatever pages the tree has (man/ is laid out as a
+# MANPATH entry, so `MANPATH=man man dfg-run` reads them before install).
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/man/man1/
         DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
         FILES_MATCHING PATTERN "dfg*.1")
 

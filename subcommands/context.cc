@@ -273,4 +273,12 @@ std::vector<std::string> SplitList(const std::vector<std::string>& values) {
   return out;
 }
 
+bool CheckDevicesGiven(Context& ctx, const std::vector<std::string>& devices) {
+  if (devices.empty() || !SplitList(devices).empty()) return true;
+  ctx.Error(
+      "--devices lists no device: TensorFlow needs at least one (e.g. "
+      "--devices cpu:0; without --devices, cpu:0)");
+  return false;
+}
+
 }  // namespace dfg

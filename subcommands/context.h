@@ -148,6 +148,11 @@ Status WritePartitionFiles(
 // Splits repeated, comma-separated option values into one list.
 std::vector<std::string> SplitList(const std::vector<std::string>& values);
 
+// --devices given but listing nothing (`--devices ''`) is an error, as
+// TensorFlow has no session without devices; absent means the default list.
+// Prints the error and returns false then.
+bool CheckDevicesGiven(Context& ctx, const std::vector<std::string>& devices);
+
 }  // namespace dfg
 
 #endif  // DFG_SUBCOMMANDS_CONTEXT_H_

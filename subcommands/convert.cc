@@ -1,8 +1,13 @@
 // dfg convert: the same graph in another form (pbtxt, pb or JSON), nothing
 // lost. The input form is detected from the content; a SavedModel,
 // MetaGraphDef or TensorFlow.js model.json gives its GraphDef.
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "lib/graph/graph_check.h"
 #include "lib/io/graph_io.h"
@@ -15,6 +20,35 @@ struct ConvertFlags {
   InputFlags input;
   OutputFlags output;
 };
+
+// A SavedModel or MetaGraphDef is more than its graph: the output, a
+// GraphDef, has neither the signatures nor (SavedModel) the variables'
+// values, so say so instead of dropping them silently.
+void WarnWhatIsLeftOut(Context& ctx, const ConvertFlags& flags,
+                       const LoadedGraph& loaded) {
+  if (loaded.container != GraphContainer::kSavedModel &&
+      loaded.container != GraphContainer::kMetaGraphDef) {
+    return;
+  }
+  std::vector<std::string> lost;
+  size_t signatures = loaded.signatures.size();
+  if (signatures > 0) {
+    lost.push_back(fmt::format("its {} signature{}", signatures,
+                               signatures == 1 ? "" : "s"));
+  }
+  if (!loaded.export_dir.empty() &&
+      std::filesystem::exists(loaded.export_dir +
+                              "/variables/variables.index")) {
+    lost.push_back(
+        fmt::format("its variables' values ({}/variables)", loaded.export_dir));
+  }
+  if (lost.empty()) return;
+  ctx.Warn(fmt::format(
+      "{}: the output is the {}'s GraphDef alone, without {}; 'dfg freeze' "
+      "writes a signature with its variables as constants",
+      InputName(flags.input), GraphContainerName(loaded.container),
+      fmt::join(lost, " and ")));
+}
 
 int RunConvert(Context& ctx, const ConvertFlags& flags) {
   StatusOr<GraphFormat> format =
@@ -35,6 +69,7 @@ int RunConvert(Context& ctx, const ConvertFlags& flags) {
         "so they are left out (-f pb keeps them)",
         InputName(flags.input), GraphFormatName(*format)));
   }
+  WarnWhatIsLeftOut(ctx, flags, loaded);
   OutputFlags output = flags.output;
   output.format = GraphFormatName(*format);
   Status written = WriteGraphOutput(ctx, output, *graph);

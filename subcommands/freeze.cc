@@ -4,6 +4,8 @@
 // signature's keys.
 #include "lib/savedmodel/freeze.h"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <memory>
 
@@ -30,6 +32,13 @@ int RunFreeze(Context& ctx, const FreezeFlags& flags) {
   }
   LoadedGraph loaded;
   if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
+  if (loaded.container == GraphContainer::kGraphDef) {
+    return ctx.Error(fmt::format(
+        "{}: not a SavedModel (a GraphDef has no signatures or variables to "
+        "freeze; give a SavedModel directory, its saved_model.pb, or a "
+        "MetaGraphDef with --checkpoint)",
+        InputName(flags.input)));
+  }
   FreezeOptions options;
   options.signature = flags.signature;
   options.load.session.inter_op_threads = 1;

@@ -44,7 +44,26 @@ void AddNoKernelOps(GraphSummary* s) {
   std::sort(s->no_kernel_ops.begin(), s->no_kernel_ops.end());
 }
 
+// JSON for --json, -f json, or (without -f) an -o file named *.json.
+StatusOr<bool> WantsJson(const InfoFlags& flags) {
+  const std::string& format = flags.output.format;
+  if (!format.empty() && format != "text" && format != "json") {
+    return InvalidArgument(
+        "unknown output format '{}' (info writes text or json)", format);
+  }
+  if (flags.json && format == "text") {
+    return InvalidArgument("--json and -f text contradict each other");
+  }
+  if (flags.json || format == "json") return true;
+  if (!format.empty()) return false;
+  const std::string& out = flags.output.output;
+  return out.size() > 5 && out.compare(out.size() - 5, 5, ".json") == 0;
+}
+
 int RunInfo(Context& ctx, const InfoFlags& flags) {
+  StatusOr<bool> wants_json = WantsJson(flags);
+  if (!wants_json.ok()) return ctx.Usage(wants_json.status().message());
+  const bool json = *wants_json;
   // As LoadInput, but parsed straight into the summary (the graph lives in
   // an arena: much faster on big graphs).
   if (flags.input.input.empty() && ctx.io.stdin_is_terminal) {
@@ -59,7 +78,7 @@ int RunInfo(Context& ctx, const InfoFlags& flags) {
   if (!listed.ok()) return ctx.Error(listed);
   AddNoKernelOps(&*summary);
   std::string text =
-      flags.json ? GraphSummaryJson(*summary) : FormatGraphSummary(*summary);
+      json ? GraphSummaryJson(*summary) : FormatGraphSummary(*summary);
   Status written = WriteOutput(ctx, flags.output, text, /*binary=*/false);
   if (!written.ok()) return ctx.Error(written);
   return kExitOk;
@@ -76,9 +95,16 @@ void RegisterInfo(CLI::App& app, Context& ctx) {
   AddInputFlags(sub, &flags->input);
   HintFile(sub->add_option("-o,--output", flags->output.output,
                            "output file; absent or - writes stdout"));
-  sub->add_flag("--json", flags->json, "print the summary as a JSON object");
+  HintChoices(
+      sub->add_option("-f,--format", flags->output.format,
+                      "text|json (default: json for an -o file named *.json, "
+                      "else text)"),
+      {"text", "json"});
+  sub->add_flag("--json", flags->json,
+                "print the summary as a JSON object (the same as -f json)");
   sub->footer(
-      "The first lines are those of TensorFlow's summarize_graph tool.\n"
+      "For a SavedModel, its signatures come first (as saved_model_cli show\n"
+      "--all), then the lines of TensorFlow's summarize_graph tool.\n"
       "Examples:\n"
       "  dfg info model.pb\n"
       "  dfg info saved_model_dir      # also lists the checkpoint's tensors\n"

@@ -66,6 +66,7 @@ int NotPlaced(Context& ctx, const Status& status, const std::string& where) {
 int RunPartition(Context& ctx, const PartitionFlags& flags) {
   PlacedClientGraphOptions placement;
   placement.allow_soft_placement = flags.soft_placement;
+  if (!CheckDevicesGiven(ctx, flags.devices)) return ctx.exit_code;
   if (!flags.devices.empty()) {
     StatusOr<DeviceSet> set = DeviceSetFromFlags(SplitList(flags.devices));
     if (!set.ok()) return ctx.Error(set.status());

@@ -53,6 +53,7 @@ bool PlaceBytes(Context& ctx, const PlaceFlags& flags, const GraphInput& input,
 }
 
 int RunPlace(Context& ctx, const PlaceFlags& flags) {
+  if (!CheckDevicesGiven(ctx, flags.devices)) return ctx.exit_code;
   StatusOr<DeviceSet> devices = DeviceSetFromFlags(SplitList(flags.devices));
   if (!devices.ok()) return ctx.Error(devices.status());
   PlaceOptions options;
@@ -107,8 +108,10 @@ void RegisterPlace(CLI::App& app, Context& ctx) {
   sub->add_flag("--explain", flags->explain,
                 "on stderr, one line per node: its device, the candidates and "
                 "the rule that decided");
-  sub->add_flag("--json", flags->json,
-                "like --explain, one JSON object per line");
+  sub->add_flag(
+      "--json", flags->json,
+      "on stderr, like --explain, one JSON object per line (the graph "
+      "still goes to stdout)");
 }
 
 }  // namespace dfg

@@ -35,6 +35,7 @@ extern "C" void OnSigint(int) { interrupted.store(true); }
 int RunRun(RunFlags f, Context& ctx) {
   if (Status s = CheckStepSyntax(f.step); !s.ok())
     return ctx.Usage(s.message());
+  if (!CheckDevicesGiven(ctx, f.devices)) return ctx.exit_code;
   LoadedGraph loaded;
   if (!LoadInput(ctx, f.in, &loaded)) return ctx.exit_code;
   f.step.fetches = SplitList(f.step.fetches);
@@ -49,14 +50,12 @@ int RunRun(RunFlags f, Context& ctx) {
     if (!note.empty()) *ctx.io.err << "dfg run: note: " << note << "\n";
     f.master.target = *target;
   }
-  if (!local &&
-      (!f.dump_partitions.empty() || !f.devices.empty() ||
-       !f.run.load.checkpoint.empty() || !loaded.export_dir.empty())) {
-    return ctx.Usage(
-        "--master runs a GraphDef on the cluster's devices: --devices, "
-        "--dump-partitions, --checkpoint and SavedModel directories do not "
-        "work with it yet");
+  if (!local && (!f.dump_partitions.empty() || !f.devices.empty())) {
+    *ctx.io.err << "dfg run: error: --master runs on the cluster's devices: "
+                   "--devices and --dump-partitions do not work with it\n";
+    return kExitUsage;
   }
+  f.master.checkpoint = f.run.load.checkpoint;
   LocalRunOptions& options = f.run;
   options.load.session.devices = SplitList(f.devices);
   options.load.session.allow_soft_placement = !f.no_soft_placement;
@@ -74,7 +73,7 @@ int RunRun(RunFlags f, Context& ctx) {
   interrupted.store(false);
   auto old_handler = std::signal(SIGINT, OnSigint);
   auto outcome = local ? RunLocally(std::move(loaded), *step, options)
-                       : RunOnMaster(std::move(loaded.graph), *step, f.master,
+                       : RunOnMaster(std::move(loaded), *step, f.master,
                                      options.repeat, options.collect_stats);
   std::signal(SIGINT, old_handler);
   if (!outcome.ok())
@@ -127,7 +126,7 @@ void RegisterRun(CLI::App& app, Context& ctx) {
   HintDirectory(sub->add_option("--output-dir", flags->output.output_dir,
                                 "write each fetch as DIR/<name>.npy"));
   sub->add_flag("--json", flags->output.json,
-                "print the fetched tensors as JSON");
+                "print the fetched tensors as JSON on stdout");
   HintAtFile(sub->add_option("--devices", flags->devices,
                              "devices, e.g. cpu:0,cpu:1 (default cpu:0)"));
   sub->add_flag("--no-soft-placement", flags->no_soft_placement,
@@ -140,7 +139,8 @@ void RegisterRun(CLI::App& app, Context& ctx) {
   sub->add_option("--intra-threads", flags->run.load.session.intra_op_threads,
                   "intra-op threads (default: cores)");
   sub->add_option("--timeout-ms", flags->run.load.run.timeout_ms,
-                  "cancel the step after MS milliseconds");
+                  "cancel the step after MS milliseconds (--master: also how "
+                  "long to wait for the master to come up)");
   sub->add_option("--repeat", flags->run.repeat.repeat,
                   "run the step N times and print latencies")
       ->check(CLI::PositiveNumber);

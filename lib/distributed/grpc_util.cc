@@ -1,8 +1,12 @@
 #include "lib/distributed/grpc_util.h"
 
 #include <absl/synchronization/mutex.h>
+#include <grpc/support/log.h>
 
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #include "lib/base/file.h"
@@ -23,9 +27,30 @@ Status FromGrpcStatus(const grpc::Status& status) {
   return Status(static_cast<Code>(code), status.error_message());
 }
 
+namespace {
+
+// gRPC's own log lines ("E1127 ... chttp2_server.cc:1234] ... Address already
+// in use") repeat, in gRPC's words, a failure dfg reports in its own; only
+// the line gRPC writes before it aborts (GPR_ASSERT) is kept.
+void QuietGrpcLog(gpr_log_func_args* args) {
+  if (args->severity == GPR_LOG_SEVERITY_ERROR &&
+      std::strncmp(args->message, "assertion failed", 16) == 0) {
+    std::fprintf(stderr, "gRPC: %s:%d: %s\n", args->file, args->line,
+                 args->message);
+  }
+}
+
+}  // namespace
+
 void PrepareGrpcRuntime() {
   static std::once_flag once;
   std::call_once(once, [] {
+    // Who asks for gRPC's logs (GRPC_VERBOSITY, GRPC_TRACE) gets them as
+    // gRPC writes them.
+    if (std::getenv("GRPC_VERBOSITY") == nullptr &&
+        std::getenv("GRPC_TRACE") == nullptr) {
+      gpr_set_log_function(QuietGrpcLog);
+    }
     // Debian's abseil checks every absl::Mutex acquisition against a global
     // lock graph (deadlock detection, meant for debug builds); gRPC takes
     // dozens of them per call.

@@ -23,7 +23,9 @@ grpc::Status ToGrpcStatus(const Status& status);
 Status FromGrpcStatus(const grpc::Status& status);
 
 // Process-wide gRPC settings (once): turns off abseil's per-lock deadlock
-// detection. NewChannel and the server call it.
+// detection, and gRPC's own log lines unless GRPC_VERBOSITY or GRPC_TRACE
+// is set (dfg reports the failures in its messages). NewChannel and the
+// server call it.
 void PrepareGrpcRuntime();
 
 // TLS material: PEM file paths. Empty: plaintext.

@@ -1,5 +1,6 @@
 #include "lib/distributed/master_client.h"
 
+#include <cctype>
 #include <chrono>
 #include <map>
 
@@ -14,6 +15,59 @@ struct MasterClient::Impl {
   bool closed = false;
 };
 
+namespace {
+
+// Why the last connection attempt failed, in a few words a user can act on,
+// from gRPC's status for a call that was not sent ("failed to connect to all
+// addresses; last error: UNKNOWN: ipv4:127.0.0.1:1: Failed to connect to
+// remote host: Connection refused").
+std::string ConnectFailure(const grpc::Status& status) {
+  std::string message = status.error_message();
+  std::string lower = message;
+  for (char& c : lower) c = static_cast<char>(std::tolower(c));
+  for (const char* known :
+       {"connection refused", "no route to host", "network is unreachable",
+        "name resolution", "dns resolution failed", "handshake failed",
+        "connection reset"}) {
+    if (lower.find(known) != std::string::npos) return known;
+  }
+  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    return "still connecting (no answer to the connection attempt)";
+  }
+  return message.empty() ? "not connected" : message;
+}
+
+// Waits until the channel to the master is connected. gRPC retries the
+// connection by itself with backoff (100 ms growing to 1 s: NewChannel), so
+// a master started after the client is found within about a second of
+// coming up. After `timeout_ms` a call that does not wait for the
+// connection asks the channel why it failed. Error (kUnavailable): the
+// master is not there, with gRPC's reason ("connection refused").
+Status WaitForMaster(grpc::Channel& channel,
+                     tensorflow::MasterService::Stub& stub,
+                     const std::string& target, int64_t timeout_ms) {
+  auto deadline =
+      std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms);
+  if (channel.WaitForConnected(deadline)) return Status::Ok();
+  grpc::ClientContext ctx;
+  ctx.set_wait_for_ready(false);
+  ctx.set_deadline(std::chrono::system_clock::now() +
+                   std::chrono::milliseconds(500));
+  // An empty handle names no session: a master that came up just now
+  // answers with an error of its own (not UNAVAILABLE) and runs nothing.
+  tensorflow::CloseSessionRequest request;
+  tensorflow::CloseSessionResponse response;
+  grpc::Status probe = stub.CloseSession(&ctx, request, &response);
+  if (probe.error_code() != grpc::StatusCode::UNAVAILABLE &&
+      probe.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) {
+    return Status::Ok();
+  }
+  return Unavailable("the master at {} does not answer (within {} ms): {}",
+                     target, timeout_ms, ConnectFailure(probe));
+}
+
+}  // namespace
+
 MasterClient::MasterClient(std::unique_ptr<Impl> impl)
     : impl_(std::move(impl)) {}
 
@@ -24,15 +78,12 @@ StatusOr<std::unique_ptr<MasterClient>> MasterClient::Create(
     const MasterClientOptions& options) {
   DFG_ASSIGN_OR_RETURN(std::string address, ParseGrpcTarget(target));
   DFG_ASSIGN_OR_RETURN(auto channel, NewChannel(address, options.tls));
-  auto deadline = std::chrono::system_clock::now() +
-                  std::chrono::milliseconds(options.connect_timeout_ms);
-  if (!channel->WaitForConnected(deadline)) {
-    return Unavailable("the master at {} does not answer (within {} ms)",
-                       target, options.connect_timeout_ms);
-  }
+  auto stub = tensorflow::MasterService::NewStub(channel);
+  DFG_RETURN_IF_ERROR(
+      WaitForMaster(*channel, *stub, target, options.connect_timeout_ms));
   auto impl = std::make_unique<Impl>();
   impl->target = target;
-  impl->stub = tensorflow::MasterService::NewStub(channel);
+  impl->stub = std::move(stub);
   tensorflow::CreateSessionRequest request;
   *request.mutable_graph_def() = graph;
   request.mutable_config()->set_allow_soft_placement(

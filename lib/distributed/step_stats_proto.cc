@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <string_view>
 
 namespace dfg {
 namespace {
@@ -16,6 +17,33 @@ int64_t SteadyToWallOffsetNs() {
   return duration_cast<nanoseconds>(system_clock::now().time_since_epoch() -
                                     steady_clock::now().time_since_epoch())
       .count();
+}
+
+// StepStats has no field for the node that called a function body's node;
+// its name is "<caller>/<node>" and it ran within the caller's time on the
+// caller's thread (function calls run on the calling thread). A name scope
+// ("dense" and "dense/MatMul") never nests in time on one thread, so both
+// together find the caller. Times keep whole microseconds: 1 us of slack.
+void FindCallers(std::vector<NodeStat>* stats) {
+  std::map<std::string_view, std::vector<const NodeStat*>> by_name;
+  for (const NodeStat& s : *stats) by_name[s.node].push_back(&s);
+  for (NodeStat& s : *stats) {
+    std::string_view name = s.node;
+    for (size_t slash = name.rfind('/'); slash != std::string_view::npos;
+         slash = slash == 0 ? std::string_view::npos
+                            : name.rfind('/', slash - 1)) {
+      auto it = by_name.find(name.substr(0, slash));
+      if (it == by_name.end()) continue;
+      for (const NodeStat* c : it->second) {
+        if (c->device == s.device && c->thread_id == s.thread_id &&
+            c->start_ns <= s.start_ns && s.end_ns <= c->end_ns + 1000) {
+          s.caller = c->node;
+          break;
+        }
+      }
+      if (!s.caller.empty()) break;
+    }
+  }
 }
 
 }  // namespace
@@ -101,6 +129,7 @@ std::vector<NodeStat> NodeStatsFromStepStats(
                    [](const NodeStat& a, const NodeStat& b) {
                      return a.start_ns < b.start_ns;
                    });
+  FindCallers(&out);
   return out;
 }
 

@@ -19,7 +19,9 @@ namespace dfg {
 void AppendStepStats(const std::vector<NodeStat>& stats,
                      tensorflow::StepStats* out);
 
-// Every node of every device, sorted by start time (wall-clock ns).
+// Every node of every device, sorted by start time (wall-clock ns). A
+// function body's node ("call/mul", within the call's time on its thread)
+// gets its caller back.
 std::vector<NodeStat> NodeStatsFromStepStats(
     const tensorflow::StepStats& stats);
 

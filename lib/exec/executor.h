@@ -40,8 +40,15 @@ struct NodeExecRecord {
   bool is_dead = false;
   // Output shapes and bytes (absent outputs are skipped).
   std::vector<std::pair<TensorShape, int64_t>> outputs;
+  // A node of a called function's body (If, While, PartitionedCall...): the
+  // calling nodes' names, outermost first, joined by '/', and the outermost
+  // caller's device. Empty for the nodes of the graph itself.
+  std::string call_path;
+  std::string call_device;
 };
 
+// Observes the nodes of a step, and of the function bodies its nodes call
+// (reported with NodeExecRecord::call_path set, before their caller).
 class ExecutionObserver {
  public:
   virtual ~ExecutionObserver() = default;

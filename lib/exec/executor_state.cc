@@ -439,6 +439,10 @@ void ExecutorState::FillParams(const NodeItem& item, const TaggedNode& t,
   params->is_input_dead = t.is_dead;
   params->frame_iter = FrameAndIter{t.frame->frame_id, t.iter};
   params->step = &services_;
+  // Each consumer's slot holds its own Tensor (the last edge moves it) and
+  // ClearInputs drops it after Compute: a kernel may write its output into
+  // an input buffer nothing else owns (element-wise ops do).
+  params->allow_input_forwarding = true;
 }
 
 bool ExecutorState::RunNode(const TaggedNode& t, Scratch* scratch,
@@ -491,7 +495,17 @@ bool ExecutorState::RunNode(const TaggedNode& t, Scratch* scratch,
   OpKernelContext::Params params;
   FillParams(item, t, scratch, &params);
   OpKernelContext ctx(&params);
-  item.kernel->Compute(&ctx);
+  if (observed != nullptr) [[unlikely]] {
+    // The functions the node calls are observed too, under its name.
+    const Node& node = *item.node;
+    ObservedCallScope scope(args_.observer, &node,
+                            node.assigned_device_name().empty()
+                                ? node.requested_device()
+                                : node.assigned_device_name());
+    item.kernel->Compute(&ctx);
+  } else {
+    item.kernel->Compute(&ctx);
+  }
   ClearInputs(item, t);
   if (!scratch->deref.empty()) scratch->deref.clear();
   *status = CompleteNode(t, ctx.status(), /*computed=*/true,

@@ -4,6 +4,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "lib/graph/graph_import.h"
@@ -93,6 +94,46 @@ class ArgsFrame : public CallFrameInterface {
 };
 
 }  // namespace
+
+namespace {
+
+thread_local const ObservedCallScope* current_call_scope = nullptr;
+
+// Hands a function body's records on to the step's observer, named under
+// the calling node (and its callers, as the records pass up the scopes).
+class CallObserver : public ExecutionObserver {
+ public:
+  explicit CallObserver(const ObservedCallScope& caller) : caller_(caller) {}
+  void NodeDone(const NodeExecRecord& record) override {
+    NodeExecRecord named = record;
+    const std::string& name = caller_.node()->name();
+    named.call_path =
+        record.call_path.empty() ? name : name + "/" + record.call_path;
+    named.call_device = caller_.device();
+    caller_.observer()->NodeDone(named);
+  }
+
+ private:
+  const ObservedCallScope& caller_;
+};
+
+}  // namespace
+
+ObservedCallScope::ObservedCallScope(ExecutionObserver* observer,
+                                     const Node* node,
+                                     const std::string& device)
+    : observer_(observer),
+      node_(node),
+      device_(device),
+      outer_(current_call_scope) {
+  current_call_scope = this;
+}
+
+ObservedCallScope::~ObservedCallScope() { current_call_scope = outer_; }
+
+const ObservedCallScope* ObservedCallScope::Current() {
+  return current_call_scope;
+}
 
 FunctionRuntime::FunctionRuntime(
     std::shared_ptr<const tensorflow::FunctionDefLibrary> library,
@@ -200,6 +241,13 @@ Status FunctionRuntime::Run(FunctionHandle fn, const StepServices& step,
   run.resource_mgr = step.resource_mgr;
   run.cancelled = step.cancelled;
   run.intra_op_pool = step.intra_op_pool;
+  // An observed caller: the body's nodes are observed too. The scope is
+  // left for the body's own nodes to set theirs.
+  std::optional<CallObserver> observer;
+  if (const ObservedCallScope* caller = ObservedCallScope::Current()) {
+    observer.emplace(*caller);
+    run.observer = &*observer;
+  }
   Status s = instance.executor->Run(run);
   if (s.ok()) {
     for (size_t i = 0; i < rets->size(); ++i) {

@@ -24,6 +24,33 @@
 
 namespace dfg {
 
+// While an observed step (--stats, --trace) computes a node on this thread,
+// the functions that node calls report their nodes to the step's observer,
+// named under the node ("call/loop/mul", as TensorFlow's step stats name a
+// function body's nodes). The executor sets it around such a node's
+// Compute; function calls run on the calling thread, so a thread-local
+// reaches them without a field in every kernel's StepServices.
+class ObservedCallScope {
+ public:
+  ObservedCallScope(ExecutionObserver* observer, const Node* node,
+                    const std::string& device);
+  ~ObservedCallScope();
+  ObservedCallScope(const ObservedCallScope&) = delete;
+  ObservedCallScope& operator=(const ObservedCallScope&) = delete;
+
+  ExecutionObserver* observer() const { return observer_; }
+  const Node* node() const { return node_; }
+  const std::string& device() const { return device_; }
+  // The scope of the innermost node computing on this thread, or null.
+  static const ObservedCallScope* Current();
+
+ private:
+  ExecutionObserver* observer_;
+  const Node* node_;
+  const std::string& device_;
+  const ObservedCallScope* outer_;
+};
+
 class FunctionRuntime : public FunctionCallInterface {
  public:
   // `options` are the calling executor's (device, device type); nested

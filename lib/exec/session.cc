@@ -229,7 +229,8 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
       std::string node = def.node_size() > 0 ? def.node(0).name() : "";
       return InvalidArgument(
           "dfg runs kernels on CPU devices only, but node '{}' is placed on "
-          "{}; run with soft placement (the default) or list CPU devices",
+          "{}; list only CPU devices (--devices cpu:0): with a GPU listed, "
+          "nodes with a GPU kernel are placed on it",
           node, dev.name);
     }
     DFG_ASSIGN_OR_RETURN(PartitionExecutor executor,

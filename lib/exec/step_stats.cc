@@ -13,11 +13,17 @@ namespace dfg {
 void StepStatsCollector::NodeDone(const NodeExecRecord& record) {
   NodeStat stat;
   const Node& node = *record.node;
-  stat.node = node.name();
   stat.op = node.op();
-  stat.device = node.assigned_device_name().empty()
-                    ? node.requested_device()
-                    : node.assigned_device_name();
+  if (record.call_path.empty()) {
+    stat.node = node.name();
+    stat.device = node.assigned_device_name().empty()
+                      ? node.requested_device()
+                      : node.assigned_device_name();
+  } else {
+    stat.node = record.call_path + "/" + node.name();
+    stat.caller = record.call_path;
+    stat.device = record.call_device;
+  }
   stat.start_ns = record.start_ns;
   stat.end_ns = record.end_ns;
   stat.thread_id = record.thread_id;
@@ -127,12 +133,20 @@ std::string StatsTable(const std::vector<NodeStat>& stats, int top) {
     int64_t ns = 0;
   };
   std::map<std::string, OpTotal> by_op;
+  std::map<std::string, std::string> op_of;  // node -> op, for callers
+  for (const NodeStat& s : stats) op_of.emplace(s.node, s.op);
   int64_t total = 0;
   for (const NodeStat& s : stats) {
     OpTotal& t = by_op[s.op];
     t.count++;
-    t.ns += s.end_ns - s.start_ns;
-    total += s.end_ns - s.start_ns;
+    const int64_t ns = s.end_ns - s.start_ns;
+    t.ns += ns;
+    auto caller = s.caller.empty() ? op_of.end() : op_of.find(s.caller);
+    if (caller != op_of.end()) {
+      by_op[caller->second].ns -= ns;  // the caller's time holds the body's
+    } else {
+      total += ns;
+    }
   }
   std::vector<std::pair<std::string, OpTotal>> ops(by_op.begin(), by_op.end());
   std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {

@@ -24,6 +24,9 @@ struct NodeStat {
   std::vector<std::pair<TensorShape, int64_t>> outputs;
   std::vector<std::string> inputs;
   std::string tensor_name;  // _Send/_Recv: the transfer's tensor_name
+  // A node of a called function's body: the full name of the node that
+  // called it (`node` is "<caller>/<body node>"); empty otherwise.
+  std::string caller;
 };
 
 class StepStatsCollector : public ExecutionObserver {
@@ -44,7 +47,9 @@ class StepStatsCollector : public ExecutionObserver {
 std::string ChromeTraceJson(const std::vector<NodeStat>& stats,
                             const std::vector<std::string>& devices);
 
-// Time per op type (count, total, mean) and the `top` slowest nodes.
+// Time per op type (count, total, mean) and the `top` slowest nodes. A
+// function call's time counts once: its op type gets the time its body's
+// nodes do not account for (the call's own), theirs the rest.
 std::string StatsTable(const std::vector<NodeStat>& stats, int top = 10);
 
 }  // namespace dfg

@@ -59,12 +59,24 @@ const tensorflow::AttrValue* FindAttr(const NodeDef& node, const char* name) {
   return it == node.attr().end() ? nullptr : &it->second;
 }
 
+// The dimensions of a shape whose rank is known (-1 for an unknown one);
+// false for an unknown rank.
+bool ShapeDims(const TensorShapeProto& shape, std::vector<int64_t>* dims) {
+  if (shape.unknown_rank()) return false;
+  for (const auto& dim : shape.dim()) dims->push_back(dim.size());
+  return true;
+}
+
 GraphSummary::Input MakeInput(const NodeDef& node) {
-  GraphSummary::Input input{node.name(), node.op(), tensorflow::DT_INVALID,
-                            "None"};
+  GraphSummary::Input input;
+  input.name = node.name();
+  input.op = node.op();
+  input.shape = "None";
   if (const auto* dtype = FindAttr(node, "dtype")) input.dtype = dtype->type();
   if (const auto* shape = FindAttr(node, "shape")) {
     input.shape = ShapeString(shape->shape());
+    input.known_rank = ShapeDims(shape->shape(), &input.dims);
+    input.elements = NumElements(shape->shape());
   }
   return input;
 }
@@ -111,20 +123,30 @@ std::vector<GraphSummary::SignatureTensor> SignatureTensors(
     const google::protobuf::Map<std::string, tensorflow::TensorInfo>& map) {
   std::vector<GraphSummary::SignatureTensor> out;
   for (const auto& [key, info] : map) {
-    out.push_back(
-        {key, info.name(), info.dtype(),
-         info.has_tensor_shape() ? ShapeString(info.tensor_shape()) : "None"});
+    GraphSummary::SignatureTensor t;
+    t.key = key;
+    t.tensor = info.name();
+    t.dtype = info.dtype();
+    t.shape = "None";
+    if (info.has_tensor_shape()) {
+      t.shape = ShapeString(info.tensor_shape());
+      t.known_rank = ShapeDims(info.tensor_shape(), &t.dims);
+    }
+    out.push_back(std::move(t));
   }
   std::sort(out.begin(), out.end(),
             [](const auto& a, const auto& b) { return a.key < b.key; });
   return out;
 }
 
-// `index` holds every node of `r` (IndexNodes or CheckGraphRecords).
+// `index` holds every node of `r` (IndexNodes or CheckGraphRecords);
+// `consumed` receives, for each node, whether some input names it.
 void FinishNodes(const io_internal::GraphRecords& r,
-                 const io_internal::RecordIndex& index, GraphSummary* s) {
+                 const io_internal::RecordIndex& index, GraphSummary* s,
+                 std::vector<char>* consumed_out) {
   int n = static_cast<int>(r.nodes.size());
-  std::vector<char> consumed(n, 0);
+  std::vector<char>& consumed = *consumed_out;
+  consumed.assign(n, 0);
   std::unordered_map<std::string_view, int64_t> devices;
   for (const io_internal::NodeRecord& node : r.nodes) {
     for (uint32_t k = 0; k < node.input_count; ++k) {
@@ -217,7 +239,7 @@ void SummarizeNodeAttrs(const NodeDef& node, GraphSummary* s) {
     s->variables.push_back(MakeInput(node));
     const auto* shape = FindAttr(node, "shape");
     int64_t n = shape != nullptr ? NumElements(shape->shape()) : -1;
-    if (n > 0) s->variable_parameters += n;
+    if (n > 0) s->variable_parameters += n;  // until CountVariables
   }
   if (op == "Const") CountConst(node, s);
 }
@@ -276,7 +298,9 @@ StatusOr<GraphSummary> Finish(const io_internal::GraphRecords& records,
   } else {
     io_internal::IndexNodes(records, &index);
   }
-  FinishNodes(records, index, &s);
+  std::vector<char> consumed;
+  FinishNodes(records, index, &s, &consumed);
+  io_internal::CountVariables(records, index, consumed, &s);
   SummarizeOps(records, &s);
   return s;
 }

@@ -26,12 +26,16 @@ struct GraphSummary {
     std::string op;
   };
   // A Placeholder-like node: dtype attr and shape attr as TensorFlow prints
-  // them ("float", "[?,5]", "<unknown>", "None" when there is no shape attr).
+  // them ("float", "[?,5]", "<unknown>", "None" when there is no shape attr),
+  // and the shape's dimensions (-1 unknown) when its rank is known.
   struct Input {
     std::string name;
     std::string op;
     DataType dtype = tensorflow::DT_INVALID;
     std::string shape;
+    bool known_rank = false;
+    std::vector<int64_t> dims;
+    int64_t elements = -1;  // of a fully defined shape, else -1
   };
   struct Function {
     std::string name;
@@ -44,6 +48,8 @@ struct GraphSummary {
     std::string tensor;  // the graph tensor ("x:0")
     DataType dtype = tensorflow::DT_INVALID;
     std::string shape;
+    bool known_rank = false;
+    std::vector<int64_t> dims;
   };
   struct Signature {
     std::string key;
@@ -72,15 +78,27 @@ struct GraphSummary {
   std::vector<Input> inputs;  // Placeholder nodes (as summarize_graph)
   std::vector<Input> defaulted_inputs;  // PlaceholderWithDefault nodes
   std::vector<Input> variables;         // Variable, VariableV2, VarHandleOp
+  // Variables left out of variable_parameters, so that it counts each
+  // variable once: copies (assigned another variable's value at
+  // initialization: `copy_of` names it) and handles nothing uses but a read
+  // that nothing consumes (`copy_of` empty). A TF2 SavedModel's graph holds
+  // such duplicates of each variable; a Keras export, three of each.
+  struct UncountedVariable {
+    std::string name;
+    std::string copy_of;
+  };
+  std::vector<UncountedVariable> uncounted_variables;
   // summarize_graph's rule: consumed by nothing, op not Const, Assign, NoOp
   // or Placeholder.
   std::vector<NodeRef> outputs;
   std::vector<NodeRef> unconsumed;  // every node nothing consumes
 
   int64_t const_nodes = 0;
-  int64_t const_parameters = 0;     // elements of every Const's value
-  int64_t const_bytes = 0;          // their bytes (tensor_content or elements)
-  int64_t variable_parameters = 0;  // elements of fully defined var shapes
+  int64_t const_parameters = 0;  // elements of every Const's value
+  int64_t const_bytes = 0;       // their bytes (tensor_content or elements)
+  // Elements of the fully defined shapes of the variables, each counted once
+  // (not uncounted_variables).
+  int64_t variable_parameters = 0;
 
   std::vector<Count> op_counts;     // graph and function bodies; count desc
   std::vector<Count> devices;       // requested device -> nodes; by name

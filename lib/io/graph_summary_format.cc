@@ -1,6 +1,7 @@
 // GraphSummary as text and as JSON.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "lib/graph/types.h"
@@ -26,6 +27,28 @@ std::string Plural(int64_t n, const char* word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
+// A list on one line stops before this many characters and says how many
+// items it left off: a SavedModel's lists run to dozens of long names (--json
+// has them all).
+constexpr size_t kListBudget = 240;
+
+std::string JoinListed(const std::vector<std::string>& items,
+                       std::string_view separator) {
+  std::string out;
+  size_t i = 0;
+  for (; i < items.size(); ++i) {
+    size_t more = (i == 0 ? 0 : separator.size()) + items[i].size();
+    if (i > 0 && out.size() + more > kListBudget) break;
+    if (i > 0) out += separator;
+    out += items[i];
+  }
+  if (i < items.size()) {
+    out += fmt::format("{}... {} more (--json lists all)", separator,
+                       items.size() - i);
+  }
+  return out;
+}
+
 void AppendInputs(const char* found, const char* none,
                   const std::vector<GraphSummary::Input>& inputs,
                   std::string* out) {
@@ -36,12 +59,40 @@ void AppendInputs(const char* found, const char* none,
   std::vector<std::string> items;
   for (const auto& input : inputs) items.push_back(InputText(input));
   *out += fmt::format("Found {} {}: {}\n", inputs.size(), found,
-                      fmt::join(items, " "));
+                      JoinListed(items, " "));
+}
+
+// The variables counted once (see GraphSummary::uncounted_variables).
+std::vector<GraphSummary::Input> CountedVariables(const GraphSummary& s) {
+  if (s.uncounted_variables.empty()) return s.variables;
+  std::vector<std::string> skip;
+  for (const auto& u : s.uncounted_variables) skip.push_back(u.name);
+  std::sort(skip.begin(), skip.end());
+  std::vector<GraphSummary::Input> out;
+  for (const auto& v : s.variables) {
+    if (!std::binary_search(skip.begin(), skip.end(), v.name)) {
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
+void AppendUncountedVariables(const GraphSummary& s, std::string* out) {
+  if (s.uncounted_variables.empty()) return;
+  std::vector<std::string> items;
+  for (const auto& u : s.uncounted_variables) {
+    items.push_back(u.copy_of.empty()
+                        ? fmt::format("{} (unused)", u.name)
+                        : fmt::format("{} (copy of {})", u.name, u.copy_of));
+  }
+  *out += fmt::format(
+      "Variables not counted, copies or handles nothing uses ({}): {}\n",
+      items.size(), JoinListed(items, ", "));
 }
 
 void AppendSummarizeGraphLines(const GraphSummary& s, std::string* out) {
   AppendInputs("possible inputs", "No inputs spotted.", s.inputs, out);
-  AppendInputs("variables", "No variables spotted.", s.variables, out);
+  AppendInputs("variables", "No variables spotted.", CountedVariables(s), out);
   if (s.outputs.empty()) {
     *out += "No outputs spotted.\n";
   } else {
@@ -50,7 +101,7 @@ void AppendSummarizeGraphLines(const GraphSummary& s, std::string* out) {
       items.push_back(fmt::format("(name={}, op={})", o.name, o.op));
     }
     *out += fmt::format("Found {} possible outputs: {}\n", s.outputs.size(),
-                        fmt::join(items, " "));
+                        JoinListed(items, " "));
   }
   *out += fmt::format(
       "Found {} ({}) const parameters, {} ({}) variable parameters, and {} "
@@ -67,7 +118,7 @@ void AppendSummarizeGraphLines(const GraphSummary& s, std::string* out) {
   std::vector<std::string> ops;
   for (const auto& [op, n] : s.op_counts)
     ops.push_back(fmt::format("{} {}", n, op));
-  *out += fmt::format("Op types used: {}\n", fmt::join(ops, ", "));
+  *out += fmt::format("Op types used: {}\n", JoinListed(ops, ", "));
 }
 
 void AppendSignatures(const GraphSummary& s, std::string* out) {
@@ -124,11 +175,15 @@ std::string FormatGraphSummary(const GraphSummary& s) {
   std::string out =
       fmt::format("Graph: {} ({}, {})\n", s.source,
                   GraphContainerName(s.container), GraphFormatName(s.format));
+  // A SavedModel's signatures are what a user calls: first, as
+  // saved_model_cli show --all prints them.
+  AppendSignatures(s, &out);
   out +=
       fmt::format("Nodes: {}, edges: {} ({} data, {} control), producer: {}\n",
                   s.nodes, s.data_edges + s.control_edges, s.data_edges,
                   s.control_edges, s.producer);
   AppendSummarizeGraphLines(s, &out);
+  AppendUncountedVariables(s, &out);
   if (!s.defaulted_inputs.empty()) {
     AppendInputs("inputs with defaults", "", s.defaulted_inputs, &out);
   }
@@ -139,10 +194,9 @@ std::string FormatGraphSummary(const GraphSummary& s) {
   for (const auto& n : s.unconsumed) {
     unconsumed.push_back(fmt::format("{} ({})", n.name, n.op));
   }
-  out += fmt::format("Nodes nothing consumes ({}): {}\n", s.unconsumed.size(),
-                     unconsumed.empty()
-                         ? "none"
-                         : fmt::format("{}", fmt::join(unconsumed, ", ")));
+  out +=
+      fmt::format("Nodes nothing consumes ({}): {}\n", s.unconsumed.size(),
+                  unconsumed.empty() ? "none" : JoinListed(unconsumed, ", "));
   // Requested devices are listed above, as summarize_graph does.
   if (s.devices.empty()) out += "Requested devices: none\n";
   if (s.functions.empty()) {
@@ -158,23 +212,27 @@ std::string FormatGraphSummary(const GraphSummary& s) {
   for (const auto& [op, n] : s.unknown_ops) {
     unknown.push_back(fmt::format("{} ({})", op, Plural(n, "node")));
   }
-  out += fmt::format(
-      "Ops dfg does not know: {}\n",
-      unknown.empty() ? "none" : fmt::format("{}", fmt::join(unknown, ", ")));
+  out += fmt::format("Ops dfg does not know: {}\n",
+                     unknown.empty() ? "none" : JoinListed(unknown, ", "));
   if (!s.no_kernel_ops.empty()) {
     std::vector<std::string> no_kernel;
     for (const auto& [op, n] : s.no_kernel_ops) {
       no_kernel.push_back(fmt::format("{} ({})", op, Plural(n, "node")));
     }
     out += fmt::format("Ops dfg has no CPU kernel for: {}\n",
-                       fmt::join(no_kernel, ", "));
+                       JoinListed(no_kernel, ", "));
   }
-  AppendSignatures(s, &out);
   AppendCheckpoint(s, &out);
   return out;
 }
 
 namespace {
+
+// A shape as an array, -1 for an unknown dimension; null for an unknown
+// rank (or no shape at all).
+Json ShapeJson(bool known_rank, const std::vector<int64_t>& dims) {
+  return known_rank ? Json(dims) : Json();
+}
 
 Json InputsJson(const std::vector<GraphSummary::Input>& inputs) {
   Json out = Json::array();
@@ -182,7 +240,22 @@ Json InputsJson(const std::vector<GraphSummary::Input>& inputs) {
     out.push_back({{"name", i.name},
                    {"op", i.op},
                    {"dtype", DataTypeString(i.dtype)},
-                   {"shape", i.shape}});
+                   {"shape", ShapeJson(i.known_rank, i.dims)}});
+  }
+  return out;
+}
+
+// The variables, each with whether variable_parameters counts it, and when
+// not, the variable it copies (null for a handle nothing uses).
+Json VariablesJson(const GraphSummary& s) {
+  Json out = InputsJson(s.variables);
+  for (Json& v : out) {
+    v["counted"] = true;
+    for (const auto& u : s.uncounted_variables) {
+      if (v["name"] != u.name) continue;
+      v["counted"] = false;
+      v["copy_of"] = u.copy_of.empty() ? Json() : Json(u.copy_of);
+    }
   }
   return out;
 }
@@ -201,13 +274,13 @@ Json CountsJson(const std::vector<GraphSummary::Count>& counts,
   return out;
 }
 
+// A signature's inputs or outputs, keyed as the signature keys them.
 Json TensorsJson(const std::vector<GraphSummary::SignatureTensor>& tensors) {
-  Json out = Json::array();
+  Json out = Json::object();
   for (const auto& t : tensors) {
-    out.push_back({{"key", t.key},
-                   {"tensor", t.tensor},
-                   {"dtype", DataTypeString(t.dtype)},
-                   {"shape", t.shape}});
+    out[t.key] = {{"tensor", t.tensor},
+                  {"dtype", DataTypeString(t.dtype)},
+                  {"shape", ShapeJson(t.known_rank, t.dims)}};
   }
   return out;
 }
@@ -224,7 +297,7 @@ std::string GraphSummaryJson(const GraphSummary& s) {
   j["edges"] = {{"data", s.data_edges}, {"control", s.control_edges}};
   j["inputs"] = InputsJson(s.inputs);
   j["inputs_with_defaults"] = InputsJson(s.defaulted_inputs);
-  j["variables"] = InputsJson(s.variables);
+  j["variables"] = VariablesJson(s);
   j["outputs"] = NodesJson(s.outputs);
   j["unconsumed"] = NodesJson(s.unconsumed);
   j["constants"] = {{"nodes", s.const_nodes},
@@ -251,12 +324,11 @@ std::string GraphSummaryJson(const GraphSummary& s) {
   if (s.container != GraphContainer::kGraphDef) {
     j["tags"] = s.tags;
     j["available_tag_sets"] = s.available_tag_sets;
-    Json signatures = Json::array();
+    Json signatures = Json::object();
     for (const auto& sig : s.signatures) {
-      signatures.push_back({{"key", sig.key},
-                            {"method", sig.method},
-                            {"inputs", TensorsJson(sig.inputs)},
-                            {"outputs", TensorsJson(sig.outputs)}});
+      signatures[sig.key] = {{"method", sig.method},
+                             {"inputs", TensorsJson(sig.inputs)},
+                             {"outputs", TensorsJson(sig.outputs)}};
     }
     j["signatures"] = signatures;
     j["default_signature"] =

@@ -55,6 +55,12 @@ Status CheckGraphRecords(const GraphRecords& r, RecordIndex* index);
 bool NeedsAttrs(std::string_view op);
 void SummarizeNodeAttrs(const tensorflow::NodeDef& node, GraphSummary* s);
 
+// Finds the summary's uncounted_variables (copies and unused handles, see
+// GraphSummary) and counts variable_parameters over the others. `consumed`
+// says for each node of `r` whether some input names it.
+void CountVariables(const GraphRecords& r, const RecordIndex& index,
+                    const std::vector<char>& consumed, GraphSummary* s);
+
 // A binary GraphDef, field by field: each NodeDef (and the library, versions
 // and debug info) is parsed on its own into a reused message, which checks it
 // exactly as parsing the whole GraphDef would; the records view `bytes`.

@@ -210,7 +210,8 @@ TEST_CASE("info JSON carries the same facts", "[io][info]") {
   auto j = nlohmann::json::parse(GraphSummaryJson(Summarize()));
   CHECK(j["nodes"] == 9);
   CHECK(j["edges"]["control"] == 2);
-  CHECK(j["inputs"][0]["shape"] == "[?,2]");
+  CHECK(j["inputs"][0]["shape"] == nlohmann::json::array({-1, 2}));
+  CHECK(j["inputs_with_defaults"][0]["shape"].is_null());  // unknown rank
   CHECK(j["constants"]["bytes"] == 16);
   CHECK(j["unknown_ops"][0]["op"] == "Frobnicate");
   CHECK(j["functions"][0]["name"] == "my_fn");
@@ -237,8 +238,119 @@ TEST_CASE("info shows a SavedModel's tags and signatures", "[io][info]") {
       Contains("  serving_default (tensorflow/serving/predict) [default]\n"
                "    input  x: serving_default_x:0 float [?]\n"));
   auto j = nlohmann::json::parse(GraphSummaryJson(s));
-  CHECK(j["signatures"][0]["inputs"][0]["tensor"] == "serving_default_x:0");
+  const auto& x = j["signatures"]["serving_default"]["inputs"]["x"];
+  CHECK(x["tensor"] == "serving_default_x:0");
+  CHECK(x["shape"] == nlohmann::json::array({-1}));
   CHECK(j["tags"][0] == "serve");
+}
+
+TEST_CASE("info counts a variable once, not its copies and unused handles",
+          "[io][info]") {
+  // As a TF2 SavedModel's graph: `w` read by the computation, `w_unused` a
+  // handle with only a read nothing consumes, `w_copy` assigned w's value.
+  GraphSummary s = Summarize(R"pb(
+    node {
+      name: "w"
+      op: "VarHandleOp"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "shape"
+        value {
+          shape {
+            dim { size: 3 }
+            dim { size: 4 }
+          }
+        }
+      }
+    }
+    node {
+      name: "w_unused"
+      op: "VarHandleOp"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "shape"
+        value {
+          shape {
+            dim { size: 3 }
+            dim { size: 4 }
+          }
+        }
+      }
+    }
+    node {
+      name: "w_unused/Read"
+      op: "ReadVariableOp"
+      input: "w_unused"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "w_copy"
+      op: "VarHandleOp"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "shape"
+        value {
+          shape {
+            dim { size: 3 }
+            dim { size: 4 }
+          }
+        }
+      }
+    }
+    node {
+      name: "w_copy/init"
+      op: "ReadVariableOp"
+      input: "w"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "w_copy/Assign"
+      op: "AssignVariableOp"
+      input: "w_copy"
+      input: "w_copy/init"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "y"
+      op: "ReadVariableOp"
+      input: "w"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+  )pb");
+  CHECK(s.variables.size() == 3);
+  CHECK(s.variable_parameters == 12);
+  REQUIRE(s.uncounted_variables.size() == 2);
+  CHECK(s.uncounted_variables[0].name == "w_unused");
+  CHECK(s.uncounted_variables[0].copy_of.empty());
+  CHECK(s.uncounted_variables[1].name == "w_copy");
+  CHECK(s.uncounted_variables[1].copy_of == "w");
+  std::string text = FormatGraphSummary(s);
+  CHECK_THAT(text, Contains("Found 1 variables: (name=w, "));
+  CHECK_THAT(text, Contains("w_unused (unused), w_copy (copy of w)\n"));
+  auto j = nlohmann::json::parse(GraphSummaryJson(s));
+  CHECK(j["variables"][2]["copy_of"] == "w");
+  CHECK(j["variables"][0]["counted"] == true);
 }
 
 TEST_CASE("info from bytes, with the graph in an arena, says the same",

@@ -8,8 +8,12 @@
 // filter (Grappler's MulConvPushDown, in its constant folding), and an
 // AddV2 of a contraction's output and such a vector becomes a BiasAdd
 // (dfg's: the same sum, in a form the remapper fuses; a Keras
-// BatchNormalization after a convolution becomes a bias this way).
+// BatchNormalization after a convolution becomes a bias this way). When the
+// contraction already has a BiasAdd (a Keras convolution with use_bias),
+// the Mul goes onto its filter and bias and the Add into its bias.
 #include <fmt/format.h>
+
+#include <unordered_map>
 
 #include "lib/graph/tensor_id.h"
 #include "lib/kernels/tensor.h"
@@ -128,6 +132,181 @@ bool OnlyUse(const GraphIndex& index, int producer, int consumer) {
          index.DataUses(producer, 0)[0].node == consumer;
 }
 
+// `input` (a Const varying along its last dimension only, `channels` long
+// there) as a [channels] vector or a scalar: itself when it is one, else a
+// new Const of the same values shaped [channels]. May add a node.
+std::string VectorInput(GraphDef& g, const GraphIndex& index,
+                        const std::string& input, int64_t channels) {
+  const NodeDef* c = &g.node(index.Find(ParseTensorNameView(input).node));
+  std::vector<int64_t> dims;
+  ConstDims(c, &dims);
+  if (dims.size() <= 1) return input;
+  NodeDef vec = *c;
+  vec.set_name(c->name() + "/bias_vector");
+  auto* shape =
+      (*vec.mutable_attr())["value"].mutable_tensor()->mutable_tensor_shape();
+  shape->clear_dim();
+  shape->add_dim()->set_size(channels);
+  std::string name = vec.name();
+  if (index.Find(name) < 0) *g.add_node() = std::move(vec);
+  return name;
+}
+
+// A new float node `op`(a, b) on `device`, named `name`.
+void AddFloatBinary(GraphDef& g, const std::string& name, const char* op,
+                    const std::string& a, const std::string& b,
+                    const std::string& device) {
+  NodeDef* n = g.add_node();
+  n->set_name(name);
+  n->set_op(op);
+  n->add_input(a);
+  n->add_input(b);
+  n->set_device(device);
+  (*n->mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+}
+
+// `n` (a Mul or an Add now folded away) reads `x` as an Identity of its own
+// name; the dependency pass then bypasses it.
+void ForwardAsIdentity(NodeDef* n, const std::string& x) {
+  n->set_input(0, x);
+  n->mutable_input()->DeleteSubrange(1, n->input_size() - 1);
+  ToIdentity(n, tensorflow::DT_FLOAT);
+}
+
+// The BiasAdd (NHWC) read at data input `side` of `n`, over a contraction
+// with a constant filter, both read only there and not preserved: the
+// BiasAdd's index, the contraction's in *contraction; else -1.
+int BiasedContraction(PassContext& ctx, const GraphIndex& index,
+                      const NodeDef& n, int side, int* contraction) {
+  const GraphDef& g = ctx.graph();
+  const NodeDef* ba = Producer(g, index, n, side);
+  int reader = index.Find(n.name());
+  if (ba != nullptr && ba->op() == "Identity" && ba->input_size() == 1 &&
+      !ctx.IsPreserved(*ba) && ba->device() == n.device() &&
+      OnlyUse(index, index.Find(ba->name()), reader)) {
+    // The Mul this pass just folded (now an Identity): its Add folds too,
+    // before the remapper fuses the BiasAdd away.
+    reader = index.Find(ba->name());
+    ba = Producer(g, index, *ba, 0);
+  }
+  if (ba == nullptr || ba->op() != "BiasAdd" || !IsFloatNode(*ba) ||
+      ctx.IsPreserved(*ba) || HasControlInputs(*ba) ||
+      ba->device() != n.device() || ba->input_size() != 2 ||
+      ParseTensorNameView(n.input(side)).index != 0) {
+    return -1;
+  }
+  const tensorflow::AttrValue* f = Attr(*ba, "data_format");
+  if (f != nullptr && f->s() != "NHWC") return -1;
+  const NodeDef* conv = Producer(g, index, *ba, 0);
+  int bi = index.Find(ba->name());
+  if (conv == nullptr || !IsContraction(*conv) || ctx.IsPreserved(*conv) ||
+      HasControlInputs(*conv) || conv->device() != n.device() ||
+      ParseTensorNameView(ba->input(0)).index != 0 ||
+      !OnlyUse(index, bi, reader) ||
+      !OnlyUse(index, index.Find(conv->name()), bi)) {
+    return -1;
+  }
+  *contraction = index.Find(conv->name());
+  return bi;
+}
+
+// Mul(BiasAdd(contraction(x, W), b), C) -> BiasAdd(contraction(x, W * C),
+// b * C) for C constant along the output channels: a Keras convolution with
+// a bias followed by an inference BatchNormalization's scale. The products
+// are new nodes constant folding computes; the Mul forwards the BiasAdd.
+bool MulBiasAddPushDown(PassContext& ctx, const GraphIndex& index, int i,
+                        std::unordered_map<int, int64_t>* folded) {
+  GraphDef& g = ctx.graph();
+  const NodeDef& mul = g.node(i);
+  if (mul.op() != "Mul" || !IsFloatNode(mul) || HasControlInputs(mul) ||
+      mul.input_size() != 2) {
+    return false;
+  }
+  for (int side = 0; side < 2; ++side) {
+    int ci = -1;
+    int bi = BiasedContraction(ctx, index, mul, side, &ci);
+    if (bi < 0) continue;
+    const NodeDef& conv = g.node(ci);
+    int64_t channels = OutputChannels(g, index, conv);
+    const NodeDef* scale = Producer(g, index, mul, 1 - side);
+    int64_t size = ChannelVectorSize(scale, conv.op() == "MatMul" ? 2 : 4);
+    const std::string filter_name = conv.name() + "/scaled_filter";
+    const std::string bias_name = g.node(bi).name() + "/scaled_bias";
+    if (channels < 1 || (size != channels && size != 1) ||
+        index.Find(filter_name) >= 0 || index.Find(bias_name) >= 0) {
+      continue;
+    }
+    const std::string before = Describe(mul), before_ba = Describe(g.node(bi)),
+                      before_conv = Describe(conv);
+    const std::string scale_input = mul.input(1 - side);
+    const std::string device = mul.device();
+    const std::string vec = VectorInput(g, index, scale_input, channels);
+    AddFloatBinary(g, filter_name, "Mul", g.node(ci).input(1), scale_input,
+                   device);
+    AddFloatBinary(g, bias_name, "Mul", g.node(bi).input(1), vec, device);
+    g.mutable_node(ci)->set_input(1, filter_name);
+    g.mutable_node(bi)->set_input(1, bias_name);
+    (*folded)[bi] = channels;
+    NodeDef* m = g.mutable_node(i);
+    ForwardAsIdentity(m, g.node(bi).name());
+    ctx.Record(
+        "arithmetic", {before_conv, before_ba, before},
+        {Describe(g.node(ci)), Describe(g.node(bi)), filter_name + " (Mul)",
+         bias_name + " (Mul)", m->name() + " (Identity)"},
+        "a constant per-channel Mul of a biased contraction moves "
+        "onto its filter and bias");
+    return true;
+  }
+  return false;
+}
+
+// AddV2(BiasAdd(contraction, b), C) -> BiasAdd(contraction, b + C) for C
+// constant along the output channels: an inference BatchNormalization's
+// offset joins the convolution's bias.
+bool AddIntoBiasAdd(PassContext& ctx, const GraphIndex& index, int i,
+                    const std::unordered_map<int, int64_t>& folded) {
+  GraphDef& g = ctx.graph();
+  const NodeDef& add = g.node(i);
+  if ((add.op() != "AddV2" && add.op() != "Add") || !IsFloatNode(add) ||
+      add.input_size() != 2 || HasControlInputs(add)) {
+    return false;
+  }
+  for (int side = 0; side < 2; ++side) {
+    int ci = -1;
+    int bi = BiasedContraction(ctx, index, add, side, &ci);
+    if (bi < 0) continue;
+    // A filter MulBiasAddPushDown just scaled is a new node the index does
+    // not know: its channel count comes from there.
+    auto known = folded.find(bi);
+    int64_t channels = known != folded.end()
+                           ? known->second
+                           : OutputChannels(g, index, g.node(ci));
+    const NodeDef* offset = Producer(g, index, add, 1 - side);
+    int64_t size =
+        ChannelVectorSize(offset, g.node(ci).op() == "MatMul" ? 2 : 4);
+    const std::string sum_name = g.node(bi).name() + "/offset_bias";
+    if (channels < 1 || (size != channels && size != 1) ||
+        index.Find(sum_name) >= 0) {
+      continue;
+    }
+    const std::string before = Describe(add), before_ba = Describe(g.node(bi));
+    const std::string device = add.device();
+    const std::string vec =
+        VectorInput(g, index, add.input(1 - side), channels);
+    AddFloatBinary(g, sum_name, "AddV2", g.node(bi).input(1), vec, device);
+    g.mutable_node(bi)->set_input(1, sum_name);
+    NodeDef* a = g.mutable_node(i);
+    ForwardAsIdentity(a, g.node(bi).name());
+    ctx.Record("arithmetic", {before_ba, before},
+               {Describe(g.node(bi)), sum_name + " (AddV2)",
+                a->name() + " (Identity)"},
+               "an Add of a per-channel constant to a biased contraction "
+               "joins its bias");
+    return true;
+  }
+  return false;
+}
+
 // Mul(Conv2D(x, W), C) -> Conv2D(x, Mul(W, C)) for constant W and a
 // constant C along the output channels: the Mul node becomes the
 // convolution (consumers read it) and the convolution's node the product
@@ -222,22 +401,9 @@ bool AddToBiasAdd(PassContext& ctx, const GraphIndex& index, int i) {
         ChannelVectorSize(bias, conv->op() == "MatMul" ? 2 : 4) != channels) {
       continue;
     }
-    std::vector<int64_t> dims;
-    ConstDims(bias, &dims);
-    std::string bias_input = add->input(1 - side);
-    if (dims.size() != 1) {
-      // A [1,1,1,C] constant as the [C] vector BiasAdd takes: a new Const.
-      NodeDef vec = *bias;
-      vec.set_name(bias->name() + "/bias_vector");
-      auto* shape = (*vec.mutable_attr())["value"]
-                        .mutable_tensor()
-                        ->mutable_tensor_shape();
-      shape->clear_dim();
-      shape->add_dim()->set_size(channels);
-      bias_input = vec.name();
-      if (index.Find(vec.name()) < 0) *g.add_node() = std::move(vec);
-      add = g.mutable_node(i);
-    }
+    const std::string bias_input =
+        VectorInput(g, index, add->input(1 - side), channels);
+    add = g.mutable_node(i);
     const std::string before = Describe(*add);
     const std::string data = add->input(side);
     add->set_op("BiasAdd");
@@ -261,10 +427,13 @@ Status RunArithmetic(PassContext& ctx) {
   GraphDef& g = ctx.graph();
   GraphIndex index(g);
   const int count = g.node_size();  // nodes added on the way are new Consts
+  std::unordered_map<int, int64_t> folded;  // BiasAdd -> its channels
   for (int i = 0; i < count; ++i) {
     NodeDef* n = g.mutable_node(i);
     if (ctx.IsPreserved(*n)) continue;
-    if (MulConvPushDown(ctx, index, i) || AddToBiasAdd(ctx, index, i)) {
+    if (MulConvPushDown(ctx, index, i) || AddToBiasAdd(ctx, index, i) ||
+        MulBiasAddPushDown(ctx, index, i, &folded) ||
+        AddIntoBiasAdd(ctx, index, i, folded)) {
       continue;
     }
     n = g.mutable_node(i);

@@ -48,8 +48,8 @@ const std::vector<PassInfo>& Passes() {
        optimize::RunRnnFusion},
       {"arithmetic", true,
        "Neg(Neg(x)) and other involutions, no-op Cast/Transpose, Reshape of "
-       "Reshape; per-channel Mul into a constant filter, per-channel Add "
-       "into a BiasAdd",
+       "Reshape; per-channel Mul into a constant filter (and bias), "
+       "per-channel Add into a BiasAdd",
        optimize::RunArithmetic},
       {"dependency", true,
        "bypass Identity nodes (consumers read their inputs)",

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "lib/graph/tensor_id.h"
 #include "lib/testing/catch.h"
 #include "lib/testing/text_proto.h"
 
@@ -242,6 +243,56 @@ TEST_CASE(
       CHECK(n.attr().at("fused_ops").list().s(0) == "BiasAdd");
       CHECK(n.attr().at("fused_ops").list().s(1) == "Relu6");
     }
+  }
+}
+
+TEST_CASE(
+    "a per-channel Mul and Add after a convolution's BiasAdd fold into its "
+    "filter and bias",
+    "[optimize]") {
+  const std::string conv_attrs =
+      R"( attr { key: "T" value { type: DT_FLOAT } })"
+      R"( attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } })"
+      R"( attr { key: "padding" value { s: "SAME" } })";
+  GraphDef g = ParseTextProto<GraphDef>(
+      Arg("x") +
+      FloatConst("w",
+                 "dim { size: 1 } dim { size: 1 } dim { size: 1 } "
+                 "dim { size: 2 }",
+                 "float_val: 1 float_val: 2") +
+      FloatConst("b", "dim { size: 2 }", "float_val: 10 float_val: 20") +
+      FloatConst(
+          "scale",
+          "dim { size: 1 } dim { size: 1 } dim { size: 1 } dim { size: 2 }",
+          "float_val: 3 float_val: 4") +
+      FloatConst("shift", "dim { size: 2 }", "float_val: 5 float_val: 6") +
+      Op("conv", "Conv2D", {"x", "w"}, conv_attrs) +
+      Op("biased", "BiasAdd", {"conv", "b"}) +
+      Op("mul", "Mul", {"scale", "biased"}) +
+      Op("add", "AddV2", {"mul", "shift"}) + Op("relu", "Relu", {"add"}) +
+      Retval("out", "relu"));
+  Run(&g);
+  auto shape = Shape(g);
+  CHECK_FALSE(shape.contains("mul"));
+  CHECK_FALSE(shape.contains("add"));
+  REQUIRE(shape.contains("relu"));
+  CHECK(shape.at("relu").starts_with("_FusedConv2D(x,"));
+  std::map<std::string, std::vector<float>> consts;
+  for (const auto& n : g.node()) {
+    if (n.op() != "Const") continue;
+    auto t = Tensor::FromProto(n.attr().at("value").tensor());
+    REQUIRE(t.ok());
+    consts[n.name()].assign(t->flat<float>().begin(), t->flat<float>().end());
+  }
+  for (const auto& n : g.node()) {
+    if (n.name() != "relu") continue;
+    CHECK(n.attr().at("fused_ops").list().s(0) == "BiasAdd");
+    CHECK(n.attr().at("fused_ops").list().s(1) == "Relu");
+    // The filter scaled by channel, the bias b * scale + shift.
+    const std::string filter(ParseTensorNameView(n.input(1)).node);
+    const std::string bias(ParseTensorNameView(n.input(2)).node);
+    CHECK(consts.at(filter) == std::vector<float>{3, 8});
+    CHECK(consts.at(bias) == std::vector<float>{35, 86});
   }
 }
 

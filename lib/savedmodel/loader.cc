@@ -190,9 +190,9 @@ StatusOr<std::string> InitOpName(const MetaGraphDef& meta,
   return it->second.node_list().value(0);
 }
 
-StatusOr<std::unique_ptr<Session>> LoadSavedModel(GraphDef graph,
-                                                  const MetaGraphDef& meta,
-                                                  const LoadOptions& options) {
+StatusOr<std::vector<LoadStep>> SavedModelLoadSteps(
+    const GraphDef& graph, const MetaGraphDef& meta,
+    const LoadOptions& options) {
   if (!options.export_dir.empty() || !options.checkpoint.empty()) {
     DFG_RETURN_IF_ERROR(ValidateSavedTensors(graph));
   }
@@ -209,21 +209,34 @@ StatusOr<std::unique_ptr<Session>> LoadSavedModel(GraphDef graph,
       HasNode(graph, kTablesInitializerName)) {
     init_op = kTablesInitializerName;
   }
+  std::vector<LoadStep> steps;
+  if (!prefix.empty()) {
+    LoadStep& restore = steps.emplace_back();
+    restore.feeds = AssetTensors(assets);
+    restore.feeds.insert(restore.feeds.begin(),
+                         {saver.filename_tensor_name(), StringScalar(prefix)});
+    restore.target = saver.restore_op_name();
+    restore.what = "restoring from " + prefix + ": ";
+  }
+  if (!init_op.empty()) {
+    steps.push_back({AssetTensors(assets), init_op,
+                     "running the init op '" + init_op + "': "});
+  }
+  return steps;
+}
+
+StatusOr<std::unique_ptr<Session>> LoadSavedModel(GraphDef graph,
+                                                  const MetaGraphDef& meta,
+                                                  const LoadOptions& options) {
+  DFG_ASSIGN_OR_RETURN(std::vector<LoadStep> steps,
+                       SavedModelLoadSteps(graph, meta, options));
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                        Session::Create(std::move(graph), options.session));
   std::vector<Tensor> unused;
-  if (!prefix.empty()) {
-    Feeds feeds = AssetTensors(assets);
-    feeds.insert(feeds.begin(),
-                 {saver.filename_tensor_name(), StringScalar(prefix)});
-    Status s = session->Run(feeds, {}, {saver.restore_op_name()}, &unused,
-                            options.run);
-    if (!s.ok()) return s.WithPrefix("restoring from " + prefix + ": ");
-  }
-  if (!init_op.empty()) {
+  for (const LoadStep& step : steps) {
     Status s =
-        session->Run(AssetTensors(assets), {}, {init_op}, &unused, options.run);
-    if (!s.ok()) return s.WithPrefix("running the init op '" + init_op + "': ");
+        session->Run(step.feeds, {}, {step.target}, &unused, options.run);
+    if (!s.ok()) return s.WithPrefix(step.what);
   }
   return session;
 }

@@ -53,6 +53,21 @@ StatusOr<std::vector<std::pair<std::string, std::string>>> AssetFeeds(
 StatusOr<std::string> InitOpName(const tensorflow::MetaGraphDef& meta,
                                  const std::string& export_dir);
 
+// One step of the loading (the restore, the init op): fed `feeds`, run
+// `target`; `what` prefixes its error ("restoring from PREFIX: ").
+struct LoadStep {
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::string target;
+  std::string what;
+};
+
+// The steps LoadSavedModel runs once its session is created, for a session
+// elsewhere (a cluster's master: `dfg run --master`). Errors: those of
+// LoadSavedModel before the session is created.
+StatusOr<std::vector<LoadStep>> SavedModelLoadSteps(
+    const tensorflow::GraphDef& graph, const tensorflow::MetaGraphDef& meta,
+    const LoadOptions& options);
+
 // Creates the session and runs the restore and the init op. `meta` is the
 // meta graph without its graph_def (LoadedGraph::meta_graph). A graph that
 // is no SavedModel (no export_dir) and whose meta graph names no init op

@@ -1,6 +1,7 @@
 // The step function of a cluster's master, for `dfg run --master`.
 #include "subcommands/run/master.h"
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "lib/distributed/step_stats_proto.h"
 #include "lib/distributed/tf_config.h"
 #include "lib/exec/feed_check.h"
+#include "lib/savedmodel/loader.h"
 
 namespace dfg {
 
@@ -44,6 +46,7 @@ StatusOr<StepFn> MasterStepFn(const MasterOptions& options,
   client_options.tls.ca_file = options.tls_ca;
   client_options.tls.cert_file = options.tls_cert;
   client_options.tls.key_file = options.tls_key;
+  client_options.connect_timeout_ms = options.connect_timeout_ms;
   DFG_ASSIGN_OR_RETURN(
       std::unique_ptr<MasterClient> client,
       MasterClient::Create(options.target, graph, client_options));
@@ -64,12 +67,33 @@ StatusOr<StepFn> MasterStepFn(const MasterOptions& options,
   });
 }
 
-StatusOr<RunOutcome> RunOnMaster(tensorflow::GraphDef graph, const Step& step,
+StatusOr<RunOutcome> RunOnMaster(LoadedGraph model, const Step& step,
                                  const MasterOptions& options,
                                  RepeatOptions repeat, bool collect_stats) {
+  // The tasks open the files: absolute paths, whatever their directory.
+  auto absolute = [](const std::string& path) {
+    return path.empty() ? path : std::filesystem::absolute(path).string();
+  };
+  LoadOptions load;
+  load.export_dir = absolute(model.export_dir);
+  load.checkpoint = absolute(options.checkpoint);
+  DFG_ASSIGN_OR_RETURN(
+      std::vector<LoadStep> load_steps,
+      SavedModelLoadSteps(model.graph, model.meta_graph, load));
   RunOutcome outcome;
-  DFG_ASSIGN_OR_RETURN(StepFn run_step,
-                       MasterStepFn(options, std::move(graph), &outcome.stats));
+  MasterOptions connect = options;
+  // --timeout-ms bounds the wait for a master that is not up yet too.
+  if (repeat.run.timeout_ms > 0) {
+    connect.connect_timeout_ms = repeat.run.timeout_ms;
+  }
+  DFG_ASSIGN_OR_RETURN(
+      StepFn run_step,
+      MasterStepFn(connect, std::move(model.graph), &outcome.stats));
+  for (const LoadStep& s : load_steps) {
+    std::vector<Tensor> unused;
+    Status loaded = run_step(s.feeds, {}, {s.target}, &unused, repeat.run);
+    if (!loaded.ok()) return loaded.WithPrefix(s.what);
+  }
   // The step function fills outcome.stats itself; the observer only asks it
   // to collect them (from every task) on the last step.
   StepStatsCollector ask_for_stats;

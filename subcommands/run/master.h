@@ -23,13 +23,17 @@ namespace dfg {
 inline constexpr std::string_view kTfConfigMaster = "tf_config";
 
 struct MasterOptions {
-  std::string target;  // grpc://HOST:PORT
-  std::string tls_ca;  // PEM CA certificate: talk TLS to the master
+  std::string target;      // grpc://HOST:PORT
+  std::string tls_ca;      // PEM CA certificate: talk TLS to the master
+  std::string checkpoint;  // --checkpoint PREFIX: restore from it
   // PEM client certificate and key, for a master that asks for one
   // (dfg server --tls-client-ca)
   std::string tls_cert, tls_key;
   bool allow_soft_placement = true;
   bool optimize = true;
+  // How long to wait for the master to accept the connection (gRPC retries
+  // with backoff meanwhile); RunOnMaster makes it --timeout-ms when set.
+  int64_t connect_timeout_ms = 10000;
 };
 
 // `--master`'s target: itself, or for kTfConfigMaster the master TF_CONFIG
@@ -47,11 +51,15 @@ StatusOr<StepFn> MasterStepFn(const MasterOptions& options,
                               tensorflow::GraphDef graph,
                               std::vector<NodeStat>* stats);
 
-// RunRepeated on MasterStepFn's function (`repeat.run`: the timeout and
-// cancellation of every step); with collect_stats, the last step's node
-// statistics from every task. Errors: the master session's creation, and
-// the first step that fails.
-StatusOr<RunOutcome> RunOnMaster(tensorflow::GraphDef graph, const Step& step,
+// Creates the session on the master with `model`'s graph, runs the steps
+// that load a SavedModel (or restore --checkpoint) as LoadSavedModel would
+// (SavedModelLoadSteps: the tasks read the variables and assets from the
+// same paths), then RunRepeated on MasterStepFn's function (`repeat.run`:
+// the timeout and cancellation of every step, and a timeout is also the
+// connection's); with collect_stats, the last step's node statistics from
+// every task. Errors: the loading's, the master session's creation, and the
+// first step that fails.
+StatusOr<RunOutcome> RunOnMaster(LoadedGraph model, const Step& step,
                                  const MasterOptions& options,
                                  RepeatOptions repeat, bool collect_stats);
 

@@ -53,7 +53,7 @@ fi
 
 expected=(./usr/bin/dfg ./usr/share/bash-completion/completions/dfg
           ./usr/share/zsh/site-functions/_dfg)
-for page in "$source_dir"/man/dfg*.1; do
+for page in "$source_dir"/man/man1/dfg*.1; do
   expected+=("./usr/share/man/man1/$(basename "$page")")
 done
 [[ -f $source_dir/LICENSE ]] && expected+=(./usr/share/doc/dfg/LICENSE)

@@ -23,7 +23,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null || {
 # Exactly these files.
 expected=(bin/dfg share/bash-completion/completions/dfg
           share/zsh/site-functions/_dfg)
-for page in "$source_dir"/man/dfg*.1; do
+for page in "$source_dir"/man/man1/dfg*.1; do
   expected+=("share/man/man1/$(basename "$page")")
 done
 [[ -f $source_dir/LICENSE ]] && expected+=(share/doc/dfg/LICENSE)

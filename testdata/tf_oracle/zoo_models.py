@@ -94,6 +94,34 @@ def k_conv2d_bn(path):
     return {"serving_default": {"image": _uniform(2, 16, 16, 3)}}
 
 
+def _random_bn(keras):
+    """A BatchNormalization whose inference scale and offset differ by channel
+    (a fresh layer's are all 1/sqrt(1+eps) and 0)."""
+    return keras.layers.BatchNormalization(
+        beta_initializer="random_normal", gamma_initializer="random_uniform",
+        moving_mean_initializer="random_normal",
+        moving_variance_initializer=keras.initializers.RandomUniform(0.5, 2.0))
+
+
+def k_conv_bias_bn(path):
+    """Convolutions and a Dense with biases, each followed by a
+    BatchNormalization with per-channel statistics, a residual sum: what the
+    optimizer folds into the filters and biases (arithmetic pass)."""
+    def build(keras):
+        x = keras.Input((12, 12, 3), name="image")
+        bias = {"bias_initializer": "random_normal"}
+        y = keras.layers.Conv2D(8, 3, padding="same", **bias)(x)
+        y = keras.layers.ReLU()(_random_bn(keras)(y))
+        y = _random_bn(keras)(keras.layers.Conv2D(8, 1, **bias)(y))
+        s = _random_bn(keras)(keras.layers.Conv2D(8, 1, **bias)(x))
+        y = keras.layers.ReLU()(keras.layers.Add()([y, s]))
+        y = keras.layers.GlobalAveragePooling2D()(y)
+        y = _random_bn(keras)(keras.layers.Dense(6, **bias)(y))
+        return x, keras.layers.Dense(3)(keras.layers.ReLU()(y))
+    _functional(build, path, 17)
+    return {"serving_default": {"image": _uniform(2, 12, 12, 3)}}
+
+
 def k_conv3d(path):
     keras = _keras()
     _export([keras.layers.Conv3D(4, 3, padding="same", activation="relu"),
@@ -595,7 +623,7 @@ def tf1_builder_rnn(path):
 
 
 ZOO = {f.__name__: f for f in [
-    k_activations, k_gelu_exact, k_conv1d, k_conv2d_bn, k_conv3d, k_separable,
+    k_activations, k_gelu_exact, k_conv1d, k_conv2d_bn, k_conv_bias_bn, k_conv3d, k_separable,
     k_conv_transpose, k_normalization, k_embedding, k_lstm, k_lstm_sequences, k_gru,
     k_simplernn, k_bidirectional, k_attention, k_attention_causal, k_reshape, k_padding,
     k_preprocessing, k_textvec_int, k_textvec_multi_hot, k_textvec_tf_idf,
