@@ -176,6 +176,11 @@ void RegisterRun(CLI::App& app, Context& ctx) {
   HintFile(sub->add_option(
       "--tls-ca", flags->master.tls_ca,
       "with --master: PEM CA certificate; talk TLS to the master"));
+  HintFile(sub->add_option("--tls-cert", flags->master.tls_cert,
+                           "with --tls-ca: PEM client certificate, for a "
+                           "master that requires one (mutual TLS)"));
+  HintFile(sub->add_option("--tls-key", flags->master.tls_key,
+                           "PEM private key of --tls-cert"));
 }
 
 }  // namespace dfg

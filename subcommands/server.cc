@@ -9,7 +9,9 @@
 #include <csignal>
 #include <optional>
 #include <ostream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "lib/distributed/cluster_spec.h"
 #include "lib/distributed/grpc_server.h"
@@ -20,7 +22,9 @@ namespace dfg {
 namespace {
 
 struct ServerFlags {
-  std::string cluster, job = "worker", listen, tls_cert, tls_key, tls_ca;
+  std::string cluster, job = "worker", listen, tls_cert, tls_key, tls_ca,
+                       tls_client_ca;
+  std::vector<std::string> allow_paths;
   int task = 0, cpus = 1, threads = 0, intra_threads = 0;
   int busy_poll_us = static_cast<int>(kIdlePoll.count());
   bool job_given = false, task_given = false, print_config = false;
@@ -51,13 +55,17 @@ StatusOr<ServerTask> ResolveTask(const ServerFlags& f, Context& ctx) {
   for (const std::string& note : task.notes) {
     *ctx.io.err << "dfg server: note: " << note << "\n";
   }
-  if (!IsLoopbackAddress(task.listen) && f.tls_cert.empty()) {
+  if (!IsLoopbackAddress(task.listen) &&
+      (f.tls_cert.empty() || f.tls_client_ca.empty())) {
     ctx.Warn(fmt::format(
-        "{} is not a loopback address and there is no TLS: anyone who can "
-        "reach it can run any graph here and read and write files as this "
-        "user; keep the port on a trusted network, or serve TLS "
-        "(--tls-cert/--tls-key)",
-        task.listen));
+        "{} is not a loopback address and {}: anyone who can reach it can "
+        "run any graph here (files: only under --allow-path); keep the port "
+        "on a trusted network, or require client certificates "
+        "(--tls-cert/--tls-key/--tls-client-ca)",
+        task.listen,
+        f.tls_cert.empty() ? "there is no TLS"
+                           : "clients are not authenticated (TLS without "
+                             "--tls-client-ca)"));
   }
   return task;
 }
@@ -86,7 +94,17 @@ int RunServer(const ServerFlags& f, Context& ctx) {
   options.listen = task->listen;
   options.tls.cert_file = f.tls_cert;
   options.tls.key_file = f.tls_key;
+  options.tls.client_ca_file = f.tls_client_ca;
   options.worker.tls.ca_file = f.tls_ca;
+  if (!f.tls_ca.empty()) {
+    // Calls to the other tasks present this task's certificate, for peers
+    // that require client certificates.
+    options.worker.tls.cert_file = f.tls_cert;
+    options.worker.tls.key_file = f.tls_key;
+  }
+  auto policy = ServerFilePolicy(f.allow_paths);
+  if (!policy.ok()) return ctx.Error(policy.status());
+  options.worker.file_policy = *std::move(policy);
   options.busy_poll = std::chrono::microseconds(f.busy_poll_us);
   stop_requested.store(false);
   auto old_term = std::signal(SIGTERM, OnStopSignal);
@@ -117,8 +135,8 @@ void RegisterServer(CLI::App& app, Context& ctx) {
   CLI::App* sub = AddSubcommand(
       app, ctx, "server",
       "serve one task of a cluster: TensorFlow's gRPC master and worker "
-      "services (tf.distribute.Server); no authentication, bind only to a "
-      "trusted network",
+      "services (tf.distribute.Server); clients are not authenticated "
+      "unless --tls-client-ca (mutual TLS): bind only to a trusted network",
       [flags, given](Context& c) {
         flags->job_given = given->first->count() > 0;
         flags->task_given = given->second->count() > 0;
@@ -162,6 +180,15 @@ void RegisterServer(CLI::App& app, Context& ctx) {
                   "G); more fails the step with ResourceExhausted (default: "
                   "half the machine's memory; 0: no limit)")
       ->transform(CLI::AsSizeValue(false));
+  sub->add_option("--tls-client-ca", flags->tls_client_ca,
+                  "PEM CA certificate: accept only clients (and other "
+                  "tasks) presenting a certificate it signed (mutual TLS; "
+                  "needs --tls-cert/--tls-key)");
+  sub->add_option("--allow-path", flags->allow_paths,
+                  "directory the file ops of clients' graphs (SaveV2, "
+                  "RestoreV2, ReadFile, WriteFile, text-file tables, ...) "
+                  "may touch, with what is beneath it; repeatable (default: "
+                  "none, every such op fails with PermissionDenied)");
   sub->add_option("--busy-poll-us", flags->busy_poll_us,
                   "microseconds the network thread polls after each event "
                   "before it sleeps (default 50; 0: sleep at once)")

@@ -82,9 +82,23 @@ StatusOr<std::shared_ptr<grpc::Channel>> NewChannel(const std::string& address,
   args.SetInt(GRPC_ARG_ENABLE_CHANNELZ, 0);
   args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
   std::shared_ptr<grpc::ChannelCredentials> creds;
+  if (tls.cert_file.empty() != tls.key_file.empty()) {
+    return InvalidArgument(
+        "a TLS client certificate needs both --tls-cert "
+        "and --tls-key");
+  }
+  if (!tls.cert_file.empty() && tls.ca_file.empty()) {
+    return InvalidArgument(
+        "a TLS client certificate needs --tls-ca (the CA "
+        "that signed the server's certificate)");
+  }
   if (!tls.ca_file.empty()) {
     grpc::SslCredentialsOptions ssl;
     DFG_ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadFileToString(tls.ca_file));
+    if (!tls.cert_file.empty()) {
+      DFG_ASSIGN_OR_RETURN(ssl.pem_cert_chain, ReadFileToString(tls.cert_file));
+      DFG_ASSIGN_OR_RETURN(ssl.pem_private_key, ReadFileToString(tls.key_file));
+    }
     creds = grpc::SslCredentials(ssl);
   } else {
     creds = grpc::InsecureChannelCredentials();
@@ -95,6 +109,10 @@ StatusOr<std::shared_ptr<grpc::Channel>> NewChannel(const std::string& address,
 StatusOr<std::shared_ptr<grpc::ServerCredentials>> NewServerCredentials(
     const TlsOptions& tls) {
   if (tls.cert_file.empty() && tls.key_file.empty()) {
+    if (!tls.client_ca_file.empty()) {
+      return InvalidArgument(
+          "--tls-client-ca needs TLS: give --tls-cert and --tls-key too");
+    }
     return grpc::InsecureServerCredentials();
   }
   if (tls.cert_file.empty() || tls.key_file.empty()) {
@@ -105,6 +123,14 @@ StatusOr<std::shared_ptr<grpc::ServerCredentials>> NewServerCredentials(
   DFG_ASSIGN_OR_RETURN(pair.private_key, ReadFileToString(tls.key_file));
   DFG_ASSIGN_OR_RETURN(pair.cert_chain, ReadFileToString(tls.cert_file));
   ssl.pem_key_cert_pairs.push_back(pair);
+  if (!tls.client_ca_file.empty()) {
+    // Mutual TLS: the handshake itself refuses a client without a
+    // certificate this CA signed, before any call reaches the services.
+    DFG_ASSIGN_OR_RETURN(ssl.pem_root_certs,
+                         ReadFileToString(tls.client_ca_file));
+    ssl.client_certificate_request =
+        GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
   return grpc::SslServerCredentials(ssl);
 }
 

@@ -30,18 +30,28 @@ void PrepareGrpcRuntime();
 
 // TLS material: PEM file paths. Empty: plaintext.
 struct TlsOptions {
-  std::string cert_file;  // server certificate chain
-  std::string key_file;   // server private key
-  std::string ca_file;    // client: the CA that signed the server's cert
+  // This end's certificate chain and private key: what a server presents,
+  // and what a client presents to a server that asks for a client
+  // certificate (mutual TLS).
+  std::string cert_file;
+  std::string key_file;
+  std::string ca_file;  // client: the CA that signed the server's cert
+  // Server: require a client certificate signed by this CA (mutual TLS,
+  // the only authentication dfg server has).
+  std::string client_ca_file;
 };
 
-// A channel to "host:port" (plaintext unless tls.ca_file is set), with
+// A channel to "host:port" (plaintext unless tls.ca_file is set; with
+// cert_file and key_file too, it presents that client certificate), with
 // unlimited message sizes and keepalive pings so a dead peer is noticed.
-// Errors: an unreadable CA file.
+// Errors: an unreadable PEM file, a cert without a key or the reverse.
 StatusOr<std::shared_ptr<grpc::Channel>> NewChannel(const std::string& address,
                                                     const TlsOptions& tls);
 
-// Server credentials: SslServerCredentials when cert and key are given.
+// Server credentials: SslServerCredentials when cert and key are given;
+// with client_ca_file, clients must present a certificate that CA signed
+// (the handshake fails otherwise). Errors: unreadable PEM files, a cert
+// without a key or the reverse, a client CA without a server cert.
 StatusOr<std::shared_ptr<grpc::ServerCredentials>> NewServerCredentials(
     const TlsOptions& tls);
 

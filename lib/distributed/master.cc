@@ -8,11 +8,16 @@
 namespace dfg {
 namespace {
 
+// A session handle is the only thing that keeps one client from closing,
+// running or deleting another's session: drawn from the OS's random source
+// each time (a seeded mt19937_64 can be predicted from the handles a
+// client sees).
 std::string NewHandle() {
   static std::mutex mu;
-  static std::mt19937_64 gen{std::random_device{}()};
+  static std::random_device rd;
   std::lock_guard<std::mutex> lock(mu);
-  return fmt::format("{:016x}", gen());
+  const uint64_t hi = rd(), lo = rd();
+  return fmt::format("{:016x}", (hi << 32) ^ lo);
 }
 
 // The step's feeds, within the step memory limit (a feed may claim a shape

@@ -75,11 +75,23 @@ int Threads(int requested) {
 
 }  // namespace
 
+StatusOr<std::shared_ptr<const FilePolicy>> ServerFilePolicy(
+    const std::vector<std::string>& dirs) {
+  return FilePolicy::Create(
+      dirs,
+      "a graph sent to dfg server may touch only files under a directory "
+      "given with --allow-path DIR");
+}
+
 Worker::Worker(WorkerOptions options)
     : options_(std::move(options)),
       task_name_(TaskName(options_.job, options_.task)),
+      file_policy_(options_.file_policy),
       cache_(options_.cluster, options_.tls),
       rendezvous_mgr_(task_name_, &cache_) {
+  if (file_policy_ == nullptr) {
+    file_policy_ = ServerFilePolicy({}).value();
+  }
   for (int i = 0; i < std::max(1, options_.num_cpus); ++i) {
     tensorflow::DeviceAttributes d;
     d.set_name(fmt::format("{}/device:CPU:{}", task_name_, i));
@@ -179,10 +191,10 @@ StatusOr<std::shared_ptr<Worker::GraphItem>> Worker::BuildGraphItem(
   DFG_ASSIGN_OR_RETURN(auto partitions,
                        PartitionRegisteredGraph(g.get(), options));
   for (auto& [device, def] : partitions) {
-    DFG_ASSIGN_OR_RETURN(
-        PartitionExecutor executor,
-        CreatePartitionExecutor(def, device, "CPU",
-                                session->resources[device].get()));
+    DFG_ASSIGN_OR_RETURN(PartitionExecutor executor,
+                         CreatePartitionExecutor(
+                             def, device, "CPU",
+                             session->resources[device].get(), file_policy_));
     item->executors.push_back(std::move(executor));
   }
   return item;

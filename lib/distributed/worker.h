@@ -26,6 +26,7 @@
 #include "lib/distributed/worker_cache.h"
 #include "lib/exec/thread_pool.h"
 #include "lib/kernels/memory_budget.h"
+#include "lib/kernels/file_policy.h"
 #include "lib/proto/worker.pb.h"
 
 namespace dfg {
@@ -42,7 +43,15 @@ struct WorkerOptions {
   // its kernels allocate): more fails the step with kResourceExhausted.
   // 0: no limit.
   int64_t step_memory_limit = 0;
+  // The paths the graphs' file ops may touch (dfg server --allow-path).
+  // Null: none (graphs come from the network; see FilePolicy).
+  std::shared_ptr<const FilePolicy> file_policy;
 };
+
+// The policy of a server that allows `dirs` (none: no path at all); its
+// refusals name the --allow-path flag. Errors: FilePolicy::Create's.
+StatusOr<std::shared_ptr<const FilePolicy>> ServerFilePolicy(
+    const std::vector<std::string>& dirs);
 
 class Worker {
  public:
@@ -126,6 +135,7 @@ class Worker {
 
   const WorkerOptions options_;
   const std::string task_name_;
+  std::shared_ptr<const FilePolicy> file_policy_;  // never null
   std::vector<tensorflow::DeviceAttributes> devices_;
   std::map<std::string, uint64_t> incarnations_;  // full and legacy names
   WorkerCache cache_;

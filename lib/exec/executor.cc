@@ -8,6 +8,7 @@
 #include "lib/exec/executor_impl.h"
 #include "lib/exec/propagator.h"
 #include "lib/graph/op_registry.h"
+#include "lib/kernels/file_policy.h"
 #include "lib/kernels/functional_ops.h"
 #include "lib/kernels/kernel_registry.h"
 #include "lib/partition/control_flow.h"
@@ -198,6 +199,8 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(
   auto impl = std::make_unique<Impl>();
   impl->graph = std::move(graph);
   impl->options = options;
+  // Kernels that read a file named by an attr do it while they are built.
+  ScopedFilePolicy file_policy(options.file_policy.get());
   DFG_RETURN_IF_ERROR(impl->Build());
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }

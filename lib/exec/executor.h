@@ -26,6 +26,7 @@
 #include "lib/graph/function_calls.h"
 #include "lib/graph/graph.h"
 #include "lib/kernels/memory_budget.h"
+#include "lib/kernels/file_policy.h"
 #include "lib/kernels/op_kernel.h"
 #include "lib/proto/function.pb.h"
 
@@ -66,6 +67,9 @@ struct ExecutorOptions {
   // The call graph of `library` (null: built with it), shared by nested
   // executors so that a deep chain of functions reads the library once.
   std::shared_ptr<const FunctionCallGraph> call_graph;
+  // The paths kernels may touch, here and in every function the graph
+  // calls (a server's --allow-path). Null: any path.
+  std::shared_ptr<const FilePolicy> file_policy;
 };
 
 class Executor {

@@ -17,6 +17,7 @@
 #include "lib/exec/executor_impl.h"
 #include "lib/exec/propagator.h"
 #include "lib/exec/thread_pool.h"
+#include "lib/kernels/file_policy.h"
 #include "lib/partition/control_flow.h"
 
 namespace dfg {
@@ -338,6 +339,9 @@ void ExecutorState::Process(TaggedNode first) {
     Depth() { ++process_depth; }
     ~Depth() { --process_depth; }
   } depth;
+  // The file ops of this graph see its executor's policy (a server's
+  // --allow-path), whatever thread runs them.
+  ScopedFilePolicy file_policy(impl_.options.file_policy.get());
   BorrowedBuffers buffers;
   InlineQueue& inline_ready = buffers->inline_ready;
   inline_ready.push_back(first);

@@ -13,14 +13,17 @@ namespace dfg {
 
 StatusOr<PartitionExecutor> CreatePartitionExecutor(
     const tensorflow::GraphDef& partition, const std::string& device,
-    const std::string& device_type, ResourceMgr* resources) {
+    const std::string& device_type, ResourceMgr* resources,
+    std::shared_ptr<const FilePolicy> file_policy) {
   tensorflow::GraphDef copy = partition;
-  return CreatePartitionExecutor(&copy, device, device_type, resources);
+  return CreatePartitionExecutor(&copy, device, device_type, resources,
+                                 std::move(file_policy));
 }
 
 StatusOr<PartitionExecutor> CreatePartitionExecutor(
     tensorflow::GraphDef* partition, const std::string& device,
-    const std::string& device_type, ResourceMgr* resources) {
+    const std::string& device_type, ResourceMgr* resources,
+    std::shared_ptr<const FilePolicy> file_policy) {
   ImportOptions import_options;
   import_options.allow_internal_ops = true;
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
@@ -30,6 +33,7 @@ StatusOr<PartitionExecutor> CreatePartitionExecutor(
   ExecutorOptions options;
   options.device = device;
   options.device_type = device_type;
+  options.file_policy = std::move(file_policy);
   DFG_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
                        Executor::Create(std::move(graph), options));
   return PartitionExecutor{device, std::move(executor), resources};

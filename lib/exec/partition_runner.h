@@ -38,16 +38,18 @@ struct PartitionExecutor {
 
 // Imports a partition graph (internal ops such as _Send/_Recv allowed),
 // assigns each node the device it requests (partitioning placed them) and
-// builds its executor for `device`. Errors: those of ImportGraphDef and
-// Executor::Create.
+// builds its executor for `device`, its kernels confined by `file_policy`
+// (null: any path). Errors: those of ImportGraphDef and Executor::Create.
 StatusOr<PartitionExecutor> CreatePartitionExecutor(
     const tensorflow::GraphDef& partition, const std::string& device,
-    const std::string& device_type, ResourceMgr* resources);
+    const std::string& device_type, ResourceMgr* resources,
+    std::shared_ptr<const FilePolicy> file_policy = nullptr);
 // The same, taking the nodes of `*partition` over instead of copying them
 // (ImportGraphDef(GraphDef*)): `*partition` has no nodes afterwards.
 StatusOr<PartitionExecutor> CreatePartitionExecutor(
     tensorflow::GraphDef* partition, const std::string& device,
-    const std::string& device_type, ResourceMgr* resources);
+    const std::string& device_type, ResourceMgr* resources,
+    std::shared_ptr<const FilePolicy> file_policy = nullptr);
 
 // Where PartitionStep::Start begins each executor (its root nodes run
 // there, and inline successors after them).

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "lib/kernels/file_policy.h"
 #include "lib/kernels/random_ext_ops.h"
 
 namespace dfg {
@@ -238,6 +239,7 @@ Status FixedWeights(OpKernelConstruction* ctx, std::vector<float>* weights) {
     for (float w : unigrams) add(w);
     return Status::Ok();
   }
+  DFG_RETURN_IF_ERROR(CheckPath(*ctx, vocab_file));
   std::ifstream in(vocab_file);
   if (!in) return NotFound("{}; No such file or directory", vocab_file);
   std::string line;

@@ -14,6 +14,7 @@
 
 #include "lib/base/strings.h"
 #include "lib/base/summarize.h"
+#include "lib/kernels/file_policy.h"
 #include "lib/kernels/kernel_util.h"
 
 namespace dfg {
@@ -151,6 +152,7 @@ class PrintV2Op : public OpKernel {
                         in.shape().DebugString()));
     const std::string msg = in.scalar<std::string>() + end_;
     if (!file_.empty()) {
+      DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, file_));
       std::ofstream f(file_, std::ios::app | std::ios::binary);
       f << msg;
       DFG_OP_REQUIRES(ctx, f.good(),

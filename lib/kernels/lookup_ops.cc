@@ -3,6 +3,7 @@
 // ResourceMgr and outputs its handle; Find, Size, Export, Import and the
 // initializers take the handle (a resource, or for the legacy ops a Ref to a
 // [container, name] string vector).
+#include "lib/kernels/file_policy.h"
 #include "lib/kernels/kernel_util.h"
 #include "lib/kernels/lookup_table.h"
 #include "lib/kernels/text_table_reader.h"
@@ -287,6 +288,7 @@ class InitializeTableFromTextFileOp : public OpKernel {
     const std::string& path = filename.flat<std::string>()[0];
     DFG_OP_REQUIRES(ctx, !path.empty(),
                     InvalidArgument("filename cannot be empty."));
+    DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, path));
     // Initialized from a file already: TensorFlow logs and succeeds.
     if (table->is_initialized()) return;
     TextTableOptions options = options_;

@@ -18,6 +18,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "lib/kernels/file_policy.h"
 #include "lib/kernels/kernel_util.h"
 
 namespace dfg {
@@ -71,7 +72,7 @@ struct Pool {
   std::unique_ptr<pb::DescriptorPool> own;
   const pb::DescriptorPool* pool = nullptr;
 
-  Status Init(const std::string& source) {
+  Status Init(const std::string& source, const OpKernelConstruction& ctx) {
     if (source == "local://") {
       pool = pb::DescriptorPool::generated_pool();
       return Status::Ok();
@@ -80,6 +81,7 @@ struct Pool {
     if (source.rfind("bytes://", 0) == 0) {
       bytes = source.substr(8);
     } else {
+      DFG_RETURN_IF_ERROR(CheckPath(ctx, source));
       std::ifstream f(source, std::ios::binary);
       if (!f) return NotFound("{}; No such file or directory", source);
       std::stringstream ss;
@@ -111,7 +113,7 @@ struct ProtoSpec {
     DFG_RETURN_IF_ERROR(ctx->GetAttr("message_type", &type));
     DFG_RETURN_IF_ERROR(ctx->GetAttr("field_names", &names));
     DFG_RETURN_IF_ERROR(ctx->GetAttr("descriptor_source", &source));
-    DFG_RETURN_IF_ERROR(pool.Init(source));
+    DFG_RETURN_IF_ERROR(pool.Init(source, *ctx));
     message = pool.pool->FindMessageTypeByName(type);
     if (message == nullptr) {
       return InvalidArgument("No descriptor found for message type {}", type);
@@ -139,7 +141,7 @@ struct ProtoSpec {
           "field_names and output_types attributes must have the same "
           "length");
     }
-    DFG_RETURN_IF_ERROR(pool.Init(source));
+    DFG_RETURN_IF_ERROR(pool.Init(source, *ctx));
     message = pool.pool->FindMessageTypeByName(type);
     if (message == nullptr) {
       return InvalidArgument("No descriptor found for message type {}", type);

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "lib/kernels/file_policy.h"
 #include "lib/kernels/random_ext_ops.h"
 
 namespace dfg {
@@ -73,6 +74,7 @@ class SkipgramOp : public OpKernel {
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("window_size", &window_size_));
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("min_count", &min_count_));
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("subsample", &subsample_));
+    DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, filename));
     DFG_OP_REQUIRES_OK(ctx, Init(filename));
     example_pos_ = label_pos_ = label_limit_ =
         static_cast<int32_t>(corpus_size_);

@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "lib/checkpoint/tensor_bundle.h"
+#include "lib/kernels/file_policy.h"
 #include "lib/kernels/kernel_util.h"
 #include "lib/kernels/save_restore_util.h"
 
@@ -61,6 +62,7 @@ class SaveV2Op : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     DFG_OP_REQUIRES_OK(ctx, ValidateInputs(true, ctx));
     const std::string& prefix = ctx->input(0).flat<std::string>()[0];
+    DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, prefix));
     auto names = ctx->input(1).flat<std::string>();
     auto specs = ctx->input(2).flat<std::string>();
     BundleWriter writer(prefix);
@@ -113,6 +115,7 @@ class RestoreV2Op : public OpKernel {
                         names_t.NumElements(), dtypes_.size()));
     DFG_OP_REQUIRES_OK(ctx, ValidateInputs(false, ctx));
     const std::string& prefix = ctx->input(0).flat<std::string>()[0];
+    DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, prefix));
     auto names = names_t.flat<std::string>();
     auto specs = ctx->input(2).flat<std::string>();
     std::error_code ec;
@@ -227,6 +230,17 @@ class MergeV2CheckpointsOp : public OpKernel {
                         destination.shape().DebugString()));
     std::vector<std::string> inputs(prefixes.flat<std::string>().begin(),
                                     prefixes.flat<std::string>().end());
+    // The inputs are read and deleted (with their directories when
+    // delete_old_dirs), the destination written.
+    for (const std::string& in : inputs) {
+      DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, in));
+      if (options_.delete_old_dirs) {
+        DFG_OP_REQUIRES_OK(
+            ctx,
+            CheckPath(*ctx, std::filesystem::path(in).parent_path().string()));
+      }
+    }
+    DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, destination.scalar<std::string>()));
     DFG_OP_REQUIRES_OK(
         ctx, MergeBundles(inputs, destination.scalar<std::string>(), options_));
   }

@@ -14,6 +14,7 @@
 #include <numeric>
 
 #include "lib/checkpoint/sstable.h"
+#include "lib/kernels/file_policy.h"
 #include "lib/kernels/kernel_util.h"
 #include "lib/kernels/save_restore_util.h"
 #include "lib/proto/saved_tensor_slice.pb.h"
@@ -231,6 +232,7 @@ class SaveV1Op : public OpKernel {
                     InvalidArgument("Input 0 (filename) must be a string "
                                     "scalar; got a tensor of {}elements",
                                     filename.NumElements()));
+    DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, filename.flat<std::string>()[0]));
     const int fixed = slices_ ? 3 : 2;
     const Tensor& names_t = ctx->input(1);
     const int64_t n = names_t.NumElements();
@@ -291,7 +293,10 @@ struct StoredTensor {
 // TensorSliceReader over every file matching a pattern.
 class SliceReader {
  public:
-  Status Open(const std::string& pattern) {
+  // Checks the pattern and each file it matches against the step's file
+  // policy (a wildcard such as ".*" can match "..").
+  Status Open(const std::string& pattern, const OpKernelContext& ctx) {
+    DFG_RETURN_IF_ERROR(CheckPath(ctx, pattern));
     glob_t g{};
     const int rc = glob(pattern.c_str(), 0, nullptr, &g);
     for (size_t i = 0; rc == 0 && i < g.gl_pathc; ++i) {
@@ -304,6 +309,7 @@ class SliceReader {
           "matching files for {}",
           pattern);
     }
+    for (const std::string& f : files_) DFG_RETURN_IF_ERROR(CheckPath(ctx, f));
     for (size_t f = 0; f < files_.size(); ++f) {
       DFG_ASSIGN_OR_RETURN(SSTableEntries entries, ReadSSTable(files_[f]));
       tables_.emplace_back(entries.begin(), entries.end());
@@ -384,7 +390,7 @@ class RestoreV1Op : public OpKernel {
                                     "least 1 elements"));
     const std::string& name = ctx->input(1).flat<std::string>()[0];
     SliceReader reader;
-    DFG_OP_REQUIRES_OK(ctx, reader.Open(pattern));
+    DFG_OP_REQUIRES_OK(ctx, reader.Open(pattern, *ctx));
     const StoredTensor* t = reader.Find(name);
     DFG_OP_REQUIRES(ctx, t != nullptr,
                     NotFound("Tensor name \"{}\" not found in checkpoint "

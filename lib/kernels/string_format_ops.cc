@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "lib/base/file.h"
+#include "lib/kernels/file_policy.h"
 #include "lib/kernels/kernel_util.h"
 
 namespace dfg {
@@ -217,6 +218,7 @@ class ReadFileOp : public OpKernel {
                                     "but had shape: {}",
                                     name.shape().DebugString()));
     const std::string& path = name.flat<std::string>()[0];
+    DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, path));
     int err = 0;
     StatusOr<std::string> data = ReadFileToString(path, &err);
     DFG_OP_REQUIRES(ctx, data.ok(), FileError(path, err));
@@ -239,6 +241,7 @@ class WriteFileOp : public OpKernel {
                                     "shape: {}",
                                     contents.shape().DebugString()));
     const std::string& path = name.flat<std::string>()[0];
+    DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, path));
     // TensorFlow creates the missing directories first.
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
     std::error_code ec;
@@ -266,12 +269,18 @@ class MatchingFilesOp : public OpKernel {
                                     patterns.shape().DebugString()));
     std::vector<std::string> names;
     for (const std::string& p : patterns.flat<std::string>()) {
+      // The pattern's literal directories, then each match (a wildcard such
+      // as ".*" can match "..").
+      DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, p));
       glob_t g{};
       if (::glob(p.c_str(), GLOB_NOSORT, nullptr, &g) == 0) {
         for (size_t i = 0; i < g.gl_pathc; ++i)
           names.emplace_back(g.gl_pathv[i]);
       }
       ::globfree(&g);
+    }
+    for (const std::string& n : names) {
+      DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, n));
     }
     std::sort(names.begin(), names.end());
     Tensor* out = nullptr;

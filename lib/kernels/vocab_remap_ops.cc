@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "lib/checkpoint/tensor_bundle.h"
+#include "lib/kernels/file_policy.h"
 #include "lib/kernels/kernel_util.h"
 #include "lib/kernels/lookup_table.h"
 #include "lib/kernels/text_table_reader.h"
@@ -49,6 +50,7 @@ class GenerateVocabRemappingOp : public OpKernel {
     const std::string& new_path = new_file.scalar<std::string>();
     DFG_OP_REQUIRES(ctx, !new_path.empty(),
                     InvalidArgument("new vocab filename cannot be empty."));
+    DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, new_path));
     TextTableOptions by_line;  // line number -> token
     by_line.key_index = TextTableOptions::kLineNumber;
     by_line.value_index = TextTableOptions::kWholeLine;
@@ -69,6 +71,7 @@ class GenerateVocabRemappingOp : public OpKernel {
     // TensorFlow's text for an empty old filename names the new one.
     DFG_OP_REQUIRES(ctx, !old_path.empty(),
                     InvalidArgument("new vocab filename cannot be empty."));
+    DFG_OP_REQUIRES_OK(ctx, CheckPath(*ctx, old_path));
     TextTableOptions by_token;  // token -> line number
     by_token.vocab_size = old_size_;
     StatusOr<std::shared_ptr<LookupTable>> old_table =
@@ -202,6 +205,7 @@ class LoadAndRemapMatrixOp : public OpKernel {
           path.shape().DebugString());
     }
     const std::string& name = ctx->input(1).flat<std::string>()[0];
+    DFG_RETURN_IF_ERROR(CheckPath(*ctx, path.flat<std::string>()[0]));
     DFG_ASSIGN_OR_RETURN(auto reader,
                          BundleReader::Open(path.flat<std::string>()[0]));
     DFG_ASSIGN_OR_RETURN(BundleEntryInfo info, reader->Lookup(name));

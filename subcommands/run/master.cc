@@ -44,6 +44,8 @@ StatusOr<StepFn> MasterStepFn(const MasterOptions& options,
   client_options.allow_soft_placement = options.allow_soft_placement;
   client_options.optimize = options.optimize;
   client_options.tls.ca_file = options.tls_ca;
+  client_options.tls.cert_file = options.tls_cert;
+  client_options.tls.key_file = options.tls_key;
   client_options.connect_timeout_ms = options.connect_timeout_ms;
   DFG_ASSIGN_OR_RETURN(
       std::unique_ptr<MasterClient> client,

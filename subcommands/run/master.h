@@ -26,6 +26,9 @@ struct MasterOptions {
   std::string target;      // grpc://HOST:PORT
   std::string tls_ca;      // PEM CA certificate: talk TLS to the master
   std::string checkpoint;  // --checkpoint PREFIX: restore from it
+  // PEM client certificate and key, for a master that asks for one
+  // (dfg server --tls-client-ca)
+  std::string tls_cert, tls_key;
   bool allow_soft_placement = true;
   bool optimize = true;
   // How long to wait for the master to accept the connection (gRPC retries

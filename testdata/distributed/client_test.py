@@ -48,7 +48,10 @@ def client_first(dfg, square):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)  # refused meanwhile
     check(client.poll() is None, "the client waits for a master that is not up")
-    with Cluster(dfg, 2, ports=ports) as c:
+    # The tasks restore the SavedModel's variables (saved_model below): a
+    # server lets clients' graphs read only under --allow-path.
+    models = os.path.join(os.path.dirname(os.path.dirname(HERE)), "testdata", "savedmodels")
+    with Cluster(dfg, 2, ports=ports, extra=["--allow-path", models]) as c:
         up = time.monotonic()
         out, err = client.communicate(timeout=60)
         check(client.returncode == 0 and "10" in out,
