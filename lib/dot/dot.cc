@@ -85,6 +85,25 @@ StatusOr<std::string> WriteDotText(Agraph_t* graph) {
   return text;
 }
 
+// Graphviz 2.42's dot layout gives a labelled edge between two nodes of one
+// rank a virtual label node by growing that rank's node array with realloc
+// (make_vn_slot in dotgen/flat.c), updating the array's current pointer `v`
+// but not `av`, the pointer gvFreeLayout frees. When realloc moves the block,
+// gvFreeLayout frees it a second time ("double free detected in tcache 2";
+// whether it moves depends on the heap, so the same picture crashes one
+// process and not another). The root graph's `v` only ever points into its
+// own `av` block otherwise (mincross offsets it while ordering components),
+// so a `v` outside that block is the moved array: make it the one freed.
+void RepairMovedRanks(Agraph_t* graph) {
+  rank_t* ranks = GD_rank(graph);
+  if (ranks == nullptr) return;
+  for (int r = GD_minrank(graph); r <= GD_maxrank(graph); ++r) {
+    rank_t& rank = ranks[r];
+    bool inside = rank.v >= rank.av && rank.v <= rank.av + rank.an;
+    if (rank.v != nullptr && !inside) rank.av = rank.v;
+  }
+}
+
 // Lays out `graph` with dot and renders it; kDot writes the text as is.
 StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
                              const GraphvizErrors& errors) {
@@ -112,6 +131,7 @@ StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
       result.assign(data, length);
     }
     if (data != nullptr) gvFreeRenderData(data);
+    RepairMovedRanks(graph);
     gvFreeLayout(gvc, graph);
   }
   if (!status.ok()) return status;
