@@ -104,6 +104,29 @@ void RepairMovedRanks(Agraph_t* graph) {
   }
 }
 
+// Cairo's bitmaps hold at most 32767 pixels a side; Graphviz shrinks a
+// bigger picture to fit (with a warning of its own) into an unreadable
+// strip. A PNG that large is refused with advice instead.
+constexpr double kMaxBitmapPixels = 32767;
+
+Status CheckBitmapSize(Agraph_t* graph, DotFormat format) {
+  if (format != DotFormat::kPng) return Status::Ok();
+  const boxf& box = GD_bb(graph);
+  double dpi = GD_drawing(graph) != nullptr && GD_drawing(graph)->dpi > 0
+                   ? GD_drawing(graph)->dpi
+                   : 96;
+  double width = (box.UR.x - box.LL.x) * dpi / 72;
+  double height = (box.UR.y - box.LL.y) * dpi / 72;
+  if (width <= kMaxBitmapPixels && height <= kMaxBitmapPixels) {
+    return Status::Ok();
+  }
+  return InvalidArgument(
+      "the picture is {:.0f}x{:.0f} pixels, more than a PNG can hold readably "
+      "({:.0f} a side); write SVG or PDF (-T svg, -T pdf), or draw less "
+      "(--focus NODE, --collapse DEPTH)",
+      width, height, kMaxBitmapPixels);
+}
+
 // Lays out `graph` with dot and renders it; kDot writes the text as is.
 StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
                              const GraphvizErrors& errors) {
@@ -121,6 +144,9 @@ StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
   if (gvLayout(gvc, graph, "dot") != 0) {
     status =
         Internal("graphviz layout failed: {}", errors.Text("no reason given"));
+  } else if (status = CheckBitmapSize(graph, format); !status.ok()) {
+    RepairMovedRanks(graph);
+    gvFreeLayout(gvc, graph);
   } else {
     char* data = nullptr;
     unsigned int length = 0;
