@@ -27,16 +27,47 @@ struct DotFlags {
   std::string focus;
   int radius = 2;
   std::string render;  // -T
+  std::string format;  // -f, --format
 };
 
-// -T, else the -o extension (.svg, .png, .pdf), else DOT text.
-StatusOr<DotFormat> OutputForm(const DotFlags& flags) {
-  if (!flags.render.empty()) return ParseDotFormat(flags.render);
-  const std::string& out = flags.output.output;
-  for (const char* ext : {"svg", "png", "pdf"}) {
-    if (EndsWith(out, std::string(".") + ext)) return ParseDotFormat(ext);
+// The form the -o extension names (.svg, .png, .pdf, .dot, .gv), or "".
+std::string ExtensionForm(const std::string& out) {
+  for (const char* ext : {"svg", "png", "pdf", "dot", "gv"}) {
+    if (EndsWith(out, std::string(".") + ext)) return ext;
   }
-  return DotFormat::kDot;
+  return "";
+}
+
+// -T or -f, else the -o extension, else DOT text. Flags that disagree with
+// each other or with the extension are a usage error: writing SVG into
+// a.png would leave a file that no viewer opens.
+StatusOr<DotFormat> OutputForm(const DotFlags& flags) {
+  if (!flags.render.empty() && !flags.format.empty()) {
+    DFG_ASSIGN_OR_RETURN(DotFormat t, ParseDotFormat(flags.render));
+    DFG_ASSIGN_OR_RETURN(DotFormat f, ParseDotFormat(flags.format));
+    if (t != f) {
+      return InvalidArgument(
+          "-T {} and -f {} ask for different output forms; give one",
+          flags.render, flags.format);
+    }
+  }
+  const std::string& chosen =
+      flags.render.empty() ? flags.format : flags.render;
+  std::string ext = ExtensionForm(flags.output.output);
+  if (chosen.empty())
+    return ext.empty() ? DotFormat::kDot : ParseDotFormat(ext);
+  DFG_ASSIGN_OR_RETURN(DotFormat form, ParseDotFormat(chosen));
+  if (!ext.empty()) {
+    DFG_ASSIGN_OR_RETURN(DotFormat ext_form, ParseDotFormat(ext));
+    if (ext_form != form) {
+      return InvalidArgument(
+          "{} {} would write {} into '{}'; use a .{} file name or leave out "
+          "{}",
+          flags.render.empty() ? "-f" : "-T", chosen, chosen,
+          flags.output.output, chosen, flags.render.empty() ? "-f" : "-T");
+    }
+  }
+  return form;
 }
 
 // A CLI11 check: a whole number >= `min` (a usage error otherwise).
@@ -95,11 +126,14 @@ void RegisterDot(CLI::App& app, Context& ctx) {
   AddInputFlags(sub, &flags->input);
   HintFile(sub->add_option("-o,--output", flags->output.output,
                            "output file; absent or - writes stdout"));
-  sub->add_option("-T", flags->render,
-                  "render: svg, png or pdf (default: from the -o extension, "
-                  "else DOT text)")
+  sub->add_option(
+         "-T", flags->render,
+         "render: svg, png, pdf or dot (default: from the -o extension, "
+         "else DOT text)")
       ->check(CLI::IsMember({"dot", "svg", "png", "pdf"}));
-  sub->add_option("-f,--format", flags->render, "the same as -T")
+  sub->add_option("-f,--format", flags->format,
+                  "the same as -T (both, or one disagreeing with the -o "
+                  "extension, is an error)")
       ->check(CLI::IsMember({"dot", "svg", "png", "pdf"}));
   sub->add_option("--cluster", flags->cluster,
                   "group nodes by device, name scope, or not at all (default: "

@@ -85,6 +85,48 @@ StatusOr<std::string> WriteDotText(Agraph_t* graph) {
   return text;
 }
 
+// Graphviz 2.42's dot layout gives a labelled edge between two nodes of one
+// rank a virtual label node by growing that rank's node array with realloc
+// (make_vn_slot in dotgen/flat.c), updating the array's current pointer `v`
+// but not `av`, the pointer gvFreeLayout frees. When realloc moves the block,
+// gvFreeLayout frees it a second time ("double free detected in tcache 2";
+// whether it moves depends on the heap, so the same picture crashes one
+// process and not another). The root graph's `v` only ever points into its
+// own `av` block otherwise (mincross offsets it while ordering components),
+// so a `v` outside that block is the moved array: make it the one freed.
+void RepairMovedRanks(Agraph_t* graph) {
+  rank_t* ranks = GD_rank(graph);
+  if (ranks == nullptr) return;
+  for (int r = GD_minrank(graph); r <= GD_maxrank(graph); ++r) {
+    rank_t& rank = ranks[r];
+    bool inside = rank.v >= rank.av && rank.v <= rank.av + rank.an;
+    if (rank.v != nullptr && !inside) rank.av = rank.v;
+  }
+}
+
+// Cairo's bitmaps hold at most 32767 pixels a side; Graphviz shrinks a
+// bigger picture to fit (with a warning of its own) into an unreadable
+// strip. A PNG that large is refused with advice instead.
+constexpr double kMaxBitmapPixels = 32767;
+
+Status CheckBitmapSize(Agraph_t* graph, DotFormat format) {
+  if (format != DotFormat::kPng) return Status::Ok();
+  const boxf& box = GD_bb(graph);
+  double dpi = GD_drawing(graph) != nullptr && GD_drawing(graph)->dpi > 0
+                   ? GD_drawing(graph)->dpi
+                   : 96;
+  double width = (box.UR.x - box.LL.x) * dpi / 72;
+  double height = (box.UR.y - box.LL.y) * dpi / 72;
+  if (width <= kMaxBitmapPixels && height <= kMaxBitmapPixels) {
+    return Status::Ok();
+  }
+  return InvalidArgument(
+      "the picture is {:.0f}x{:.0f} pixels, more than a PNG can hold readably "
+      "({:.0f} a side); write SVG or PDF (-T svg, -T pdf), or draw less "
+      "(--focus NODE, --collapse DEPTH)",
+      width, height, kMaxBitmapPixels);
+}
+
 // Lays out `graph` with dot and renders it; kDot writes the text as is.
 StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
                              const GraphvizErrors& errors) {
@@ -102,6 +144,9 @@ StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
   if (gvLayout(gvc, graph, "dot") != 0) {
     status =
         Internal("graphviz layout failed: {}", errors.Text("no reason given"));
+  } else if (status = CheckBitmapSize(graph, format); !status.ok()) {
+    RepairMovedRanks(graph);
+    gvFreeLayout(gvc, graph);
   } else {
     char* data = nullptr;
     unsigned int length = 0;
@@ -112,6 +157,7 @@ StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
       result.assign(data, length);
     }
     if (data != nullptr) gvFreeRenderData(data);
+    RepairMovedRanks(graph);
     gvFreeLayout(gvc, graph);
   }
   if (!status.ok()) return status;

@@ -103,6 +103,32 @@ void AddDevices(DotModel& m) {
   }
 }
 
+// A node name is mostly digits and scopes ("layer500/id"): a general edit
+// distance bound of a third of the length offers "layer500/id" for
+// "layer500000". Suggest a name only when it differs by a typo or two (at
+// most one edit per six characters), else the shortest name the text is a
+// prefix of (a scope or a truncated name), else nothing.
+std::string FocusSuggestion(const DotModel& model, std::string_view focus) {
+  const int limit = std::max<int>(1, static_cast<int>(focus.size()) / 6);
+  int best = limit + 1;
+  std::string_view found;
+  for (const ModelNode& node : model.nodes) {
+    if (node.role == Role::kMissing) continue;
+    int d = EditDistance(focus, node.name, best - 1);
+    if (d < best) best = d, found = node.name;
+  }
+  if (found.empty()) {
+    for (const ModelNode& node : model.nodes) {
+      if (node.role != Role::kMissing && node.name.starts_with(focus) &&
+          (found.empty() || node.name.size() < found.size())) {
+        found = node.name;
+      }
+    }
+  }
+  if (found.empty()) return "";
+  return fmt::format(" (did you mean '{}'?)", found);
+}
+
 }  // namespace
 
 Role RoleOf(const NodeDef& node) {
@@ -202,11 +228,8 @@ StatusOr<std::vector<bool>> FocusMask(const DotModel& model,
     }
   }
   if (queue.empty()) {
-    std::vector<std::string> names;
-    names.reserve(n);
-    for (const ModelNode& node : model.nodes) names.emplace_back(node.name);
     return NotFound("--focus: no node named '{}'{}", focus,
-                    DidYouMean(focus, names));
+                    FocusSuggestion(model, focus));
   }
   std::vector<std::vector<int>> adjacent(n);
   for (const ModelEdge& e : model.edges) {

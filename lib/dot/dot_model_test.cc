@@ -142,6 +142,25 @@ TEST_CASE("a focus of radius 1 keeps the node and its direct neighbours",
   CHECK(FocusMask(model, "nope", 1).status().code() == Code::kNotFound);
 }
 
+TEST_CASE(
+    "an unknown focus suggests a near name or a longer one, not a far one",
+    "[dot]") {
+  GraphDef g = Parse(
+      "node { name: 'layer500/id' op: 'Placeholder' }\n"
+      "node { name: 'layer500/kernel' op: 'Const' }\n"
+      "node { name: 'dense/BiasAdd' op: 'Neg' input: 'layer500/id' }\n");
+  DotModel model = BuildModel({&g});
+  auto message = [&](const char* focus) {
+    return std::string(FocusMask(model, focus, 1).status().message());
+  };
+  // Three edits away: a third of the length would have offered layer500/id.
+  CHECK(message("layer500000") == "--focus: no node named 'layer500000'");
+  CHECK_THAT(message("dense/BiasAd"),
+             Catch::Matchers::EndsWith("(did you mean 'dense/BiasAdd'?)"));
+  CHECK_THAT(message("layer5"),
+             Catch::Matchers::EndsWith("(did you mean 'layer500/id'?)"));
+}
+
 TEST_CASE("long edges over budget end at a link beside their consumer",
           "[dot]") {
   // A chain of 12 with "in" feeding the first and the last node.
