@@ -25,8 +25,8 @@
 #include "lib/distributed/remote_rendezvous.h"
 #include "lib/distributed/worker_cache.h"
 #include "lib/exec/thread_pool.h"
-#include "lib/kernels/memory_budget.h"
 #include "lib/kernels/file_policy.h"
+#include "lib/kernels/memory_budget.h"
 #include "lib/proto/worker.pb.h"
 
 namespace dfg {

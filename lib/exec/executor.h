@@ -25,8 +25,8 @@
 #include "lib/base/status.h"
 #include "lib/graph/function_calls.h"
 #include "lib/graph/graph.h"
-#include "lib/kernels/memory_budget.h"
 #include "lib/kernels/file_policy.h"
+#include "lib/kernels/memory_budget.h"
 #include "lib/kernels/op_kernel.h"
 #include "lib/proto/function.pb.h"
 
