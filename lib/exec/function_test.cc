@@ -437,7 +437,7 @@ TEST_CASE("mutually recursive functions are refused, naming the cycle",
                                    "node {{node c}}"));
 }
 
-TEST_CASE("a chain of 1000 nested functions runs; deeper than the limit fails",
+TEST_CASE("a chain of 1000 nested functions runs, deeper than the limit fails",
           "[exec][function]") {
   auto next = [](int n) {
     return [n](int i) { return i + 1 < n ? "f" + std::to_string(i + 1) : ""; };
