@@ -153,7 +153,6 @@ CASES = {
 # what a user of TensorFlow sees first.
 _X24 = np.ones((2, 4), np.float32)
 ERRORS = {
-    "wrong_dtype": ({"x": np.ones((2, 4), np.int32)}, ["y", "c"], "callable"),
     "wrong_shape": ({"x:0": np.ones(3, np.float32)}, ["y:0", "c:0"], "session"),
     # w as a target: the error is task 1's alone (a fetched w would reach
     # task 0 too, which then reports it as well, first or second).

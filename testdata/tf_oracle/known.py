@@ -71,7 +71,7 @@ for _mode in ["dfg", "mixed", "tfclient", "tfmixed"]:
     # prefixes only a failed RPC (and a RecvTensor's error), so an error on
     # the master's own task (the client-terminated _Recv of a feed, a
     # Placeholder) has no "From /job:worker/replica:0/task:0:".
-    for _case in ["wrong_dtype", "missing_feed", "remote_kernel_error"]:
+    for _case in ["missing_feed", "remote_kernel_error"]:
         KNOWN[f"cluster/{_mode}/errors/{_case}"] = (
             "dfg's master does not prefix a task's error returned in RunGraphResponse's "
             "status fields with 'From /job:worker/replica:0/task:N:' as TensorFlow's "
