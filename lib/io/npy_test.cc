@@ -213,7 +213,7 @@ TEST_CASE("npz checks CRC, truncation and the member's own header",
 
 void PutLe(std::string* out, uint64_t value, int size) {
   for (int i = 0; i < size; ++i)
-    out->push_back(static_cast<char>(value >> 8 * i));
+    out->push_back(static_cast<char>(i < 8 ? value >> 8 * i : 0));
 }
 
 // A one-member archive of `data` deflated, as zip tools write it.
