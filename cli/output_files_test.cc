@@ -50,7 +50,8 @@ std::string Model() {
   return testing::SourceDir() + "/testdata/models/mlp.pbtxt";
 }
 
-TEST_CASE("-o keeps the mode of the file it replaces", "[cli]") {
+TEST_CASE("writing over a file with -o keeps the mode of the file it replaces",
+          "[cli]") {
   TempDir dir;
   std::string out = dir / "private.pbtxt";
   std::ofstream(out) << "old";
@@ -62,7 +63,7 @@ TEST_CASE("-o keeps the mode of the file it replaces", "[cli]") {
   CHECK(testing::ReadFileOrDie(out).rfind("node {", 0) == 0);
 }
 
-TEST_CASE("-o writes through a symlink to its target", "[cli]") {
+TEST_CASE("writing with -o goes through a symlink to its target", "[cli]") {
   TempDir dir;
   std::string target = dir / "target.pbtxt", link = dir / "link.pbtxt";
   std::ofstream(target) << "old";
