@@ -165,7 +165,7 @@ def main():
     # with this it fails as it does without ASan (std::bad_alloc), which is
     # what the OOM cases test.
     os.environ["ASAN_OPTIONS"] = (os.environ.get("ASAN_OPTIONS", "") +
-                                  ":allocator_may_return_null=1").lstrip(":")
+                                  ":allocator_may_return_null=1:quarantine_size_mb=0").lstrip(":")
     with tempfile.TemporaryDirectory() as tmp:
         compile_protos(tmp)
         from lib.proto import (attr_value_pb2, config_pb2, graph_pb2,  # noqa
