@@ -132,9 +132,10 @@ bool OnlyUse(const GraphIndex& index, int producer, int consumer) {
          index.DataUses(producer, 0)[0].node == consumer;
 }
 
-// `input` (a Const varying along its last dimension only, `channels` long
-// there) as a [channels] vector or a scalar: itself when it is one, else a
-// new Const of the same values shaped [channels]. May add a node.
+// `input` (a Const varying along its last dimension only, `channels` or 1
+// long there) as a [channels] vector or a scalar: itself when it is one,
+// else a new Const of the same values shaped [channels] (or [] for one
+// value). May add a node.
 std::string VectorInput(GraphDef& g, const GraphIndex& index,
                         const std::string& input, int64_t channels) {
   const NodeDef* c = &g.node(index.Find(ParseTensorNameView(input).node));
@@ -146,7 +147,8 @@ std::string VectorInput(GraphDef& g, const GraphIndex& index,
   auto* shape =
       (*vec.mutable_attr())["value"].mutable_tensor()->mutable_tensor_shape();
   shape->clear_dim();
-  shape->add_dim()->set_size(channels);
+  // A [1,1,1,1] constant (one value for every channel) is a scalar.
+  if (dims.back() != 1) shape->add_dim()->set_size(channels);
   std::string name = vec.name();
   if (index.Find(name) < 0) *g.add_node() = std::move(vec);
   return name;

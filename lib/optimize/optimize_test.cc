@@ -329,6 +329,50 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("a one-value [1,1,1,1] Mul and Add after a BiasAdd fold as scalars",
+          "[optimize]") {
+  const std::string conv_attrs =
+      R"( attr { key: "T" value { type: DT_FLOAT } })"
+      R"( attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } })"
+      R"( attr { key: "padding" value { s: "SAME" } })";
+  const std::string ones4 =
+      "dim { size: 1 } dim { size: 1 } dim { size: 1 } dim { size: 1 }";
+  GraphDef g = ParseTextProto<GraphDef>(
+      Arg("x") +
+      FloatConst("w",
+                 "dim { size: 1 } dim { size: 1 } dim { size: 1 } "
+                 "dim { size: 2 }",
+                 "float_val: 1 float_val: 2") +
+      FloatConst("b", "dim { size: 2 }", "float_val: 10 float_val: 20") +
+      // As constant folding writes them: tensor_content, one float each
+      // (3 and 5), which a [2] shape would leave short.
+      FloatConst("scale", ones4, R"(tensor_content: "\000\000@@")") +
+      FloatConst("shift", ones4, R"(tensor_content: "\000\000\240@")") +
+      Op("conv", "Conv2D", {"x", "w"}, conv_attrs) +
+      Op("biased", "BiasAdd", {"conv", "b"}) +
+      Op("mul", "Mul", {"biased", "scale"}) +
+      Op("add", "AddV2", {"mul", "shift"}) + Retval("out", "add"));
+  Run(&g);
+  std::map<std::string, std::vector<float>> consts;
+  std::map<std::string, const tensorflow::NodeDef*> nodes;
+  for (const auto& n : g.node()) {
+    nodes[n.name()] = &n;
+    if (n.op() != "Const") continue;
+    auto t = Tensor::FromProto(n.attr().at("value").tensor());
+    REQUIRE(t.ok());
+    consts[n.name()].assign(t->flat<float>().begin(), t->flat<float>().end());
+  }
+  CHECK_FALSE(nodes.contains("mul"));
+  CHECK_FALSE(nodes.contains("add"));
+  const std::string read(ParseTensorNameView(nodes.at("out")->input(0)).node);
+  const tensorflow::NodeDef& fused = *nodes.at(read);
+  REQUIRE(fused.op() == "_FusedConv2D");
+  const std::string filter(ParseTensorNameView(fused.input(1)).node);
+  const std::string bias(ParseTensorNameView(fused.input(2)).node);
+  CHECK(consts.at(filter) == std::vector<float>{3, 6});
+  CHECK(consts.at(bias) == std::vector<float>{35, 65});
+}
+
 TEST_CASE("the variables pass freezes reads only when nothing writes",
           "[optimize]") {
   const std::string handle =
