@@ -329,7 +329,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("a one-value [1,1,1,1] Mul and Add after a BiasAdd fold as scalars",
+TEST_CASE("a one-value 1x1x1x1 Mul and Add after a BiasAdd fold as scalars",
           "[optimize]") {
   const std::string conv_attrs =
       R"( attr { key: "T" value { type: DT_FLOAT } })"
