@@ -142,6 +142,16 @@ StatusOr<std::string> ParseGrpcTarget(const std::string& target) {
     }
     return rest;
   }
+  // A bare HOST:PORT is what users type most (TensorFlow refuses it too,
+  // with no hint): say what to write instead.
+  const size_t colon = target.rfind(':');
+  if (target.find("://") == std::string::npos && colon != std::string::npos &&
+      colon > 0 && colon + 1 < target.size()) {
+    return InvalidArgument(
+        "--master '{}' is not a grpc://HOST:PORT target (the only protocol "
+        "dfg speaks); did you mean --master grpc://{}?",
+        target, target);
+  }
   return InvalidArgument(
       "--master '{}' is not a grpc://HOST:PORT target (the only protocol dfg "
       "speaks)",
