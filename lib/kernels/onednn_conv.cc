@@ -43,6 +43,7 @@ constexpr memory::data_type kF32 = memory::data_type::f32;
 
 std::atomic<bool> g_enabled{true};
 std::atomic<int64_t> g_runs{0};
+std::atomic<int64_t> g_channel_split_runs{0};
 
 // Below this many flops a shard is not worth a hand-off to another thread.
 // Half a megaflop is ~10 us of oneDNN's time, several times what handing a
@@ -82,8 +83,20 @@ struct ThreadState {
   struct Free {
     void operator()(uint8_t* p) const { std::free(p); }
   };
+  // A channel shard's output block (see RunShards).
+  float* Block(int64_t floats) {
+    const size_t size = static_cast<size_t>(floats) * sizeof(float);
+    if (size > block_size) {
+      block.reset(
+          static_cast<uint8_t*>(std::aligned_alloc(64, (size + 63) / 64 * 64)));
+      block_size = size;
+    }
+    return reinterpret_cast<float*>(block.get());
+  }
   std::unique_ptr<uint8_t, Free> scratch;
   size_t scratch_size = 0;
+  std::unique_ptr<uint8_t, Free> block;
+  size_t block_size = 0;
 };
 
 ThreadState& Thread() {
@@ -112,6 +125,7 @@ Band BandFor(const Window& w, int64_t o0, int64_t o1) {
 
 struct ShardKind {
   int64_t images = 0, in_rows = 0, out_rows = 0, pad_top = 0, pad_bottom = 0;
+  int64_t out_depth = 0;  // the conv's, or a channel shard's
   dnnl::primitive primitive;
   memory::desc src, dst, scratchpad;
 };
@@ -119,6 +133,7 @@ struct ShardKind {
 struct Shard {
   int kind = 0;
   int64_t image = 0, in_row = 0, out_row = 0;
+  int64_t channel = 0;  // first output channel (by_channels plans)
 };
 
 struct Plan {
@@ -126,6 +141,11 @@ struct Plan {
   // Which part of the epilogue dfg applies to each shard after oneDNN (see
   // OneDnnEpilogue): the scale and bias, the activation.
   bool pass_scale_bias = false, pass_activation = false;
+  // Shards cut over the output channels (see CutChannels): each writes a
+  // dense [images, rows, cols, channels] block into the thread's buffer,
+  // then copies it into its channels of the output.
+  bool by_channels = false;
+  int64_t channels = 0;  // output channels per shard
   std::vector<ShardKind> kinds;
   std::vector<Shard> shards;
   memory::desc user_weights, weights, bias;
@@ -187,9 +207,9 @@ bool BuildKind(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
                bool backward, const Band& cols, ShardKind* k,
                memory::desc* weights) {
   const memory::dims src_dims{k->images, d.in_depth, k->in_rows, d.in_cols};
-  const memory::dims dst_dims{k->images, d.out_depth, k->out_rows, d.cols.out};
+  const memory::dims dst_dims{k->images, k->out_depth, k->out_rows, d.cols.out};
   const memory::dims w_dims =
-      groups == 1 ? memory::dims{d.out_depth, d.patch_depth, d.filter_rows,
+      groups == 1 ? memory::dims{k->out_depth, d.patch_depth, d.filter_rows,
                                  d.filter_cols}
                   : memory::dims{groups, d.out_depth / groups, d.patch_depth,
                                  d.filter_rows, d.filter_cols};
@@ -197,7 +217,7 @@ bool BuildKind(const ConvDims& d, int64_t groups, const ConvEpilogue& e,
   const memory::desc dst(dst_dims, kF32, Tag::nhwc);
   const memory::desc any_w(w_dims, kF32, Tag::any);
   const memory::desc bias =
-      e.bias ? memory::desc({d.out_depth}, kF32, Tag::x) : memory::desc();
+      e.bias ? memory::desc({k->out_depth}, kF32, Tag::x) : memory::desc();
   const memory::dims strides{d.rows.stride, d.cols.stride};
   const memory::dims dilates{d.rows.dilation - 1, d.cols.dilation - 1};
   const memory::dims pad_l{k->pad_top, cols.pad_before};
@@ -255,6 +275,7 @@ void CutShards(const ConvDims& d, int64_t workers,
       const Band rows = BandFor(d.rows, o0, o1);
       ShardKind k;
       k.images = images;
+      k.out_depth = d.out_depth;
       // Whole images keep every input row (the image stride); rows no window
       // reaches at the bottom are dropped by the output size rule.
       k.in_rows = bands == 1 ? d.rows.in : rows.in_size;
@@ -267,6 +288,41 @@ void CutShards(const ConvDims& d, int64_t workers,
   }
 }
 
+// Whether to split a forward convolution over its output channels: when its
+// weights outweigh the activations it reads and writes, as in ResNet50's last
+// stages at small resolutions (1x1 1024 -> 2048 on 2x2 pixels: 8 MB of
+// weights for 64 KB of input). Split by images or rows, every thread streams
+// all the weights from memory; split by channels, each streams its share and
+// the threads' memory bandwidth adds up. Parts stay multiples of 16 channels
+// (oneDNN's AVX-512 blocking).
+bool SplitByChannels(const ConvDims& d, int64_t groups, bool backward,
+                     int64_t workers) {
+  if (backward || groups != 1 || workers < 2) return false;
+  if (d.out_depth % (workers * 16) != 0) return false;
+  const int64_t weights =
+      d.filter_rows * d.filter_cols * d.patch_depth * d.out_depth;
+  const int64_t activations = d.batch * (d.in_rows * d.in_cols * d.in_depth +
+                                         d.rows.out * d.cols.out * d.out_depth);
+  return weights >= 2 * activations;
+}
+
+// `workers` shards of the whole batch, each out_depth / workers channels.
+void CutChannels(const ConvDims& d, int64_t workers,
+                 std::vector<ShardKind>* kinds, std::vector<Shard>* shards) {
+  const Band rows = BandFor(d.rows, 0, d.rows.out);
+  ShardKind k;
+  k.images = d.batch;
+  k.in_rows = d.rows.in;
+  k.out_rows = d.rows.out;
+  k.pad_top = rows.pad_before;
+  k.pad_bottom = rows.pad_after;
+  k.out_depth = d.out_depth / workers;
+  kinds->push_back(std::move(k));
+  for (int64_t i = 0; i < workers; ++i) {
+    shards->push_back(Shard{0, 0, 0, 0, i * (d.out_depth / workers)});
+  }
+}
+
 // The plan of a call, or null when oneDNN should not run it.
 std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
                                      const ConvEpilogue& e, bool backward,
@@ -276,7 +332,13 @@ std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
   const ConvEpilogue onednn = OneDnnEpilogue(e);
   plan->pass_scale_bias = e.scale != nullptr;
   plan->pass_activation = onednn.activation != e.activation;
-  CutShards(d, workers, &plan->kinds, &plan->shards);
+  plan->by_channels = SplitByChannels(d, groups, backward, workers);
+  if (plan->by_channels) {
+    CutChannels(d, workers, &plan->kinds, &plan->shards);
+  } else {
+    CutShards(d, workers, &plan->kinds, &plan->shards);
+  }
+  plan->channels = plan->kinds[0].out_depth;
   // The columns keep the whole input width: columns no window reaches on the
   // right are dropped by oneDNN's output size rule as by TensorFlow's.
   const Band cols = BandFor(d.cols, 0, d.cols.out);
@@ -293,6 +355,13 @@ std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
   const memory::dims w_dims = plan->weights.dims();
   plan->user_weights =
       memory::desc(w_dims, kF32, groups == 1 ? Tag::hwio : Tag::hwigo);
+  if (plan->by_channels) {
+    // A channel part of the HWIO filter: [o, i, h, w] with the whole
+    // filter's strides.
+    const int64_t o = d.out_depth, i = d.patch_depth;
+    plan->user_weights = memory::desc(
+        w_dims, kF32, memory::dims{1, o, d.filter_cols * i * o, i * o});
+  }
   if (plan->user_weights != plan->weights) {
     // The reorder reads and writes every weight once per call, slowly once
     // the weights leave the cache (147 KB: 16 us, 1 MB: 0.8 ms, 9.4 MB:
@@ -311,7 +380,7 @@ std::shared_ptr<const Plan> MakePlan(const ConvDims& d, int64_t groups,
     plan->reorder_scratchpad = pd.scratchpad_desc();
     plan->reorder.emplace(pd);
   }
-  if (onednn.bias) plan->bias = memory::desc({d.out_depth}, kF32, Tag::x);
+  if (onednn.bias) plan->bias = memory::desc({plan->channels}, kF32, Tag::x);
   plan->flops_per_shard = 2 * d.batch * d.rows.out * d.cols.out * d.out_depth *
                           d.filter_rows * d.filter_cols * d.patch_depth /
                           static_cast<int64_t>(plan->shards.size());
@@ -430,10 +499,11 @@ BoundKind& Bind(const std::shared_ptr<const Plan>& plan, int kind) {
   return slot;
 }
 
-// Runs shards [begin, end) of `plan` on the calling thread.
+// Runs shards [begin, end) of `plan` on the calling thread; weights[p] is
+// the weights of channel part p (one part unless plan.by_channels).
 void RunShards(const std::shared_ptr<const Plan>& plan_ref, const ConvDims& d,
-               const float* in, const memory& weights, const ConvEpilogue& e,
-               float* out, int64_t begin, int64_t end) {
+               const float* in, const std::vector<memory>& weights,
+               const ConvEpilogue& e, float* out, int64_t begin, int64_t end) {
   const Plan& plan = *plan_ref;
   ConvEpilogue pass;  // what dfg applies after oneDNN
   if (plan.pass_scale_bias) {
@@ -454,17 +524,24 @@ void RunShards(const std::shared_ptr<const Plan>& plan_ref, const ConvDims& d,
         (s.image * d.in_rows + s.in_row) * d.in_cols * d.in_depth;
     const int64_t dst_at =
         (s.image * d.rows.out + s.out_row) * d.cols.out * d.out_depth;
+    const int64_t pixels = k.images * k.out_rows * d.cols.out;
+    // A channel shard writes a dense block of its channels (oneDNN's fast
+    // kernels take only dense NHWC), copied into the output below.
+    float* dst =
+        plan.by_channels ? t.Block(pixels * k.out_depth) : out + dst_at;
     BoundKind& b = Bind(plan_ref, s.kind);
     std::unordered_map<int, memory>& args = b.args;
-    args[DNNL_ARG_WEIGHTS] = weights;
+    args[DNNL_ARG_WEIGHTS] = weights[s.channel / plan.channels];
     if (plan.backward) {
       args[DNNL_ARG_DIFF_DST].set_data_handle(const_cast<float*>(in) + dst_at);
       args[DNNL_ARG_DIFF_SRC].set_data_handle(out + src_at);
     } else {
       args[DNNL_ARG_SRC].set_data_handle(const_cast<float*>(in) + src_at);
-      args[DNNL_ARG_DST].set_data_handle(out + dst_at);
+      args[DNNL_ARG_DST].set_data_handle(dst);
     }
-    if (bias) args[DNNL_ARG_BIAS].set_data_handle(const_cast<float*>(bias));
+    if (bias) {
+      args[DNNL_ARG_BIAS].set_data_handle(const_cast<float*>(bias) + s.channel);
+    }
     if (k.scratchpad.get_size() > 0) {
       args[DNNL_ARG_SCRATCHPAD].set_data_handle(
           t.Scratchpad(k.scratchpad.get_size()));
@@ -472,8 +549,16 @@ void RunShards(const std::shared_ptr<const Plan>& plan_ref, const ConvDims& d,
     k.primitive.execute(t.stream, args);
     t.stream.wait();
     if (plan.pass_scale_bias || plan.pass_activation) {
-      ApplyConvEpilogue(pass, d.out_depth, out + dst_at,
-                        k.images * k.out_rows * d.cols.out * d.out_depth);
+      ConvEpilogue part = pass;
+      if (part.scale != nullptr) part.scale += s.channel;
+      if (part.bias != nullptr) part.bias += s.channel;
+      ApplyConvEpilogue(part, k.out_depth, dst, pixels * k.out_depth);
+    }
+    if (plan.by_channels) {
+      for (int64_t p = 0; p < pixels; ++p) {
+        std::memcpy(out + p * d.out_depth + s.channel, dst + p * k.out_depth,
+                    k.out_depth * sizeof(float));
+      }
     }
   }
 }
@@ -482,8 +567,13 @@ void RunShards(const std::shared_ptr<const Plan>& plan_ref, const ConvDims& d,
 // attached to the filter's buffer (const_buffers.h) so that they are
 // reordered once, not on every call.
 struct ReorderedWeights {
+  struct Form {
+    memory::desc desc;
+    int64_t channel;  // the part's first output channel
+    memory weights;
+  };
   std::mutex mu;
-  std::vector<std::pair<memory::desc, memory>> forms;
+  std::vector<Form> forms;
 };
 
 // Reorders the HWIO `filter` into plan.weights on the calling thread.
@@ -503,14 +593,15 @@ memory Reorder(const Plan& plan, const float* filter, memory to) {
   return to;
 }
 
-// The weights in plan.weights' layout: the filter itself when oneDNN takes
-// HWIO, the cached reorder of a Const filter, else a fresh reorder.
-memory Weights(const Plan& plan, const float* filter, bool const_filter) {
+// The weights of the part from output channel `channel` in plan.weights'
+// layout: the filter itself when oneDNN takes HWIO, the cached reorder of a
+// Const filter, else a fresh reorder.
+memory Weights(const Plan& plan, const float* filter, int64_t channel,
+               bool const_filter) {
   const dnnl::engine& engine = Engine();
-  if (!plan.reorder) {
-    return memory(plan.user_weights, engine, const_cast<float*>(filter));
-  }
-  if (!const_filter) return Reorder(plan, filter, memory(plan.weights, engine));
+  float* part = const_cast<float*>(filter) + channel;
+  if (!plan.reorder) return memory(plan.user_weights, engine, part);
+  if (!const_filter) return Reorder(plan, part, memory(plan.weights, engine));
   auto cached = std::static_pointer_cast<ReorderedWeights>(
       FindConstDerived(filter, kConstKeyOneDnnConvWeights));
   if (cached == nullptr) {
@@ -518,11 +609,11 @@ memory Weights(const Plan& plan, const float* filter, bool const_filter) {
     AttachConstDerived(filter, kConstKeyOneDnnConvWeights, cached);
   }
   std::lock_guard<std::mutex> lock(cached->mu);
-  for (const auto& [desc, mem] : cached->forms) {
-    if (desc == plan.weights) return mem;
+  for (const ReorderedWeights::Form& f : cached->forms) {
+    if (f.desc == plan.weights && f.channel == channel) return f.weights;
   }
-  memory mem = Reorder(plan, filter, memory(plan.weights, engine));
-  cached->forms.emplace_back(plan.weights, mem);
+  memory mem = Reorder(plan, part, memory(plan.weights, engine));
+  cached->forms.push_back({plan.weights, channel, mem});
   return mem;
 }
 
@@ -531,7 +622,10 @@ Status RunPlan(ThreadPoolInterface* pool,
                const float* in, const float* filter, bool const_filter,
                const ConvEpilogue& e, float* out) {
   const Plan& plan = *plan_ref;
-  const memory weights = Weights(plan, filter, const_filter);
+  std::vector<memory> weights;
+  for (int64_t c = 0; c < d.out_depth; c += plan.channels) {
+    weights.push_back(Weights(plan, filter, c, const_filter));
+  }
   std::mutex mu;
   std::string error;
   ParallelFor(pool, static_cast<int64_t>(plan.shards.size()),
@@ -552,6 +646,7 @@ Status RunPlan(ThreadPoolInterface* pool,
 void SetOneDnnConvEnabled(bool enabled) { g_enabled.store(enabled); }
 bool OneDnnConvEnabled() { return g_enabled.load(); }
 int64_t OneDnnConvRuns() { return g_runs.load(); }
+int64_t OneDnnConvChannelSplitRuns() { return g_channel_split_runs.load(); }
 
 namespace {
 
@@ -588,6 +683,9 @@ Status RunConv(ThreadPoolInterface* pool, const ConvDims& d, int64_t groups,
   }
   *ran = true;
   g_runs.fetch_add(1, std::memory_order_relaxed);
+  if (plan->by_channels) {
+    g_channel_split_runs.fetch_add(1, std::memory_order_relaxed);
+  }
   return Status::Ok();
 }
 

@@ -3,18 +3,20 @@
 //
 // The convolution is split over the step's intra-op pool by dfg itself:
 // whole images when the batch divides evenly, otherwise row bands of each
-// image (each band its own primitive with the padding it needs), and every
-// band runs on one OpenMP thread. So `--intra-threads N` bounds oneDNN's
-// threads exactly as it bounds every other kernel's, two convolutions
-// running at once never start more threads than the pool has, and no OpenMP
-// team ever starts (which also keeps ThreadSanitizer builds free of libgomp's
-// false reports). Primitives are built once per shape, band and fused
-// activation and kept in a small LRU cache. Weights are reordered into the
-// layout oneDNN picks once when the filter is a Const's value (kept with the
-// Const's buffer, const_buffers.h), else on every call (a variable may
-// change between steps). A 1x1 unpadded convolution folds the batch into
-// the rows, so that its weights are read once per call, not once per image.
-// The epilogue (ConvEpilogue): a bias and Relu / LeakyRelu as oneDNN
+// image (each band its own primitive with the padding it needs), or, when
+// the weights outweigh the activations (ResNet's last stages at small
+// resolutions), parts of the output channels, so that each thread streams
+// only its share of the weights; every shard runs on one OpenMP thread. So
+// `--intra-threads N` bounds oneDNN's threads exactly as it bounds every other
+// kernel's, two convolutions running at once never start more threads than the
+// pool has, and no OpenMP team ever starts (which also keeps ThreadSanitizer
+// builds free of libgomp's false reports). Primitives are built once per shape,
+// band and fused activation and kept in a small LRU cache. Weights are
+// reordered into the layout oneDNN picks once when the filter is a Const's
+// value (kept with the Const's buffer, const_buffers.h), else on every call (a
+// variable may change between steps). A 1x1 unpadded convolution folds the
+// batch into the rows, so that its weights are read once per call, not once per
+// image. The epilogue (ConvEpilogue): a bias and Relu / LeakyRelu as oneDNN
 // post-ops, the rest (a folded batch norm's scale, Relu6, Elu) by dfg on
 // each shard's output as soon as oneDNN has written it.
 //
@@ -69,8 +71,10 @@ Status OneDnnConv2DBackpropInput(ThreadPoolInterface* pool,
 // oneDNN and im2col paths on the same inputs. Thread-safe.
 void SetOneDnnConvEnabled(bool enabled);
 bool OneDnnConvEnabled();
-// How many convolutions oneDNN has run in this process (for tests).
+// How many convolutions oneDNN has run in this process, and how many of them
+// split over output channels (for tests).
 int64_t OneDnnConvRuns();
+int64_t OneDnnConvChannelSplitRuns();
 
 }  // namespace dfg
 

@@ -52,8 +52,9 @@ KernelRun Run(const std::string& node, const std::vector<Tensor>& inputs,
 int64_t ran_onednn = 0;
 
 // Both paths agree within float rounding (the sums run in another order).
-void CheckSamePaths(const std::string& node, const std::vector<Tensor>& in) {
-  for (int threads : {1, 3}) {
+void CheckSamePaths(const std::string& node, const std::vector<Tensor>& in,
+                    std::initializer_list<int> thread_counts = {1, 3}) {
+  for (int threads : thread_counts) {
     INFO(node << " threads " << threads);
     const KernelRun want = Run(node, in, false, 1);
     const int64_t runs = OneDnnConvRuns();
@@ -247,6 +248,51 @@ TEST_CASE("oneDNN _FusedConv2D matches im2col for every fused_ops form",
   }
   // A bias of the wrong size: the same error on both paths.
   CheckSamePaths(FusedNode("'BiasAdd', 'Relu'", 1), {x, f, Random(&rng, {15})});
+}
+
+TEST_CASE("oneDNN splits weight-heavy convolutions over output channels",
+          "[kernels]") {
+  std::mt19937 rng(16);
+  struct Case {
+    std::vector<int64_t> x, f;
+    int64_t stride;
+    const char* padding;
+  };
+  // More weights than activations: 3x3 64 -> 192 on 4x4 (SAME, so the
+  // part keeps the padding) and 1x1/2 256 -> 512 (the batch folds into rows).
+  const Case cases[] = {{{2, 4, 4, 64}, {3, 3, 64, 192}, 1, "SAME"},
+                        {{2, 4, 4, 256}, {1, 1, 256, 512}, 2, "VALID"}};
+  for (const Case& c : cases) {
+    const Tensor x = Random(&rng, c.x);
+    Tensor f = Random(&rng, c.f);
+    const int64_t out = c.f[3];
+    const Tensor bias = Random(&rng, {out}), scale = Random(&rng, {out});
+    const Tensor offset = Random(&rng, {out}), mean = Random(&rng, {out});
+    const Tensor var = MakeTensor<float>({out}, std::vector<float>(out, 0.5f));
+    const std::string fused = ConvNode(
+        "_FusedConv2D", c.stride, c.stride, 1, 1, c.padding,
+        "attr { key: 'fused_ops' value { list { s: ['BiasAdd', 'Relu'] } } } "
+        "attr { key: 'num_args' value { i: 1 } }");
+    const std::string bn =
+        ConvNode("_FusedConv2D", c.stride, c.stride, 1, 1, c.padding,
+                 "attr { key: 'fused_ops' value { list { s: ['FusedBatchNorm', "
+                 "'Elu'] } } } attr { key: 'num_args' value { i: 4 } }");
+    for (bool as_const : {false, true}) {
+      INFO("filter " << c.f[0] << "x" << c.f[1] << " const " << as_const);
+      if (as_const) RegisterConstBuffer(f.data());
+      const int64_t splits = OneDnnConvChannelSplitRuns();
+      for (int pass = 0; pass < 2; ++pass) {  // the second uses the cache
+        CheckSamePaths(ConvNode("Conv2D", c.stride, c.stride, 1, 1, c.padding),
+                       {x, f}, {1, 2, 3});
+        CheckSamePaths(fused, {x, f, bias}, {1, 2, 3});
+        CheckSamePaths(bn, {x, f, scale, offset, mean, var}, {1, 2, 3});
+      }
+      // Two and three threads split 192 channels; 512 only two (parts of
+      // 256; three would not be multiples of 16): one split per call.
+      CHECK(OneDnnConvChannelSplitRuns() - splits == (out == 192 ? 12 : 6));
+      if (as_const) UnregisterConstBuffer(f.data());
+    }
+  }
 }
 
 TEST_CASE("oneDNN convolutions treat NaN and infinity as im2col does",
