@@ -2,7 +2,7 @@
 # dfg partition of every corpus file by two dfg builds (e.g. main's and a
 # branch's): each file placed (by OLD) on cpu:0,gpu:0, then partitioned by
 # both into -o DIR/ (pbtxt and pb files), as DOT on stdout, as one merged pb,
-# by worker, and with --json and --devices; stdout, stderr, exit code and
+# by worker, and with --explain and --devices; stdout, stderr, exit code and
 # every written file must be the same. A pruned graph (feed and fetch nodes)
 # is included when the first of a file's outputs (dfg info) can be fetched.
 #   bench/partition_identity.sh OLD_DFG NEW_DFG [CORPUS_DIR]
@@ -40,7 +40,7 @@ for f in "$corpus"/*; do
   fi
   for in in $inputs; do
     run partition "$in" -o parts/
-    run partition "$in" -o parts/ -f pb --json
+    run partition "$in" -o parts/ -f pb --explain
     run partition "$in"
     run partition "$in" -f pb -o -
     run partition "$in" --by worker -o parts/

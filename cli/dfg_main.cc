@@ -45,9 +45,10 @@ constexpr const char* kFooter =
   -f, --format F     the output form: pbtxt|pb|json for prune, optimize,
                      place, convert and freeze; dot|pbtxt|pb|json for
                      partition; dot|svg|png|pdf for dot; text|json for info.
-  --json             info: the summary as JSON (as -f json); run: the fetched
-                     tensors as JSON on stdout; prune, place, partition: a
-                     report on stderr, the graph still on stdout.
+  --json             the result as JSON on stdout: the graph (as -f json) for
+                     prune, optimize, place, convert, freeze and partition;
+                     info: the summary (as -f json); run: the fetched
+                     tensors. Reports on stderr are --explain's.
 
 Exit status: 0 success; 1 the graph, a tensor or a file is wrong (message on
 stderr as 'dfg SUBCOMMAND: error: ...'); 2 usage error.

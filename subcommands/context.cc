@@ -78,6 +78,14 @@ void AddOutputFlags(CLI::App* app, OutputFlags* flags,
                                           "-o extension, else pbtxt)",
                                           formats)),
               StrSplit(formats, '|', /*skip_empty=*/true));
+  AddJsonFormatFlag(app, flags, "the graph");
+}
+
+void AddJsonFormatFlag(CLI::App* app, OutputFlags* flags,
+                       std::string_view what) {
+  app->add_flag(
+      "--json", flags->json,
+      fmt::format("{} as JSON on stdout (the same as -f json)", what));
 }
 
 std::string InputName(const InputFlags& flags) {
@@ -162,6 +170,15 @@ tensorflow::GraphDef* ParseInput(Context& ctx, const InputFlags& flags,
 
 StatusOr<GraphFormat> ResolveOutputFormat(const OutputFlags& flags,
                                           GraphFormat default_format) {
+  if (flags.json) {
+    if (!flags.format.empty() && flags.format != "json") {
+      return InvalidArgument(
+          "--json (the same as -f json) and -f {} contradict "
+          "each other",
+          flags.format);
+    }
+    return GraphFormat::kJson;
+  }
   if (!flags.format.empty()) {
     auto format = ParseGraphFormat(flags.format);
     if (!format) {

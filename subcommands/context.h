@@ -87,10 +87,16 @@ void AddInputFlags(CLI::App* app, InputFlags* flags);
 struct OutputFlags {
   std::string output;  // empty = stdout (not given), "-" = stdout (explicit)
   std::string format;  // empty = from the -o extension, else the default
+  bool json = false;   // --json: -f json
 };
-// `formats` lists what -f accepts, e.g. "pbtxt|pb|json".
+// `formats` lists what -f accepts, e.g. "pbtxt|pb|json"; --json is -f json.
 void AddOutputFlags(CLI::App* app, OutputFlags* flags,
                     std::string_view formats = "pbtxt|pb|json");
+// --json, the same as `-f json` (ResolveOutputFormat refuses both with
+// another -f): `what` names the output in --help. --json means the
+// command's result as JSON on stdout on every subcommand.
+void AddJsonFormatFlag(CLI::App* app, OutputFlags* flags,
+                       std::string_view what);
 
 // The name the input is called in messages: the path, or "<stdin>".
 std::string InputName(const InputFlags& flags);

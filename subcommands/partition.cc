@@ -25,7 +25,7 @@ struct PartitionFlags {
   uint64_t incarnation = 1;
   std::vector<std::string> devices;
   bool soft_placement = false;
-  bool json = false;
+  bool explain = false;
 };
 
 Status WriteResult(Context& ctx, const PartitionFlags& flags,
@@ -90,11 +90,11 @@ int RunPartition(Context& ctx, const PartitionFlags& flags) {
   options.by =
       flags.by == "worker" ? PartitionBy::kWorker : PartitionBy::kDevice;
   options.incarnation = flags.incarnation;
-  options.transfers = flags.json ? &transfers : nullptr;
+  options.transfers = flags.explain ? &transfers : nullptr;
   // The graph is not used afterwards: its nodes move into the partitions.
   auto parts = PartitionClientGraphOnArena(graph->get(), options);
   if (!parts.ok()) return NotPlaced(ctx, parts.status(), where);
-  if (flags.json) {
+  if (flags.explain) {
     *ctx.io.err << PartitionReportJson(CopyPartitions(*parts), transfers);
   }
   if (Status s = WriteResult(ctx, flags, *parts); !s.ok()) return ctx.Error(s);
@@ -122,6 +122,7 @@ void RegisterPartition(CLI::App& app, Context& ctx) {
                   "dot, pbtxt, pb or json (default: dot on stdout, pbtxt "
                   "files with -o)")
       ->check(CLI::IsMember({"dot", "pbtxt", "pb", "json"}));
+  AddJsonFormatFlag(sub, &flags->output, "the partitions (one merged graph)");
   sub->add_option("--by", flags->by, "device (default) or worker")
       ->check(CLI::IsMember({"device", "worker"}));
   sub->add_option("--incarnation", flags->incarnation,
@@ -130,9 +131,9 @@ void RegisterPartition(CLI::App& app, Context& ctx) {
                              "place first on these devices (as dfg place)"));
   sub->add_flag("--soft-placement", flags->soft_placement,
                 "with --devices: let nodes move off impossible requests");
-  sub->add_flag("--json", flags->json,
-                "on stderr: the partitions with node counts, and every "
-                "transfer of the cut");
+  sub->add_flag("--explain", flags->explain,
+                "on stderr, as JSON: the partitions with node counts, and "
+                "every transfer of the cut");
 }
 
 }  // namespace dfg

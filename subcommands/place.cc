@@ -21,7 +21,7 @@ struct PlaceFlags {
   bool soft_placement = false;
   bool keep_assigned = false;
   bool explain = false;
-  bool json = false;
+  bool explain_json = false;
 };
 
 // A binary GraphDef in, binary or text out, no --explain: placed straight
@@ -63,7 +63,7 @@ int RunPlace(Context& ctx, const PlaceFlags& flags) {
   PlaceOptions options;
   options.allow_soft_placement = flags.soft_placement;
   options.keep_assigned = flags.keep_assigned;
-  options.explain = flags.explain || flags.json;
+  options.explain = flags.explain || flags.explain_json;
   GraphInput input;
   if (!ReadInputBytes(ctx, flags.input, &input)) return ctx.exit_code;
   if (PlaceBytes(ctx, flags, input, *devices, options)) return ctx.exit_code;
@@ -81,7 +81,8 @@ int RunPlace(Context& ctx, const PlaceFlags& flags) {
   for (const std::string& warning : report.warnings) ctx.Warn(warning);
   if (!placed.ok()) return ctx.Error(placed, InputName(flags.input));
   for (const NodePlacement& node : report.nodes) {
-    *ctx.io.err << (flags.json ? ExplainJson(node) : ExplainLine(node)) << "\n";
+    *ctx.io.err << (flags.explain_json ? ExplainJson(node) : ExplainLine(node))
+                << "\n";
   }
   if (Status status = WriteGraphOutput(ctx, flags.output, *graph);
       !status.ok()) {
@@ -116,10 +117,9 @@ void RegisterPlace(CLI::App& app, Context& ctx) {
   sub->add_flag("--explain", flags->explain,
                 "on stderr, one line per node: its device, the candidates and "
                 "the rule that decided");
-  sub->add_flag(
-      "--json", flags->json,
-      "on stderr, like --explain, one JSON object per line (the graph "
-      "still goes to stdout)");
+  sub->add_flag("--explain-json", flags->explain_json,
+                "on stderr, like --explain, one JSON object per line (the "
+                "graph still goes to stdout)");
 }
 
 }  // namespace dfg

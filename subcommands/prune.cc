@@ -24,7 +24,7 @@ struct PruneFlags {
   std::string convention = "function";
   std::string client_device = kDefaultClientDevice;
   int64_t client_incarnation = 1;
-  bool json = false;
+  bool explain = false;
   std::string report;
 };
 
@@ -36,7 +36,7 @@ PruneOptions ToOptions(const PruneFlags& flags) {
   ParseConvention(flags.convention, &options.convention);  // checked by CLI11
   options.client_device = flags.client_device;
   options.client_incarnation = flags.client_incarnation;
-  options.explain = flags.json || !flags.report.empty();
+  options.explain = flags.explain || !flags.report.empty();
   return options;
 }
 
@@ -112,8 +112,8 @@ void RegisterPrune(CLI::App& app, Context& ctx) {
                       std::string(kDefaultClientDevice) + ")");
   sub->add_option("--client-incarnation", flags->client_incarnation,
                   "send_device_incarnation of rendezvous nodes (default 1)");
-  sub->add_flag("--json", flags->json,
-                "report on stderr as JSON: kept nodes with a fetch or target "
+  sub->add_flag("--explain", flags->explain,
+                "report on stderr, as JSON: kept nodes with a fetch or target "
                 "that needs each, removed and created nodes");
   HintFile(
       sub->add_option("--report", flags->report,

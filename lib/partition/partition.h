@@ -157,7 +157,7 @@ std::string PartitionFileName(std::string_view key);
 // the first; the union of their libraries (each function once).
 GraphDef MergePartitions(const std::map<std::string, GraphDef>& partitions);
 
-// `dfg partition --json`: {"partitions": [{name, file, nodes, sends, recvs}],
+// `dfg partition --explain`: {"partitions": [{name, file, nodes, sends, recvs}],
 // "transfers": [{tensor_name, dtype, control, from: {device, node, port},
 // to: {device, node}, consumers, send, recv}]}, port -1 for control.
 std::string PartitionReportJson(

@@ -1,5 +1,5 @@
 // The partitions as one GraphDef, and the JSON report of `dfg partition
-// --json`.
+// --explain`.
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 

@@ -3,7 +3,7 @@
 // compact graph read from the bytes (compact_graph.h), and the placed
 // GraphDef written as it is produced. `dfg place` takes this path for every
 // plain binary GraphDef input, whatever its size, written as binary or text
-// without --explain/--json (one path for small and big graphs keeps it
+// without --explain/--explain-json (one path for small and big graphs keeps it
 // tested), and PlaceGraphDefInPlace's path for everything else and whenever
 // this one declines.
 #ifndef DFG_LIB_PLACE_PLACE_BINARY_H_

@@ -1,4 +1,4 @@
-// PruneReport as JSON, for `dfg prune --json` / `--report`.
+// PruneReport as JSON, for `dfg prune --explain` / `--report`.
 #include <nlohmann/json.hpp>
 
 #include "lib/graph/types.h"
