@@ -82,7 +82,9 @@ StatusOr<std::unique_ptr<ExecutionState>> ExecutionState::Create(
 void ExecutionState::Keep(std::unique_ptr<Graph> graph) {
   by_name_.reserve(graph->num_op_nodes());
   for (const Node* n : graph->op_nodes()) {
-    PlacedNode& p = by_name_[n->name()];
+    auto [it, inserted] = by_name_.try_emplace(n->name());
+    if (!inserted) continue;  // names are unique; the first would win
+    PlacedNode& p = it->second;
     p.num_outputs = n->num_outputs();
     p.op_known = n->op_known();
     p.op = &*op_names_.insert(n->op()).first;
