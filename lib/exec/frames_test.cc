@@ -41,8 +41,9 @@ std::string EnterNest(int depth) {
          " attr { key: 'index' value { i: 0 } } }\n";
 }
 
-// The peak resident set of the process from now on, in KB: VmHWM after
-// resetting it (/proc/self/clear_refs), else the current VmRSS.
+// Resets the process's peak resident set (VmHWM) to its current size
+// (/proc/self/clear_refs); false where that cannot be done, and the test
+// compares the current VmRSS instead.
 bool ResetPeakRss() {
   std::ofstream clear("/proc/self/clear_refs");
   clear << "5";
