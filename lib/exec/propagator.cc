@@ -200,19 +200,24 @@ void Propagator::ActivateNodes(const NodeItem& item, bool is_dead,
   }
 }
 
+size_t Propagator::FrameKeyHash::operator()(const FrameKey& k) const {
+  return Hash64Combine(reinterpret_cast<uintptr_t>(k.parent),
+                       Hash64Combine(static_cast<uint64_t>(k.parent_iter),
+                                     static_cast<uint64_t>(k.tmpl)));
+}
+
 FrameState* Propagator::FindOrCreateChildFrame(FrameState* frame, int64_t iter,
                                                const NodeItem& enter) {
-  std::string name =
-      frame->name + ";" + std::to_string(iter) + ";" + enter.child_frame_name;
+  const FrameKey key{frame, iter, enter.child_frame};
   {
     std::lock_guard<std::mutex> lock(frames_mu_);
-    auto it = frames_.find(name);
+    auto it = frames_.find(key);
     if (it != frames_.end()) return it->second.get();
   }
   auto child = std::make_unique<FrameState>();
   const FrameTemplate& tmpl = impl_.frames[enter.child_frame];
   child->tmpl = &tmpl;
-  child->name = name;
+  child->tmpl_index = enter.child_frame;
   // TensorFlow's PropagatorState: the id of a child frame combines its
   // parent's id, the parent iteration and the hash of the frame's name, so
   // the rendezvous keys of a loop spanning processes (dfg or TensorFlow)
@@ -230,7 +235,7 @@ FrameState* Propagator::FindOrCreateChildFrame(FrameState* frame, int64_t iter,
   bool created = false;
   {
     std::lock_guard<std::mutex> lock(frames_mu_);
-    auto [it, inserted] = frames_.emplace(name, std::move(child));
+    auto [it, inserted] = frames_.emplace(key, std::move(child));
     result = it->second.get();
     created = inserted;
   }
@@ -349,22 +354,26 @@ void Propagator::DeleteFrame(FrameState* frame, ReadyList* ready) {
     }
   }
   std::lock_guard<std::mutex> lock(frames_mu_);
-  frames_.erase(frame->name);
+  frames_.erase(FrameKey{parent, parent_iter, frame->tmpl_index});
 }
 
+// A loop, not a recursion: the frames of a deep nest end one after the
+// other, innermost first, and each may end its parent.
 void Propagator::CleanupFramesIterations(FrameState* frame, int64_t iter,
                                          ReadyList* ready) {
-  bool is_frame_done = false;
-  {
-    std::lock_guard<std::mutex> lock(frame->mu);
-    frame->GetIteration(iter)->outstanding_frame_count--;
-    is_frame_done = CleanupIterations(frame, iter, ready);
-  }
-  if (is_frame_done) {
+  while (frame != nullptr) {
+    bool is_frame_done = false;
+    {
+      std::lock_guard<std::mutex> lock(frame->mu);
+      frame->GetIteration(iter)->outstanding_frame_count--;
+      is_frame_done = CleanupIterations(frame, iter, ready);
+    }
+    if (!is_frame_done) return;
     FrameState* parent = frame->parent;
     const int64_t parent_iter = frame->parent_iter;
     DeleteFrame(frame, ready);
-    if (parent != nullptr) CleanupFramesIterations(parent, parent_iter, ready);
+    frame = parent;
+    iter = parent_iter;
   }
 }
 

@@ -59,7 +59,7 @@ struct IterationState {
 
 struct FrameState {
   const FrameTemplate* tmpl = nullptr;  // Not owned.
-  std::string name;                     // "<parent>;<iter>;<frame_name>"
+  int tmpl_index = 0;                   // in Executor::Impl::frames
   uint64_t frame_id = 0;
   FrameState* parent = nullptr;  // Not owned; null for the root
   int64_t parent_iter = 0;
@@ -123,10 +123,25 @@ class Propagator {
   void CleanupFramesIterations(FrameState* frame, int64_t iter,
                                ReadyList* ready);
 
+  // A child frame is one frame template entered from one iteration of its
+  // parent frame. TensorFlow names it "<parent's name>;<iter>;<frame_name>",
+  // a string that grows with the nesting depth (a nest of 10^5 frames would
+  // hold gigabytes of names); the key says the same in a fixed size.
+  struct FrameKey {
+    const FrameState* parent = nullptr;
+    int64_t parent_iter = 0;
+    int tmpl = 0;
+    bool operator==(const FrameKey&) const = default;
+  };
+  struct FrameKeyHash {
+    size_t operator()(const FrameKey& k) const;
+  };
+
   const Executor::Impl& impl_;
   std::unique_ptr<FrameState> root_;
   std::mutex frames_mu_;
-  std::unordered_map<std::string, std::unique_ptr<FrameState>> frames_;
+  std::unordered_map<FrameKey, std::unique_ptr<FrameState>, FrameKeyHash>
+      frames_;
 };
 
 }  // namespace dfg

@@ -96,6 +96,8 @@ StatusOr<SessionGraphs> BuildSessionGraphs(
   PartitionOptions popts;
   popts.name_counter = name_counter;
   popts.incarnation = 1;
+  // The client graph ends here: its attrs move into the partitions.
+  popts.can_make_destructive_changes = true;
   DFG_ASSIGN_OR_RETURN(graphs.partitions,
                        PartitionClientGraph(cg.graph.get(), popts));
   return graphs;

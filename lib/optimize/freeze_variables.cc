@@ -124,6 +124,7 @@ Status RunFreezeVariables(PassContext& ctx) {
     ctx.report().writes_resources = true;
     return Status::Ok();
   }
+  if (!HasOp(g, {"ReadVariableOp"})) return Status::Ok();
   GraphIndex index(g);
   std::vector<bool> dead(g.node_size(), false);
   std::vector<int> handles;
@@ -163,6 +164,7 @@ Status RunFreezeVariables(PassContext& ctx) {
                            value->shape().DebugString()));
     handles.push_back(h);
   }
+  if (handles.empty()) return Status::Ok();
   // A handle nothing reads any more has no effect: it goes too.
   GraphIndex after(g);
   for (int h : handles) {

@@ -126,6 +126,7 @@ bool Fold(PassContext& ctx, const GraphIndex& index, int pi,
 
 Status RunPadFusion(PassContext& ctx) {
   GraphDef& g = ctx.graph();
+  if (!HasOp(g, {"Pad"})) return Status::Ok();
   GraphIndex index(g);
   std::vector<bool> dead(g.node_size());
   bool any = false;

@@ -79,6 +79,15 @@ GraphIndex::GraphIndex(const GraphDef& graph) {
   }
 }
 
+bool HasOp(const GraphDef& graph, std::initializer_list<std::string_view> ops) {
+  for (const NodeDef& node : graph.node()) {
+    for (std::string_view op : ops) {
+      if (node.op() == op) return true;
+    }
+  }
+  return false;
+}
+
 int GraphIndex::Find(std::string_view name) const {
   const size_t mask = slots_.size() - 1;
   for (size_t pos = std::hash<std::string_view>()(name) & mask;;

@@ -4,6 +4,7 @@
 #ifndef DFG_LIB_OPTIMIZE_PASS_H_
 #define DFG_LIB_OPTIMIZE_PASS_H_
 
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
@@ -125,6 +126,10 @@ void SetConstValue(NodeDef* n, const Tensor& value);
 
 // "name (Op)", as rewrites list nodes.
 std::string Describe(const NodeDef& node);
+
+// Whether a node of `graph` has one of `ops`: a pass whose rewrites start
+// at such nodes skips building its index over a big graph that has none.
+bool HasOp(const GraphDef& graph, std::initializer_list<std::string_view> ops);
 
 // Removes the nodes whose `dead` flag is set, keeping the others' order.
 void EraseNodes(GraphDef* graph, const std::vector<bool>& dead);

@@ -92,6 +92,7 @@ class LstmFusion {
 
   // Rewrites one loop; false when none matches.
   bool FuseOne() {
+    if (!HasOp(g_, {"While", "StatelessWhile"})) return false;
     GraphIndex index(g_);
     for (int i = 0; i < g_.node_size(); ++i) {
       if (Fuse(index, i)) return true;

@@ -64,24 +64,61 @@ StatusOr<std::unique_ptr<ExecutionState>> ExecutionState::Create(
     FillDefaultTask(&graph, options.default_task);
   }
   const int num_nodes = graph.node_size();
+  std::unique_ptr<Graph> placed;
   {
     ProgressStage stage(fmt::format("importing {} nodes", num_nodes));
-    DFG_ASSIGN_OR_RETURN(state->graph_, ImportGraphDef(std::move(graph)));
+    DFG_ASSIGN_OR_RETURN(placed, ImportGraphDef(std::move(graph)));
   }
   PlaceOptions place_options;
   place_options.allow_soft_placement = options.allow_soft_placement;
   {
     ProgressStage stage(fmt::format("placing {} nodes", num_nodes));
-    DFG_RETURN_IF_ERROR(
-        Place(state->graph_.get(), state->devices_, place_options));
+    DFG_RETURN_IF_ERROR(Place(placed.get(), state->devices_, place_options));
   }
-  state->by_name_ = state->graph_->BuildNameIndex();
+  state->Keep(std::move(placed));
   return state;
 }
 
-const Node* ExecutionState::FindNode(std::string_view name) const {
+void ExecutionState::Keep(std::unique_ptr<Graph> graph) {
+  by_name_.reserve(graph->num_op_nodes());
+  for (const Node* n : graph->op_nodes()) {
+    auto [it, inserted] = by_name_.try_emplace(n->name());
+    if (!inserted) continue;  // names are unique; the first would win
+    PlacedNode& p = it->second;
+    p.num_outputs = n->num_outputs();
+    p.op_known = n->op_known();
+    p.op = &*op_names_.insert(n->op()).first;
+    p.device = devices_.FindDeviceByName(n->assigned_device_name());
+  }
+  auto def = std::make_unique<GraphDef>();
+  graph->MoveToGraphDef(def.get());
+  graph.reset();
+  if (def->ByteSizeLong() < (size_t{1} << 31) - 1 &&
+      def->SerializeToString(&placed_bytes_)) {
+    return;
+  }
+  placed_bytes_.clear();
+  placed_def_ = std::move(def);
+}
+
+const ExecutionState::PlacedNode* ExecutionState::FindNode(
+    std::string_view name) const {
   auto it = by_name_.find(std::string(name));
-  return it == by_name_.end() ? nullptr : it->second;
+  return it == by_name_.end() ? nullptr : &it->second;
+}
+
+const std::string& ExecutionState::DeviceOf(const PlacedNode& node) const {
+  static const std::string* const kNone = new std::string();
+  return node.device < 0 ? *kNone : devices_.devices()[node.device].name;
+}
+
+GraphDef ExecutionState::placed_graph() const {
+  if (placed_def_ != nullptr) return *placed_def_;
+  GraphDef def;
+  // Written by SerializeToString above: parsing it back cannot fail short
+  // of memory.
+  if (!def.ParseFromString(placed_bytes_)) def.Clear();
+  return def;
 }
 
 // GraphExecutionState::ValidateFeedAndFetchDevices: feeds first, then
@@ -97,7 +134,7 @@ Status ExecutionState::ValidateFeedsAndFetches(
             name);
       }
       TensorId id = ParseTensorName(name);
-      const Node* node = FindNode(id.node);
+      const PlacedNode* node = FindNode(id.node);
       if (node == nullptr) {
         std::vector<std::string> names;
         names.reserve(by_name_.size());
@@ -109,12 +146,12 @@ Status ExecutionState::ValidateFeedsAndFetches(
             id.ToString(), DidYouMean(id.node, names));
       }
       // An op dfg does not know has no outputs to speak of: say so first.
-      if (!node->op_known()) return OpTypeNotRegistered(node->op());
-      if (id.index < 0 || id.index >= node->num_outputs()) {
+      if (!node->op_known) return OpTypeNotRegistered(*node->op);
+      if (id.index < 0 || id.index >= node->num_outputs) {
         return OutOfRange(
             "Node '{}' (type: '{}', num of outputs: {}) does not have output "
             "{}",
-            node->name(), node->op(), node->num_outputs(), id.index);
+            id.node, *node->op, node->num_outputs, id.index);
       }
     }
   }
@@ -191,7 +228,7 @@ StatusOr<ClientGraph> ExecutionState::BuildClientGraph(
   ClientGraph client;
   {
     ProgressStage stage(fmt::format("pruning {} nodes", by_name_.size()));
-    GraphDef placed = graph_->ToGraphDef();
+    GraphDef placed = placed_graph();
     DFG_ASSIGN_OR_RETURN(client.graph, ImportGraphDef(&placed));
     for (Node* n : client.graph->op_nodes())
       n->set_assigned_device_name(n->requested_device());

@@ -6,6 +6,10 @@
 // (GraphExecutionState::InitBaseGraph). Per (feeds, fetches, targets)
 // signature, BuildClientGraph copies the placed graph and rewrites it for
 // execution (BuildGraph: RewriteGraphForExecution, then the pruned graph).
+// Between the two the placed graph is kept serialized, with an index of
+// what validating feeds and fetches reads: a big graph is not held as a
+// Graph beside the client graph built from it (a serialized node takes a
+// tenth of the memory of an imported one).
 // PartitionClientGraph runs the POST_REWRITE_FOR_EXEC passes
 // (ReplicateSmallConstants) on a client graph and cuts it, numbering edges
 // as TensorFlow's two copies of that graph do (graph_copies = 2,
@@ -28,6 +32,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "lib/base/status.h"
@@ -88,21 +93,35 @@ class ExecutionState {
       const PruneOptions& options, const OptimizeOptions* optimize = nullptr,
       OptimizeReport* report = nullptr) const;
 
+  // What the state knows of a node of the placed graph.
+  struct PlacedNode {
+    const std::string* op = nullptr;  // one string per op type
+    int num_outputs = 0;
+    int device = -1;  // index in devices(), -1 for none
+    bool op_known = true;
+  };
   // The node of the placed graph named `name`, or null.
-  const Node* FindNode(std::string_view name) const;
+  const PlacedNode* FindNode(std::string_view name) const;
+  // The full name of the device `node` is placed on ("" for none).
+  const std::string& DeviceOf(const PlacedNode& node) const;
   // The placed whole graph: every node's device is its assigned one (made
-  // on each call: only the Graph is kept, not a second copy of it).
-  GraphDef placed_graph() const { return graph_->ToGraphDef(); }
+  // on each call from the serialized copy).
+  GraphDef placed_graph() const;
   const DeviceSet& devices() const { return devices_; }
 
  private:
   ExecutionState() = default;
+  // Indexes the placed `graph` and keeps it serialized.
+  void Keep(std::unique_ptr<Graph> graph);
 
   DeviceSet devices_;
-  // Placed; FindNode's nodes; each client graph is imported from its
-  // ToGraphDef (which never changes: the graph is not changed after Create).
-  std::unique_ptr<Graph> graph_;
-  std::unordered_map<std::string, Node*> by_name_;
+  // The placed graph as Graph::ToGraphDef wrote it, serialized; each client
+  // graph is imported from it. A graph too big to serialize (2 GB) is kept
+  // as a GraphDef instead.
+  std::string placed_bytes_;
+  std::unique_ptr<GraphDef> placed_def_;
+  std::unordered_map<std::string, PlacedNode> by_name_;
+  std::unordered_set<std::string> op_names_;  // PlacedNode::op's strings
 };
 
 // The key under which DirectSession and MasterSession cache what they built

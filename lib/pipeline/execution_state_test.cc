@@ -95,7 +95,7 @@ TEST_CASE("execution state places the whole graph once", "[pipeline]") {
     CHECK(node.device() == (node.name() == "m" ? kCpu1 : kCpu0));
   }
   REQUIRE(state->FindNode("m") != nullptr);
-  CHECK(state->FindNode("m")->assigned_device_name() == kCpu1);
+  CHECK(state->DeviceOf(*state->FindNode("m")) == kCpu1);
   CHECK(state->FindNode("nope") == nullptr);
 }
 
@@ -115,7 +115,7 @@ TEST_CASE("execution state puts nodes without a job on the default task",
   }
   options.default_task.clear();
   auto plain = MakeState(kGraph, options);
-  CHECK(plain->FindNode("n")->assigned_device_name() ==
+  CHECK(plain->DeviceOf(*plain->FindNode("n")) ==
         "/job:w/replica:0/task:0/device:CPU:0");
 }
 
