@@ -12,10 +12,10 @@
 #include <unordered_set>
 
 #include "lib/graph/tensor_id.h"
+#include "lib/optimize/function_inline.h"
 #include "lib/prune/prune_unused.h"
 #include "lib/savedmodel/freeze_resources.h"
 #include "lib/savedmodel/freeze_tables.h"
-#include "lib/optimize/function_inline.h"
 
 namespace dfg {
 namespace {
@@ -64,6 +64,19 @@ class Freezer {
     }
     Prune();
     return Check();
+  }
+
+  // The same graph before any variable is read: what `dfg dot --signature`
+  // draws (no checkpoint needed, variables still VarHandleOp/ReadVariableOp).
+  StatusOr<GraphDef> Computation() {
+    DFG_RETURN_IF_ERROR(ReadSignature());
+    RenameClashes();
+    AddInputPlaceholders();
+    AddOutputNodes();
+    FunctionInliner inliner(&graph_);
+    DFG_RETURN_IF_ERROR(inliner.InlineCallsNeededBy(roots_));
+    Prune();
+    return std::move(graph_);
   }
 
  private:
@@ -490,6 +503,13 @@ class Freezer {
 StatusOr<GraphDef> FreezeSavedModel(const LoadedGraph& model,
                                     const FreezeOptions& options) {
   return Freezer(model, options).Run();
+}
+
+StatusOr<GraphDef> SignatureComputation(const LoadedGraph& model,
+                                        const std::string& signature) {
+  FreezeOptions options;
+  options.signature = signature;
+  return Freezer(model, options).Computation();
 }
 
 }  // namespace dfg
