@@ -154,6 +154,7 @@ int RunDot(Context& ctx, const DotFlags& flags) {
   options.max_nodes = flags.max_nodes;
   options.focus = flags.focus;
   options.radius = flags.radius;
+  options.full_names = flags.full_names;
   if (flags.outer_graph && !flags.signature.empty()) {
     return ctx.Usage(
         "--outer-graph draws no signature; give one of "
@@ -219,6 +220,10 @@ void RegisterDot(CLI::App& app, Context& ctx) {
   sub->add_option("--radius", flags->radius,
                   "with --focus: hops from NODE (default 2)")
       ->check(AtLeast(0));
+  sub->add_flag("--full-names", flags->full_names,
+                "label nodes with their whole names (default: without the "
+                "scopes their cluster or all nodes share; the whole name is "
+                "each node's tooltip)");
   HintSignature(sub->add_option(
       "--signature", flags->signature,
       "SavedModel: draw this signature's computation, calls inlined "

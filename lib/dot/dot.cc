@@ -294,6 +294,7 @@ StatusOr<std::string> Draw(
   dot_internal::WriterOptions writer_options;
   writer_options.clusters = clusters;
   writer_options.left_to_right = options.left_to_right;
+  writer_options.full_names = options.full_names;
   writer_options.graph_nodes = r.graph_nodes;
   PlanLayout(view, writer_options, r);
   DFG_RETURN_IF_ERROR(CheckRenderSize(options, r));
