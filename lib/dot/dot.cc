@@ -1,6 +1,7 @@
 // Drawing: the view (dot_model.h) becomes a cgraph graph, which is written as
-// DOT or laid out and rendered by gvc. Graphviz does the quoting and
-// escaping; node ids are "n<k>" in view order, so the output is stable.
+// DOT (dot_text.h: agwrite's text without its quadratic cost) or laid out and
+// rendered by gvc. Graphviz's agcanonStr does the quoting and escaping; node
+// ids are "n<k>" in view order, so the output is stable.
 #include "lib/dot/dot.h"
 
 #include <graphviz/cgraph.h>
@@ -13,6 +14,7 @@
 #include <mutex>
 
 #include "lib/dot/dot_model.h"
+#include "lib/dot/dot_text.h"
 #include "lib/dot/dot_writer.h"
 
 namespace dfg {
@@ -72,7 +74,7 @@ const char* GvFormat(DotFormat format) {
   return "dot";
 }
 
-StatusOr<std::string> WriteDotText(Agraph_t* graph) {
+StatusOr<std::string> AgwriteText(Agraph_t* graph) {
   char* buffer = nullptr;
   size_t size = 0;
   FILE* file = open_memstream(&buffer, &size);
@@ -127,10 +129,15 @@ Status CheckBitmapSize(Agraph_t* graph, DotFormat format) {
       width, height, kMaxBitmapPixels);
 }
 
-// Lays out `graph` with dot and renders it; kDot writes the text as is.
+// Lays out `graph` with dot and renders it; kDot writes the text as is,
+// through dfg's writer (linear; dot_text.h) for a graph BuildAgraph made,
+// else through agwrite.
 StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
-                             const GraphvizErrors& errors) {
-  if (format == DotFormat::kDot) return WriteDotText(graph);
+                             const GraphvizErrors& errors, bool built) {
+  if (format == DotFormat::kDot) {
+    if (built) return dot_internal::WriteDotText(graph);
+    return AgwriteText(graph);
+  }
   // One context for the process, used under a lock (Graphviz is not
   // thread-safe). Graphviz 2.42's pango plugin caches a pointer to the last
   // font name, which the context's font dictionary owns: a context freed
@@ -303,7 +310,8 @@ StatusOr<std::string> Draw(
     return Internal("graphviz could not build the graph: {}",
                     errors.Text("no reason given"));
   }
-  StatusOr<std::string> result = Render(graph, options.format, errors);
+  StatusOr<std::string> result =
+      Render(graph, options.format, errors, /*built=*/true);
   agclose(graph);
   return result;
 }
@@ -336,7 +344,7 @@ StatusOr<std::string> RenderDot(std::string_view dot_text, DotFormat format) {
     return InvalidArgument("not a DOT graph Graphviz accepts: {}",
                            errors.Text("empty input"));
   }
-  StatusOr<std::string> result = Render(graph, format, errors);
+  StatusOr<std::string> result = Render(graph, format, errors, /*built=*/false);
   agclose(graph);
   return result;
 }

@@ -1,5 +1,6 @@
-// Graphs as pictures: DOT text built through Graphviz's cgraph, optionally
-// laid out and rendered (SVG, PNG, PDF) through its gvc library.
+// Graphs as pictures: DOT text built through Graphviz's cgraph (and written
+// by dfg, as agwrite would but in linear time), optionally laid out and
+// rendered (SVG, PNG, PDF) through its gvc library.
 //
 // GraphToDot draws one GraphDef; PartitionsToDot draws the partition graphs
 // that `dfg partition` produces, one cluster per partition, with each
