@@ -203,7 +203,7 @@ void RegisterDot(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"dot", "svg", "png", "pdf"}));
   sub->add_option("--cluster", flags->cluster,
                   "group nodes by device, name scope, or not at all (default: "
-                  "device when any node has one, else scope)")
+                  "device when nodes are on two or more, else scope)")
       ->check(CLI::IsMember({"auto", "device", "scope", "none"}));
   sub->add_option("--rankdir", flags->rankdir,
                   "TB (top to bottom, default) or LR (left to right)")

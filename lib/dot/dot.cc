@@ -195,7 +195,9 @@ dot_internal::ClusterBy ResolveClusters(const DotModel& model,
   if (partitions) return ClusterBy::kPartition;
   if (options.cluster == DotCluster::kDevice) return ClusterBy::kDevice;
   if (options.cluster == DotCluster::kScope) return ClusterBy::kScope;
-  return model.devices.empty() ? ClusterBy::kScope : ClusterBy::kDevice;
+  // One device says nothing a cluster should (the fill colour and legend
+  // show it); its name scopes, a Keras model's layers, do.
+  return model.devices.size() < 2 ? ClusterBy::kScope : ClusterBy::kDevice;
 }
 
 // Focus, then fold (explicitly or because of max_nodes), filling `report`.

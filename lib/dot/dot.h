@@ -35,8 +35,8 @@
 namespace dfg {
 
 enum class DotCluster {
-  kAuto,    // by device when any node has a device set, else by name scope;
-            // PartitionsToDot: by partition
+  kAuto,    // by device when nodes are on two devices or more, else by name
+            // scope; PartitionsToDot: by partition
   kDevice,  // one cluster per device
   kScope,   // nested clusters per name scope ("a/b/c" is in "a" and "a/b")
   kNone,
