@@ -133,6 +133,13 @@ bool SelectSignature(Context& ctx, const DotFlags& flags, LoadedGraph* loaded) {
   }
   if (key->empty()) return true;
   auto computation = SignatureComputation(*loaded, *key);
+  if (!computation.ok() && flags.signature.empty()) {
+    // Not asked for: the graph as stored is still worth drawing.
+    *ctx.io.err << "dfg dot: note: cannot draw signature '" << *key << "' ("
+                << computation.status().message()
+                << "); drawing the SavedModel's whole graph\n";
+    return true;
+  }
   if (!computation.ok()) {
     ctx.Error(computation.status(), InputName(flags.input));
     return false;

@@ -106,8 +106,8 @@ class Freezer {
       for (const Endpoint& e : *list) {
         if (e.info.encoding_case() != TensorInfo::kName) {
           return InvalidArgument(
-              "{}: '{}' is a sparse or composite tensor; dfg freeze handles "
-              "dense tensors only",
+              "{}: '{}' is a sparse or composite tensor; freezing and drawing "
+              "a signature handle dense tensors only",
               Where(), e.key);
         }
         if (list == &outputs_ && input_keys.count(e.key)) {
