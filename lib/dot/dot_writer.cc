@@ -153,6 +153,7 @@ class Writer {
     nodes_.reserve(view_.nodes.size());
     for (size_t v = 0; v < view_.nodes.size(); ++v) AddNode(v);
     for (const ViewEdge& e : view_.edges) AddEdge(e);
+    if (!clusters_.empty()) RankGlobally();  // scope clusters, once drawn
     if (!model_.devices.empty()) AddLegend();
     return graph_;
   }
@@ -161,12 +162,9 @@ class Writer {
   void DeclareAttributes() {
     agattr(graph_, AGRAPH, Mutable("rankdir"),
            Mutable(options_.left_to_right ? "LR" : "TB"));
-    // Clusters hold nodes of many ranks; the global ranking keeps the flow
-    // between them top-down (dot's default ranks each cluster on its own and
-    // turns edges between clusters, a Send -> Recv or a Keras layer's input,
-    // upwards).
-    if (options_.clusters != ClusterBy::kNone) {
-      agattr(graph_, AGRAPH, Mutable("newrank"), Mutable("true"));
+    if (options_.clusters == ClusterBy::kDevice ||
+        options_.clusters == ClusterBy::kPartition) {
+      RankGlobally();
     }
     if (options_.fast_layout) {
       agattr(graph_, AGRAPH, Mutable("nslimit"), Mutable("1"));
@@ -185,6 +183,14 @@ class Writer {
                          Mutable(""));
     edge_style_ = agattr(graph_, AGEDGE, Mutable("style"), Mutable(""));
     constraint_ = agattr(graph_, AGEDGE, Mutable("constraint"), Mutable(""));
+  }
+
+  // Clusters hold nodes of many ranks; the global ranking keeps the flow
+  // between them top-down (dot's default ranks each cluster on its own and
+  // turns edges between clusters, a Send -> Recv or a Keras layer's input,
+  // upwards).
+  void RankGlobally() {
+    agattr(graph_, AGRAPH, Mutable("newrank"), Mutable("true"));
   }
 
   std::string_view ViewName(int v) const {
