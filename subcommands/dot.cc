@@ -11,6 +11,7 @@
 
 #include "lib/base/strings.h"
 #include "lib/graph/graph_check.h"
+#include "lib/savedmodel/freeze.h"
 #include "subcommands/completion_script.h"
 #include "subcommands/subcommands.h"
 
@@ -28,6 +29,9 @@ struct DotFlags {
   int radius = 2;
   std::string render;  // -T
   std::string format;  // -f, --format
+  std::string signature;
+  bool outer_graph = false;
+  bool full_names = false;
 };
 
 // The form the -o extension names (.svg, .png, .pdf, .dot, .gv), or "".
@@ -87,6 +91,68 @@ DotCluster ClusterOption(const std::string& name) {
   return DotCluster::kAuto;
 }
 
+constexpr const char kServingDefault[] = "serving_default";
+
+// The signature to draw: --signature, else a SavedModel's serving_default;
+// "" draws the graph as read (a GraphDef, --outer-graph, or a SavedModel
+// without serving_default).
+StatusOr<std::string> ChooseSignature(const LoadedGraph& loaded,
+                                      const DotFlags& flags) {
+  if (flags.outer_graph) return std::string();
+  if (flags.signature.empty()) {
+    bool has_default = loaded.container == GraphContainer::kSavedModel &&
+                       loaded.signatures.count(kServingDefault) > 0;
+    return std::string(has_default ? kServingDefault : "");
+  }
+  if (loaded.container == GraphContainer::kGraphDef ||
+      loaded.container == GraphContainer::kTfjsModel) {
+    return InvalidArgument(
+        "not a SavedModel: --signature {} draws a signature of a SavedModel "
+        "or MetaGraphDef, and a GraphDef has none",
+        flags.signature);
+  }
+  if (loaded.signatures.count(flags.signature)) return flags.signature;
+  std::vector<std::string> keys;
+  for (const auto& [key, def] : loaded.signatures) {
+    // The init op is stored as a signature but computes nothing to draw.
+    if (key != "__saved_model_init_op") keys.push_back(key);
+  }
+  return NotFound(
+      "no signature '{}'{}; the signatures are: {}", flags.signature,
+      DidYouMean(flags.signature, keys),
+      keys.empty() ? "none" : fmt::format("{}", fmt::join(keys, ", ")));
+}
+
+// What a user means by "the model": the chosen signature's computation with
+// its function calls inlined, as dfg freeze and dfg run see it.
+bool SelectSignature(Context& ctx, const DotFlags& flags, LoadedGraph* loaded) {
+  StatusOr<std::string> key = ChooseSignature(*loaded, flags);
+  if (!key.ok()) {
+    ctx.Error(key.status(), InputName(flags.input));
+    return false;
+  }
+  if (key->empty()) return true;
+  auto computation = SignatureComputation(*loaded, *key);
+  if (!computation.ok() && flags.signature.empty()) {
+    // Not asked for: the graph as stored is still worth drawing.
+    *ctx.io.err << "dfg dot: note: cannot draw signature '" << *key << "' ("
+                << computation.status().message()
+                << "); drawing the SavedModel's whole graph\n";
+    return true;
+  }
+  if (!computation.ok()) {
+    ctx.Error(computation.status(), InputName(flags.input));
+    return false;
+  }
+  loaded->graph = *std::move(computation);
+  if (flags.signature.empty()) {
+    *ctx.io.err << "dfg dot: note: drawing signature '" << *key
+                << "' (calls inlined); --signature KEY draws another, "
+                   "--outer-graph the SavedModel's whole graph\n";
+  }
+  return true;
+}
+
 int RunDot(Context& ctx, const DotFlags& flags) {
   DotOptions options;
   options.cluster = ClusterOption(flags.cluster);
@@ -95,12 +161,19 @@ int RunDot(Context& ctx, const DotFlags& flags) {
   options.max_nodes = flags.max_nodes;
   options.focus = flags.focus;
   options.radius = flags.radius;
+  options.full_names = flags.full_names;
+  if (flags.outer_graph && !flags.signature.empty()) {
+    return ctx.Usage(
+        "--outer-graph draws no signature; give one of "
+        "--outer-graph and --signature");
+  }
   StatusOr<DotFormat> format = OutputForm(flags);
   if (!format.ok()) return ctx.Usage(format.status().message());
   options.format = *format;
 
   LoadedGraph loaded;
   if (!LoadInput(ctx, flags.input, &loaded)) return ctx.exit_code;
+  if (!SelectSignature(ctx, flags, &loaded)) return ctx.exit_code;
   Status structure = CheckGraphStructure(loaded.graph);
   if (!structure.ok()) return ctx.Error(structure, InputName(flags.input));
   DotReport report;
@@ -137,7 +210,7 @@ void RegisterDot(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"dot", "svg", "png", "pdf"}));
   sub->add_option("--cluster", flags->cluster,
                   "group nodes by device, name scope, or not at all (default: "
-                  "device when any node has one, else scope)")
+                  "device when nodes are on two or more, else scope)")
       ->check(CLI::IsMember({"auto", "device", "scope", "none"}));
   sub->add_option("--rankdir", flags->rankdir,
                   "TB (top to bottom, default) or LR (left to right)")
@@ -154,6 +227,17 @@ void RegisterDot(CLI::App& app, Context& ctx) {
   sub->add_option("--radius", flags->radius,
                   "with --focus: hops from NODE (default 2)")
       ->check(AtLeast(0));
+  sub->add_flag("--full-names", flags->full_names,
+                "label nodes with their whole names (default: without the "
+                "scopes their cluster or all nodes share; the whole name is "
+                "each node's tooltip)");
+  HintSignature(sub->add_option(
+      "--signature", flags->signature,
+      "SavedModel: draw this signature's computation, calls inlined "
+      "(default: serving_default when there is one)"));
+  sub->add_flag("--outer-graph", flags->outer_graph,
+                "SavedModel: draw its whole graph as stored (variables, "
+                "saver, the calls) instead of a signature");
 }
 
 }  // namespace dfg

@@ -1,6 +1,7 @@
 // Drawing: the view (dot_model.h) becomes a cgraph graph, which is written as
-// DOT or laid out and rendered by gvc. Graphviz does the quoting and
-// escaping; node ids are "n<k>" in view order, so the output is stable.
+// DOT (dot_text.h: agwrite's text without its quadratic cost) or laid out and
+// rendered by gvc. Graphviz's agcanonStr does the quoting and escaping; node
+// ids are "n<k>" in view order, so the output is stable.
 #include "lib/dot/dot.h"
 
 #include <graphviz/cgraph.h>
@@ -13,6 +14,7 @@
 #include <mutex>
 
 #include "lib/dot/dot_model.h"
+#include "lib/dot/dot_text.h"
 #include "lib/dot/dot_writer.h"
 
 namespace dfg {
@@ -72,7 +74,7 @@ const char* GvFormat(DotFormat format) {
   return "dot";
 }
 
-StatusOr<std::string> WriteDotText(Agraph_t* graph) {
+StatusOr<std::string> AgwriteText(Agraph_t* graph) {
   char* buffer = nullptr;
   size_t size = 0;
   FILE* file = open_memstream(&buffer, &size);
@@ -127,10 +129,15 @@ Status CheckBitmapSize(Agraph_t* graph, DotFormat format) {
       width, height, kMaxBitmapPixels);
 }
 
-// Lays out `graph` with dot and renders it; kDot writes the text as is.
+// Lays out `graph` with dot and renders it; kDot writes the text as is,
+// through dfg's writer (linear; dot_text.h) for a graph BuildAgraph made,
+// else through agwrite.
 StatusOr<std::string> Render(Agraph_t* graph, DotFormat format,
-                             const GraphvizErrors& errors) {
-  if (format == DotFormat::kDot) return WriteDotText(graph);
+                             const GraphvizErrors& errors, bool built) {
+  if (format == DotFormat::kDot) {
+    if (built) return dot_internal::WriteDotText(graph);
+    return AgwriteText(graph);
+  }
   // One context for the process, used under a lock (Graphviz is not
   // thread-safe). Graphviz 2.42's pango plugin caches a pointer to the last
   // font name, which the context's font dictionary owns: a context freed
@@ -188,7 +195,9 @@ dot_internal::ClusterBy ResolveClusters(const DotModel& model,
   if (partitions) return ClusterBy::kPartition;
   if (options.cluster == DotCluster::kDevice) return ClusterBy::kDevice;
   if (options.cluster == DotCluster::kScope) return ClusterBy::kScope;
-  return model.devices.empty() ? ClusterBy::kScope : ClusterBy::kDevice;
+  // One device says nothing a cluster should (the fill colour and legend
+  // show it); its name scopes, a Keras model's layers, do.
+  return model.devices.size() < 2 ? ClusterBy::kScope : ClusterBy::kDevice;
 }
 
 // Focus, then fold (explicitly or because of max_nodes), filling `report`.
@@ -294,6 +303,7 @@ StatusOr<std::string> Draw(
   dot_internal::WriterOptions writer_options;
   writer_options.clusters = clusters;
   writer_options.left_to_right = options.left_to_right;
+  writer_options.full_names = options.full_names;
   writer_options.graph_nodes = r.graph_nodes;
   PlanLayout(view, writer_options, r);
   DFG_RETURN_IF_ERROR(CheckRenderSize(options, r));
@@ -302,7 +312,8 @@ StatusOr<std::string> Draw(
     return Internal("graphviz could not build the graph: {}",
                     errors.Text("no reason given"));
   }
-  StatusOr<std::string> result = Render(graph, options.format, errors);
+  StatusOr<std::string> result =
+      Render(graph, options.format, errors, /*built=*/true);
   agclose(graph);
   return result;
 }
@@ -335,7 +346,7 @@ StatusOr<std::string> RenderDot(std::string_view dot_text, DotFormat format) {
     return InvalidArgument("not a DOT graph Graphviz accepts: {}",
                            errors.Text("empty input"));
   }
-  StatusOr<std::string> result = Render(graph, format, errors);
+  StatusOr<std::string> result = Render(graph, format, errors, /*built=*/false);
   agclose(graph);
   return result;
 }

@@ -1,5 +1,6 @@
-// Graphs as pictures: DOT text built through Graphviz's cgraph, optionally
-// laid out and rendered (SVG, PNG, PDF) through its gvc library.
+// Graphs as pictures: DOT text built through Graphviz's cgraph (and written
+// by dfg, as agwrite would but in linear time), optionally laid out and
+// rendered (SVG, PNG, PDF) through its gvc library.
 //
 // GraphToDot draws one GraphDef; PartitionsToDot draws the partition graphs
 // that `dfg partition` produces, one cluster per partition, with each
@@ -7,9 +8,11 @@
 // send_device and recv_device) by an edge labelled with the tensor_name.
 //
 // What is drawn (TF-SEMANTICS.md §5 conventions, extended):
-// - node label = name, plus "\n(<op>)" unless the op is NoOp or the name
-//   starts with "<op>_"; shape by role (feeds and placeholders, constants and
-//   variables, Send/Recv, control flow, fetches/retvals, other ops);
+// - node label = name (without the scopes its cluster, or every drawn node,
+//   shares; the whole name is the tooltip), plus "\n(<op>)" unless the op is
+//   NoOp or the name starts with "<op>_"; shape by role (feeds and
+//   placeholders, constants and variables, Send/Recv, control flow,
+//   fetches/retvals, other ops);
 // - fill colour per device (devices sorted, §5 palette) with a legend;
 // - data edges solid, labelled with dtype/shape where known and ":k" for an
 //   output port k > 0; control edges dashed; NextIteration -> Merge back
@@ -32,8 +35,8 @@
 namespace dfg {
 
 enum class DotCluster {
-  kAuto,    // by device when any node has a device set, else by name scope;
-            // PartitionsToDot: by partition
+  kAuto,    // by device when nodes are on two devices or more, else by name
+            // scope; PartitionsToDot: by partition
   kDevice,  // one cluster per device
   kScope,   // nested clusters per name scope ("a/b/c" is in "a" and "a/b")
   kNone,
@@ -65,6 +68,12 @@ struct DotOptions {
   int radius = 2;
 
   DotFormat format = DotFormat::kDot;
+
+  // Label nodes with their whole names. By default a label leaves out what
+  // the picture already says: the scope of the cluster the node is drawn in
+  // (clustering by scope), else the scopes every drawn name starts with.
+  // Either way each node's tooltip is its whole name.
+  bool full_names = false;
 };
 
 // What the drawing did by itself, for the caller to tell the user.

@@ -103,6 +103,7 @@ constexpr const char* kSmall = R"pb(
 TEST_CASE("labels show the op unless it is NoOp or the name starts with it",
           "[dot]") {
   Drawn drawn = Draw(ParseGraph(kSmall));
+  // Device clusters: the scopes shared by every node (none here) are left out.
   CHECK(drawn.nodes["dense/MatMul"]["label"] == "dense/MatMul\\n(MatMul)");
   CHECK(drawn.nodes["init"]["label"] == "init");
   CHECK(drawn.nodes["Identity_1"]["label"] == "Identity_1");

@@ -1,6 +1,6 @@
 // Tests of lib/dot read the DOT they get back through cgraph into a canonical
-// form: nodes by name (the first label line), edges as "a -> b" with their
-// attributes, clusters by label with their members.
+// form: nodes by name (the tooltip, else the first label line), edges as "a ->
+// b" with their attributes, clusters by label with their members.
 #ifndef DFG_LIB_DOT_DOT_TEST_UTIL_H_
 #define DFG_LIB_DOT_DOT_TEST_UTIL_H_
 
@@ -52,13 +52,19 @@ inline std::string Attr(void* object, const char* name) {
   return value == nullptr ? "" : value;
 }
 
+// A node's whole name: its tooltip (labels leave scopes out), else its label.
+inline std::string NodeName(Agnode_t* n) {
+  std::string tooltip = Attr(n, "tooltip");
+  return NameOfLabel(tooltip.empty() ? Attr(n, "label") : tooltip);
+}
+
 inline void CollectClusters(Agraph_t* graph, Drawn& drawn) {
   for (Agraph_t* sub = agfstsubg(graph); sub != nullptr; sub = agnxtsubg(sub)) {
     std::string name = agnameof(sub);
     if (name.rfind("cluster", 0) == 0) {
       std::set<std::string>& members = drawn.clusters[Attr(sub, "label")];
       for (Agnode_t* n = agfstnode(sub); n != nullptr; n = agnxtnode(sub, n)) {
-        members.insert(NameOfLabel(Attr(n, "label")));
+        members.insert(NodeName(n));
       }
     }
     CollectClusters(sub, drawn);
@@ -77,11 +83,11 @@ inline Drawn ReadDrawn(const std::string& dot) {
       drawn.legend = Attr(n, "label");
       continue;
     }
-    std::string name = NameOfLabel(Attr(n, "label"));
+    std::string name = NodeName(n);
     names[n] = name;
     auto& attrs = drawn.nodes[name];
     for (const char* a :
-         {"label", "shape", "style", "fillcolor", "fontcolor"}) {
+         {"label", "shape", "style", "fillcolor", "fontcolor", "tooltip"}) {
       attrs[a] = Attr(n, a);
     }
   }

@@ -149,9 +149,11 @@ class Writer {
     if (graph_ == nullptr) return nullptr;
     DeclareAttributes();
     if (options_.clusters == ClusterBy::kScope) PlanScopes();
+    FindCommonPrefix();
     nodes_.reserve(view_.nodes.size());
     for (size_t v = 0; v < view_.nodes.size(); ++v) AddNode(v);
     for (const ViewEdge& e : view_.edges) AddEdge(e);
+    if (!clusters_.empty()) RankGlobally();  // scope clusters, once drawn
     if (!model_.devices.empty()) AddLegend();
     return graph_;
   }
@@ -160,12 +162,9 @@ class Writer {
   void DeclareAttributes() {
     agattr(graph_, AGRAPH, Mutable("rankdir"),
            Mutable(options_.left_to_right ? "LR" : "TB"));
-    // Device and partition clusters hold nodes of every rank; the global
-    // ranking keeps the flow between them top-down (dot's default ranks each
-    // cluster on its own and may turn a Send -> Recv edge upwards).
     if (options_.clusters == ClusterBy::kDevice ||
         options_.clusters == ClusterBy::kPartition) {
-      agattr(graph_, AGRAPH, Mutable("newrank"), Mutable("true"));
+      RankGlobally();
     }
     if (options_.fast_layout) {
       agattr(graph_, AGRAPH, Mutable("nslimit"), Mutable("1"));
@@ -175,6 +174,7 @@ class Writer {
     shape_ = agattr(graph_, AGNODE, Mutable("shape"), Mutable("box"));
     style_ = agattr(graph_, AGNODE, Mutable("style"), Mutable("rounded"));
     label_ = agattr(graph_, AGNODE, Mutable("label"), Mutable("\\N"));
+    tooltip_ = agattr(graph_, AGNODE, Mutable("tooltip"), Mutable(""));
     fillcolor_ = agattr(graph_, AGNODE, Mutable("fillcolor"), Mutable(""));
     fontcolor_ = agattr(graph_, AGNODE, Mutable("fontcolor"), Mutable(""));
     margin_ = agattr(graph_, AGNODE, Mutable("margin"), Mutable(""));
@@ -183,6 +183,14 @@ class Writer {
                          Mutable(""));
     edge_style_ = agattr(graph_, AGEDGE, Mutable("style"), Mutable(""));
     constraint_ = agattr(graph_, AGEDGE, Mutable("constraint"), Mutable(""));
+  }
+
+  // Clusters hold nodes of many ranks; the global ranking keeps the flow
+  // between them top-down (dot's default ranks each cluster on its own and
+  // turns edges between clusters, a Send -> Recv or a Keras layer's input,
+  // upwards).
+  void RankGlobally() {
+    agattr(graph_, AGRAPH, Mutable("newrank"), Mutable("true"));
   }
 
   std::string_view ViewName(int v) const {
@@ -225,6 +233,47 @@ class Writer {
     for (auto [scope, n] : count) {
       if (n >= 2 && largest_child[scope] < n) drawn_scopes_.insert(scope);
     }
+  }
+
+  // The scopes (with their '/') that every drawn name starts with.
+  void FindCommonPrefix() {
+    bool first = true;
+    for (size_t v = 0; v < view_.nodes.size(); ++v) {
+      if (view_.nodes[v].link_to >= 0) continue;
+      std::string_view name = ViewName(v);
+      if (first) {
+        size_t slash = name.rfind('/');
+        common_prefix_ = slash == std::string_view::npos
+                             ? std::string_view()
+                             : name.substr(0, slash + 1);
+        first = false;
+      }
+      while (!common_prefix_.empty() &&
+             name.substr(0, common_prefix_.size()) != common_prefix_) {
+        common_prefix_ = common_prefix_.substr(0, common_prefix_.size() - 1);
+        size_t slash = common_prefix_.rfind('/');
+        common_prefix_ = slash == std::string_view::npos
+                             ? std::string_view()
+                             : common_prefix_.substr(0, slash + 1);
+      }
+    }
+  }
+
+  // What the label shows of view node v's name: without the scope of the
+  // cluster it is drawn in (a node named like its cluster keeps its last
+  // part), else without the common prefix.
+  std::string_view ShownName(int v) const {
+    std::string_view name = ViewName(v);
+    if (options_.full_names) return name;
+    std::string_view prefix = common_prefix_;
+    if (options_.clusters == ClusterBy::kScope && view_.nodes[v].anchor < 0) {
+      std::string_view scope = DrawnScope(NodeScope(v));
+      if (scope == name) scope = DrawnScope(Parent(scope));
+      if (!scope.empty() && scope.size() + 1 > prefix.size()) {
+        return name.substr(scope.size() + 1);
+      }
+    }
+    return name.substr(prefix.size());
   }
 
   std::string_view DrawnScope(std::string_view scope) const {
@@ -281,8 +330,9 @@ class Writer {
     Agnode_t* n = agnode(parent, Mutable("n" + std::to_string(v)), 1);
     nodes_.push_back(n);
     parents_.push_back(parent);
+    agxset(n, tooltip_, Mutable(EscapeLabel(ViewName(v))));
     if (node.link_to >= 0) {  // the name alone, plain, beside its consumer
-      agxset(n, label_, Mutable(EscapeLabel(ViewName(v))));
+      agxset(n, label_, Mutable(EscapeLabel(ShownName(v))));
       agxset(n, shape_, Mutable("plaintext"));
       agxset(n, style_, Mutable(""));
       return;
@@ -291,12 +341,13 @@ class Writer {
     std::string label;
     if (node.model_node < 0) {
       label =
-          fmt::format("{}\\n({} nodes)", EscapeLabel(node.scope), node.count);
+          fmt::format("{}\\n({} nodes)", EscapeLabel(ShownName(v)), node.count);
     } else {
       const ModelNode& m = model_.nodes[node.model_node];
       role = m.role;
-      label = role == Role::kMissing ? EscapeLabel(m.name) + "\\n(missing)"
-                                     : NodeLabel(m.name, m.op);
+      std::string_view shown = ShownName(v);
+      label = role == Role::kMissing ? EscapeLabel(shown) + "\\n(missing)"
+                                     : NodeLabel(shown, m.op);
     }
     agxset(n, label_, Mutable(label));
     if (role != Role::kOp && role != Role::kMissing) {
@@ -378,10 +429,12 @@ class Writer {
   std::map<std::string, Agraph_t*> clusters_;
   std::unordered_set<std::string_view> prefixes_;
   std::unordered_set<std::string_view> drawn_scopes_;
+  std::string_view common_prefix_;  // "a/b/" or ""
   Agsym_t* graph_label_ = nullptr;
   Agsym_t* shape_ = nullptr;
   Agsym_t* style_ = nullptr;
   Agsym_t* label_ = nullptr;
+  Agsym_t* tooltip_ = nullptr;
   Agsym_t* fillcolor_ = nullptr;
   Agsym_t* fontcolor_ = nullptr;
   Agsym_t* margin_ = nullptr;

@@ -25,6 +25,9 @@ struct WriterOptions {
   // Cap dot's network simplex (nslimit) and crossing minimisation (mclimit)
   // so that big graphs lay out in seconds.
   bool fast_layout = false;
+  // Labels show whole node names instead of names relative to the cluster
+  // (or, without scope clusters, to the prefix all drawn names share).
+  bool full_names = false;
 };
 
 // The §5 palette: device i (devices sorted) is drawn in kPalette[i % 9].

@@ -12,10 +12,10 @@
 #include <unordered_set>
 
 #include "lib/graph/tensor_id.h"
+#include "lib/optimize/function_inline.h"
 #include "lib/prune/prune_unused.h"
 #include "lib/savedmodel/freeze_resources.h"
 #include "lib/savedmodel/freeze_tables.h"
-#include "lib/optimize/function_inline.h"
 
 namespace dfg {
 namespace {
@@ -66,6 +66,19 @@ class Freezer {
     return Check();
   }
 
+  // The same graph before any variable is read: what `dfg dot --signature`
+  // draws (no checkpoint needed, variables still VarHandleOp/ReadVariableOp).
+  StatusOr<GraphDef> Computation() {
+    DFG_RETURN_IF_ERROR(ReadSignature());
+    RenameClashes();
+    AddInputPlaceholders();
+    AddOutputNodes();
+    FunctionInliner inliner(&graph_);
+    DFG_RETURN_IF_ERROR(inliner.InlineCallsNeededBy(roots_));
+    Prune();
+    return std::move(graph_);
+  }
+
  private:
   std::string Where() const { return "signature '" + options_.signature + "'"; }
 
@@ -93,8 +106,8 @@ class Freezer {
       for (const Endpoint& e : *list) {
         if (e.info.encoding_case() != TensorInfo::kName) {
           return InvalidArgument(
-              "{}: '{}' is a sparse or composite tensor; dfg freeze handles "
-              "dense tensors only",
+              "{}: '{}' is a sparse or composite tensor; freezing and drawing "
+              "a signature handle dense tensors only",
               Where(), e.key);
         }
         if (list == &outputs_ && input_keys.count(e.key)) {
@@ -490,6 +503,13 @@ class Freezer {
 StatusOr<GraphDef> FreezeSavedModel(const LoadedGraph& model,
                                     const FreezeOptions& options) {
   return Freezer(model, options).Run();
+}
+
+StatusOr<GraphDef> SignatureComputation(const LoadedGraph& model,
+                                        const std::string& signature) {
+  FreezeOptions options;
+  options.signature = signature;
+  return Freezer(model, options).Computation();
 }
 
 }  // namespace dfg

@@ -1,7 +1,7 @@
 // Freezing one signature of a SavedModel into a standalone GraphDef (what
 // TensorFlow's convert_variables_to_constants_v2 and freeze_graph give):
-// the signature's function calls inlined (lib/optimize/function_inline.h), each variable
-// read replaced by a Const holding the value the model has after
+// the signature's function calls inlined (lib/optimize/function_inline.h), each
+// variable read replaced by a Const holding the value the model has after
 // LoadSavedModel (restore and init op), and a variable passed on to a
 // While/If/Case body, a nested call or a gather converted as
 // convert_variables_to_constants_v2 converts it (freeze_resources.h), the
@@ -43,6 +43,14 @@ struct FreezeOptions {
 // (missing or corrupt checkpoint).
 StatusOr<tensorflow::GraphDef> FreezeSavedModel(const LoadedGraph& model,
                                                 const FreezeOptions& options);
+
+// The signature's computation as FreezeSavedModel shapes it (inputs as
+// Placeholders and outputs as nodes named by their keys, calls inlined,
+// the rest pruned) but with the variables left as they are: nothing is
+// loaded, so no checkpoint is read. Errors: those of FreezeSavedModel that
+// come before loading (unknown signature, sparse input or output).
+StatusOr<tensorflow::GraphDef> SignatureComputation(
+    const LoadedGraph& model, const std::string& signature);
 
 }  // namespace dfg
 
