@@ -5,8 +5,7 @@ limits as well as the ordinary paths: OUT/{graph,npy,checkpoint,request}.
   graph:      the testdata GraphDefs (text and binary), a function calling
               itself, a cycle of two, a 1000-deep call chain, text nested
               past the parser's depth limit, Consts whose shape claims
-              2^40 elements or whose tensor_content is short or long, the
-              hand-made seeds in lib/io/fuzz/seeds/graph.
+              2^40 elements or whose tensor_content is short or long.
   npy:        testdata/npy, headers claiming 2^62 elements, a negative or
               overflowing dimension, truncated data, a small zip bomb
               (10 MB of zeros in 10 KB), one deflate stream named by 31
@@ -21,7 +20,8 @@ limits as well as the ordinary paths: OUT/{graph,npy,checkpoint,request}.
               RegisterGraph of the recursive, cyclic and 1000-deep libraries
               and of Pad/Split/Fill/BroadcastTo with OOM-sized operands.
 
-Small on purpose (a few hundred KB): libFuzzer grows the corpus itself.
+Each set also takes the files under lib/*/fuzz/seeds/TARGET/ (past
+findings kept as seeds). Small on purpose (a few hundred KB): libFuzzer grows the corpus itself.
 
   lib/io/fuzz/make_hostile_seeds.py --dfg build/dfg OUT
 """
@@ -137,8 +137,6 @@ def graph_seeds(out):
             'func { name: "f" attr { key: "a" value { ' * 1000 +
             '} } } ' * 1000 + '} } }')
     write(out, "deep_text.pbtxt", deep)
-    for path in glob.glob(os.path.join(HERE, "seeds", "graph", "*")):
-        shutil.copy(path, out)
     return len(os.listdir(out))
 
 
@@ -368,6 +366,10 @@ def main():
     }
     counts["request"] = request_seeds(os.path.join(out, "request"), dfg,
                                       os.path.join(out, "graph"))
+    for name in counts:
+        for path in glob.glob(os.path.join(ROOT, "lib/*/fuzz/seeds", name, "*")):
+            shutil.copy(path, os.path.join(out, name))
+            counts[name] += 1
     for name, n in counts.items():
         print(f"{name}: {n} seeds in {os.path.join(out, name)}")
 
