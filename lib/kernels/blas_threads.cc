@@ -2,11 +2,12 @@
 
 #include <cblas.h>
 #include <dlfcn.h>
-#include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <mutex>
+
+#include "lib/kernels/omp_api.h"
 
 namespace dfg {
 namespace {

@@ -5,11 +5,12 @@
 // filter, the primitive built once, its own best weight layout. Arg: threads
 // (omp_set_num_threads). Compare BM_Conv2DKernel/T with BM_Conv2DOneDnn/T.
 #include <benchmark/benchmark.h>
-#include <omp.h>
 #include <time.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
 #include <vector>
+
+#include "lib/kernels/omp_api.h"
 
 namespace {
 

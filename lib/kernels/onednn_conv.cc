@@ -15,8 +15,6 @@
 // thread and executed without an OpenMP team; the parallelism is dfg's.
 #include "lib/kernels/onednn_conv.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -33,6 +31,7 @@
 #include <vector>
 
 #include "lib/kernels/const_buffers.h"
+#include "lib/kernels/omp_api.h"
 
 namespace dfg {
 namespace {

@@ -130,9 +130,28 @@ void LstmRowsBaseline(const GateRow& g, int64_t rows, int64_t cell, float* i,
 // Chosen on the first call, not by an ifunc resolver when the program
 // loads: a resolver runs before the sanitizers' runtimes are set up, and
 // ThreadSanitizer's instrumentation of it crashes the program.
+// Clang before 16 knows no level names for __builtin_cpu_supports: there
+// the features the two levels add that their code generation uses.
+#if defined(__clang__) && __clang_major__ < 16
+bool HasV4() {
+  return __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512cd") &&
+         __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl");
+}
+bool HasV3() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("bmi2");
+}
+#else
+bool HasV4() { return __builtin_cpu_supports("x86-64-v4"); }
+bool HasV3() { return __builtin_cpu_supports("x86-64-v3"); }
+#endif
+
 LstmRowsFn Choose() {
-  if (__builtin_cpu_supports("x86-64-v4")) return LstmRowsV4;
-  if (__builtin_cpu_supports("x86-64-v3")) return LstmRowsV3;
+  if (HasV4()) return LstmRowsV4;
+  if (HasV3()) return LstmRowsV3;
   return LstmRowsBaseline;
 }
 

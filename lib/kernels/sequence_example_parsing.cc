@@ -245,7 +245,11 @@ Status ContextLengths(std::span<const std::string> names, ProtosMap& map) {
 }
 
 Status ListLengths(std::span<const std::string> names, ProtosMap& map) {
-  for (auto& [key, f] : map) {
+  for (auto& entry : map) {
+    // Named references, not a structured binding: Clang before 16 cannot
+    // capture a binding in the lambda below.
+    const auto& key = entry.first;
+    auto& f = entry.second;
     for (size_t d = 0; d < f.protos.size(); ++d) {
       if (f.protos[d].empty()) continue;
       size_t elements = 0, rows = 0;
