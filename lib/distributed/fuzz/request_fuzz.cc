@@ -16,12 +16,15 @@
 #include "lib/distributed/cluster_spec.h"
 #include "lib/distributed/tensor_coding.h"
 #include "lib/distributed/worker.h"
+#include "lib/kernels/memory_budget.h"
 #include "lib/proto/master.pb.h"
 #include "lib/proto/worker.pb.h"
 
 namespace {
 
 namespace tf = tensorflow;
+
+constexpr int64_t kStepMemoryLimit = int64_t{256} << 20;
 
 dfg::Worker* GetWorker() {
   static dfg::Worker* worker = [] {
@@ -30,6 +33,9 @@ dfg::Worker* GetWorker() {
     options.num_cpus = 2;
     options.inter_op_threads = 1;
     options.intra_op_threads = 1;
+    // As a server run with --step-memory-limit 256M: what a step's
+    // kernels allocate is bounded (a claimed-huge tensor fails cleanly).
+    options.step_memory_limit = kStepMemoryLimit;
     return new dfg::Worker(options);
   }();
   return worker;
@@ -40,8 +46,12 @@ bool Parse(const uint8_t* data, size_t size, Request* request) {
   return request->ParseFromArray(data, static_cast<int>(size));
 }
 
+// Feeds decoded as the master decodes them: within the step memory limit
+// (a feed may claim a shape far bigger than its message).
 void Tensors(
     const google::protobuf::RepeatedPtrField<tf::NamedTensorProto>& ts) {
+  dfg::MemoryBudgetRef budget(dfg::MemoryBudget::New(kStepMemoryLimit));
+  dfg::ScopedMemoryBudget scope(budget.get());
   for (const auto& t : ts) (void)dfg::Tensor::FromProto(t.tensor());
 }
 
@@ -108,6 +118,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 5: {
       tf::RunCallableRequest request;
       if (!Parse(data, size, &request)) break;
+      dfg::MemoryBudgetRef budget(dfg::MemoryBudget::New(kStepMemoryLimit));
+      dfg::ScopedMemoryBudget scope(budget.get());
       for (const auto& t : request.feed()) (void)dfg::Tensor::FromProto(t);
       break;
     }
