@@ -184,14 +184,17 @@ std::function<std::string(int64_t)> ElementPrinter(const TensorProto& proto,
 std::string SummarizeTensor(const TensorProto& t) {
   int64_t n = 1;
   bool valid_shape = !t.tensor_shape().unknown_rank();
+  bool too_big = false;  // the element count or byte size overflows int64
   std::vector<int64_t> shape;
   for (const auto& d : t.tensor_shape().dim()) {
     if (d.size() < 0) valid_shape = false;
     shape.push_back(d.size());
-    n *= std::max<int64_t>(d.size(), 0);
+    too_big |= __builtin_mul_overflow(n, std::max<int64_t>(d.size(), 0), &n);
   }
-  if (!valid_shape ||
-      n * static_cast<int64_t>(DataTypeSize(t.dtype())) > (int64_t{32} << 20)) {
+  int64_t bytes = 0;
+  too_big |= __builtin_mul_overflow(
+      n, static_cast<int64_t>(DataTypeSize(t.dtype())), &bytes);
+  if (!valid_shape || too_big || bytes > (int64_t{32} << 20)) {
     return fmt::format("<TensorProto: {}>", t.ShortDebugString());
   }
   std::function<std::string(int64_t)> element;

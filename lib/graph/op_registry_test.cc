@@ -354,6 +354,13 @@ TEST_CASE("SummarizeNodeDef sorts attrs, puts _device last and prints values",
   tensorflow::AttrValue s;
   s.set_s("\xc3\xa9");
   CHECK(SummarizeAttrValue(s) == "\"\\303\\251\"");
+  // A shape whose element count overflows int64 (2^40 x 2^40): printed as
+  // the proto, not multiplied out (signed overflow, found by graph_fuzz).
+  tensorflow::AttrValue huge = testing::ParseTextProto<tensorflow::AttrValue>(
+      "tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1099511627776 } "
+      "dim { size: 1099511627776 } } float_val: 1 }");
+  CHECK(SummarizeAttrValue(huge).rfind("<TensorProto: dtype: DT_FLOAT", 0) ==
+        0);
 }
 
 std::vector<MemoryType> Memory(std::string_view device,
