@@ -160,6 +160,15 @@ struct MasterSession::Step : public std::enable_shared_from_this<Step> {
       if (!s.ok() && first_error.ok()) {
         first_error = s;
         first = true;
+      } else if (!s.ok() && !stopped &&
+                 first_error.code() == Code::kCancelled &&
+                 s.code() != Code::kCancelled) {
+        // A cancellation is often the echo of another part's failure (a
+        // peer that died aborts the RecvTensor calls it had open): the
+        // cause, when it arrives before the step ends, is the better
+        // error, as TensorFlow's StatusGroup prefers non-derived errors.
+        // (A step stopped on purpose keeps its reason: Ctrl-C, a deadline.)
+        first_error = s;
       }
       last = --pending == 0;
     }

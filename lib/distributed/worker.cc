@@ -462,15 +462,22 @@ void Worker::RecvTensor(const tensorflow::RecvTensorRequest& request,
   rendezvous_mgr_.Find(request.step_id())->RecvLocalAsync(key, std::move(done));
 }
 
-void Worker::RecvTensorCancelled(int64_t step_id) {
+void Worker::RecvTensorCancelled(int64_t step_id,
+                                 const std::string& rendezvous_key) {
   bool running;
   {
     std::lock_guard<std::mutex> lock(mu_);
     running = steps_.contains(step_id);
   }
   if (running) {
-    AbortStep(step_id,
-              Cancelled("RecvTensor of step {} was cancelled", step_id));
+    ParsedKey key;
+    const std::string receiver =
+        ParseKey(rendezvous_key, &key).ok()
+            ? fmt::format(" by its receiver {}", key.dst_device())
+            : std::string();
+    AbortStep(step_id, Cancelled("RecvTensor of step {} was cancelled{} (the "
+                                 "task went away or gave up)",
+                                 step_id, receiver));
   } else {
     rendezvous_mgr_.Cleanup(step_id);
   }

@@ -99,8 +99,10 @@ class Worker {
   // A RecvTensor call of `step_id` that its caller cancelled (or whose
   // deadline passed): as TensorFlow's worker does, the step's rendezvous is
   // aborted, which ends the call's wait; a rendezvous no running step holds
-  // (made by RecvTensor calls alone) is forgotten as well.
-  void RecvTensorCancelled(int64_t step_id);
+  // (made by RecvTensor calls alone) is forgotten as well. The error names
+  // the receiving device of `rendezvous_key` (the task that went away or
+  // gave up), so that a step failing this way says which task it lost.
+  void RecvTensorCancelled(int64_t step_id, const std::string& rendezvous_key);
 
   // Steps running now (tests: a cancelled step leaves none).
   int num_running_steps();

@@ -130,8 +130,9 @@ class WorkerServiceImpl final : public ServiceSet {
     }
     // A caller that gives up (cancels, or its deadline passes) must not
     // leave the call waiting for a tensor that may never come.
-    call->OnCancel(
-        [w, step_id = req.step_id()] { w->RecvTensorCancelled(step_id); });
+    call->OnCancel([w, step_id = req.step_id(), key = req.rendezvous_key()] {
+      w->RecvTensorCancelled(step_id, key);
+    });
     w->RecvTensor(
         req, [call](const Status& s, const Tensor& value, bool is_dead) {
           if (s.ok()) {
