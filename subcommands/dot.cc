@@ -11,6 +11,7 @@
 
 #include "lib/base/strings.h"
 #include "lib/graph/graph_check.h"
+#include "lib/optimize/optimize.h"
 #include "lib/savedmodel/freeze.h"
 #include "subcommands/completion_script.h"
 #include "subcommands/subcommands.h"
@@ -145,6 +146,15 @@ bool SelectSignature(Context& ctx, const DotFlags& flags, LoadedGraph* loaded) {
     return false;
   }
   loaded->graph = *std::move(computation);
+  // The inliner's Identity hops (each call's inputs and outputs) and the
+  // NoOps that only forward control are bookkeeping, not the model: the
+  // dependency pass (dfg optimize --passes dependency) takes them out. The
+  // signature's inputs and outputs are kept (Placeholders, and nothing
+  // consumes the outputs); on an error the inlined graph is drawn as is.
+  OptimizeOptions simplify;
+  simplify.passes = {"dependency"};
+  OptimizeReport unused;
+  (void)Optimize(&loaded->graph, simplify, &unused);
   if (flags.signature.empty()) {
     *ctx.io.err << "dfg dot: note: drawing signature '" << *key
                 << "' (calls inlined); --signature KEY draws another, "
