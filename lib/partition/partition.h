@@ -157,9 +157,9 @@ std::string PartitionFileName(std::string_view key);
 // the first; the union of their libraries (each function once).
 GraphDef MergePartitions(const std::map<std::string, GraphDef>& partitions);
 
-// `dfg partition --explain`: {"partitions": [{name, file, nodes, sends, recvs}],
-// "transfers": [{tensor_name, dtype, control, from: {device, node, port},
-// to: {device, node}, consumers, send, recv}]}, port -1 for control.
+// `dfg partition --explain`: {"partitions": [{name, file, nodes, sends,
+// recvs}], "transfers": [{tensor_name, dtype, control, from: {device, node,
+// port}, to: {device, node}, consumers, send, recv}]}, port -1 for control.
 std::string PartitionReportJson(
     const std::map<std::string, GraphDef>& partitions,
     const std::vector<Transfer>& transfers);
