@@ -423,65 +423,74 @@ bool AddToBiasAdd(PassContext& ctx, const GraphIndex& index, int i) {
   return false;
 }
 
+// The rewrites of one node by itself or its first input: involutions,
+// no-op Cast and Transpose, Reshape of a Reshape. The op is tested first:
+// on a big graph most nodes are none of these.
+void RewriteSimple(PassContext& ctx, const GraphIndex& index, NodeDef* n) {
+  GraphDef& g = ctx.graph();
+  const std::string& op = n->op();
+  if (IsInvolution(op)) {
+    const NodeDef* in0 = Producer(g, index, *n, 0);
+    if (in0 == nullptr || in0->op() != op || ctx.IsPreserved(*in0) ||
+        HasControlInputs(*in0) || in0->input_size() < 1) {
+      return;
+    }
+    // f(f(x)) = x: read x through an Identity of the outer node's name.
+    const std::string before = Describe(*n);
+    const std::string x = in0->input(0);
+    const tensorflow::AttrValue* t = Attr(*n, "T");
+    const std::string inner = Describe(*in0);
+    const std::string why = fmt::format("{0}({0}(x)) is x", in0->op());
+    n->set_input(0, x);
+    ToIdentity(n, t != nullptr ? t->type() : tensorflow::DT_FLOAT);
+    ctx.Record("arithmetic", {inner, before}, {n->name() + " (Identity)"}, why);
+  } else if (op == "Cast") {
+    const tensorflow::AttrValue* src = Attr(*n, "SrcT");
+    const tensorflow::AttrValue* dst = Attr(*n, "DstT");
+    const tensorflow::AttrValue* trunc = Attr(*n, "Truncate");
+    if (src != nullptr && dst != nullptr && src->type() == dst->type() &&
+        (trunc == nullptr || !trunc->b())) {
+      const std::string before = Describe(*n);
+      ToIdentity(n, src->type());
+      ctx.Record("arithmetic", {before}, {n->name() + " (Identity)"},
+                 "a Cast to the type its input has");
+    }
+  } else if (op == "Transpose") {
+    if (!IsIdentityPermutation(Producer(g, index, *n, 1))) return;
+    const std::string before = Describe(*n);
+    const tensorflow::AttrValue* t = Attr(*n, "T");
+    ToIdentity(n, t != nullptr ? t->type() : tensorflow::DT_FLOAT);
+    ctx.Record("arithmetic", {before}, {n->name() + " (Identity)"},
+               "a Transpose by the identity permutation");
+  } else if (op == "Reshape") {
+    const NodeDef* in0 = Producer(g, index, *n, 0);
+    if (in0 == nullptr || in0->op() != "Reshape" || ctx.IsPreserved(*in0) ||
+        HasControlInputs(*in0) || in0->input_size() < 2) {
+      return;
+    }
+    const std::string before = Describe(*n);
+    const std::string inner = Describe(*in0);
+    n->set_input(0, in0->input(0));
+    ctx.Record("arithmetic", {inner, before}, {Describe(*n)},
+               "a Reshape of a Reshape reshapes the first one's input");
+  }
+}
+
 }  // namespace
 
 Status RunArithmetic(PassContext& ctx) {
   GraphDef& g = ctx.graph();
-  GraphIndex index(g);
+  const GraphIndex& index = ctx.Index();
   const int count = g.node_size();  // nodes added on the way are new Consts
   std::unordered_map<int, int64_t> folded;  // BiasAdd -> its channels
   for (int i = 0; i < count; ++i) {
-    NodeDef* n = g.mutable_node(i);
-    if (ctx.IsPreserved(*n)) continue;
+    if (ctx.IsPreserved(g.node(i))) continue;
     if (MulConvPushDown(ctx, index, i) || AddToBiasAdd(ctx, index, i) ||
         MulBiasAddPushDown(ctx, index, i, &folded) ||
         AddIntoBiasAdd(ctx, index, i, folded)) {
       continue;
     }
-    n = g.mutable_node(i);
-    const std::string before = Describe(*n);
-    const NodeDef* in0 = Producer(g, index, *n, 0);
-    if (IsInvolution(n->op()) && in0 != nullptr && in0->op() == n->op() &&
-        !ctx.IsPreserved(*in0) && !HasControlInputs(*in0) &&
-        in0->input_size() >= 1) {
-      // f(f(x)) = x: read x through an Identity of the outer node's name.
-      const std::string x = in0->input(0);
-      const tensorflow::AttrValue* t = Attr(*n, "T");
-      const std::string inner = Describe(*in0);
-      n->set_input(0, x);
-      ToIdentity(n, t != nullptr ? t->type() : tensorflow::DT_FLOAT);
-      ctx.Record("arithmetic", {inner, before}, {n->name() + " (Identity)"},
-                 fmt::format("{0}({0}(x)) is x", in0->op()));
-      continue;
-    }
-    if (n->op() == "Cast") {
-      const tensorflow::AttrValue* src = Attr(*n, "SrcT");
-      const tensorflow::AttrValue* dst = Attr(*n, "DstT");
-      const tensorflow::AttrValue* trunc = Attr(*n, "Truncate");
-      if (src != nullptr && dst != nullptr && src->type() == dst->type() &&
-          (trunc == nullptr || !trunc->b())) {
-        ToIdentity(n, src->type());
-        ctx.Record("arithmetic", {before}, {n->name() + " (Identity)"},
-                   "a Cast to the type its input has");
-      }
-      continue;
-    }
-    if (n->op() == "Transpose" &&
-        IsIdentityPermutation(Producer(g, index, *n, 1))) {
-      const tensorflow::AttrValue* t = Attr(*n, "T");
-      ToIdentity(n, t != nullptr ? t->type() : tensorflow::DT_FLOAT);
-      ctx.Record("arithmetic", {before}, {n->name() + " (Identity)"},
-                 "a Transpose by the identity permutation");
-      continue;
-    }
-    if (n->op() == "Reshape" && in0 != nullptr && in0->op() == "Reshape" &&
-        !ctx.IsPreserved(*in0) && !HasControlInputs(*in0) &&
-        in0->input_size() >= 2) {
-      const std::string inner = Describe(*in0);
-      n->set_input(0, in0->input(0));
-      ctx.Record("arithmetic", {inner, before}, {Describe(*n)},
-                 "a Reshape of a Reshape reshapes the first one's input");
-    }
+    RewriteSimple(ctx, index, g.mutable_node(i));
   }
   return Status::Ok();
 }

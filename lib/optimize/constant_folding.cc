@@ -89,7 +89,7 @@ class Folder {
   Status Run() {
     // Folding a node can make its consumers foldable: a queue of
     // candidates, seeded with every consumer of a Const.
-    GraphIndex index(g_);
+    const GraphIndex& index = ctx_.Index();
     std::deque<int> queue;
     std::vector<bool> queued(g_.node_size(), false);
     for (int i = 0; i < g_.node_size(); ++i) {

@@ -32,7 +32,7 @@ void AddControl(NodeDef* node, const std::string& control) {
 class IdentityRemover {
  public:
   explicit IdentityRemover(PassContext& ctx)
-      : ctx_(ctx), g_(ctx.graph()), index_(g_) {}
+      : ctx_(ctx), g_(ctx.graph()), index_(ctx.Index()) {}
 
   void Run() {
     const int n = g_.node_size();
@@ -171,7 +171,7 @@ class IdentityRemover {
 
   PassContext& ctx_;
   GraphDef& g_;
-  GraphIndex index_;
+  const GraphIndex& index_;
   std::vector<bool> removable_, resolved_, resolving_;
   std::vector<std::string> source_;
   std::vector<std::vector<std::string>> controls_;

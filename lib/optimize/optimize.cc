@@ -135,7 +135,9 @@ Status Optimize(tensorflow::GraphDef* graph, const OptimizeOptions& options,
   tensorflow::GraphDef copy;
   if (options.unchanged_on_error) copy = *graph;
   tensorflow::GraphDef& work = options.unchanged_on_error ? copy : *graph;
-  const auto preserve = optimize::PreservedNames(work, options);
+  // One index of the graph, shared by the passes until one changes it.
+  std::optional<optimize::GraphIndex> index(std::in_place, work);
+  const auto preserve = optimize::PreservedNames(work, *index, options);
   std::vector<std::pair<std::string, int>> counts;
   const int rounds = std::max(1, options.max_rounds);
   ProgressStage stage(fmt::format("optimizing {} nodes", work.node_size()),
@@ -145,9 +147,10 @@ Status Optimize(tensorflow::GraphDef* graph, const OptimizeOptions& options,
     int64_t passes_done = round * selected.size();
     for (const PassInfo* p : selected) {
       stage.Set(passes_done++);
-      PassContext ctx(&work, &preserve, &options, r);
+      PassContext ctx(&work, &preserve, &options, r, &index);
       DFG_RETURN_IF_ERROR(p->run(ctx));
       changes += ctx.changes();
+      if (ctx.changes() > 0) index.reset();
       if (round == 0) {
         counts.emplace_back(std::string(p->name), work.node_size());
       }

@@ -107,20 +107,31 @@ std::vector<Use> GraphIndex::DataUses(int i, int port) const {
 
 PassContext::PassContext(GraphDef* graph,
                          const std::unordered_set<std::string>* preserve,
-                         const OptimizeOptions* options, OptimizeReport* report)
+                         const OptimizeOptions* options, OptimizeReport* report,
+                         std::optional<GraphIndex>* index)
     : graph_(graph),
       ops_(&graph->library()),
       preserve_(preserve),
       options_(options),
-      report_(report) {}
+      report_(report),
+      index_(index) {}
+
+const GraphIndex& PassContext::Index() {
+  // The node count guards against a pass that changed the graph without
+  // recording it; the driver drops the index after any recorded change.
+  if (!index_->has_value() || (*index_)->num_nodes() != graph_->node_size()) {
+    index_->emplace(*graph_);
+  }
+  return **index_;
+}
 
 std::unordered_set<std::string> PreservedNames(const GraphDef& graph,
+                                               const GraphIndex& index,
                                                const OptimizeOptions& options) {
   std::unordered_set<std::string> names(options.preserve.begin(),
                                         options.preserve.end());
   // The input graph's sinks (no data or control consumer) are its outputs
   // and targets: what a pass orphans later is not among them.
-  GraphIndex index(graph);
   for (int i = 0; i < graph.node_size(); ++i) {
     if (index.NumDataUses(i) == 0 && index.ControlUses(i).empty()) {
       names.insert(graph.node(i).name());
@@ -194,7 +205,7 @@ void Rewire(GraphDef* graph, const std::vector<Use>& uses,
 // (a loop nothing needs goes whole).
 Status RunModelPruner(PassContext& ctx) {
   GraphDef& g = ctx.graph();
-  GraphIndex index(g);
+  const GraphIndex& index = ctx.Index();
   std::vector<bool> needed(g.node_size(), false);
   std::vector<int> stack;
   for (int i = 0; i < g.node_size(); ++i) {

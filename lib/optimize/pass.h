@@ -5,6 +5,7 @@
 #define DFG_LIB_OPTIMIZE_PASS_H_
 
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,9 +32,11 @@ struct Use {
   int port = 0;
 };
 
-// Producers and consumers of a GraphDef's nodes, by index. Built once per
-// pass; a pass that adds or removes nodes rebuilds it or only marks nodes
-// dead (Erase) until the pass ends.
+// Producers and consumers of a GraphDef's nodes, by index. Passes get it
+// from PassContext::Index, built when a pass first asks for it and shared
+// by the passes after it until one changes the graph; a pass that adds or
+// removes nodes rebuilds it or only marks nodes dead (Erase) until the pass
+// ends.
 class GraphIndex {
  public:
   explicit GraphIndex(const GraphDef& graph);
@@ -52,6 +55,7 @@ class GraphIndex {
             controls_.data() + first_control_[i + 1]};
   }
   int NumDataUses(int i) const { return first_use_[i + 1] - first_use_[i]; }
+  int num_nodes() const { return static_cast<int>(name_start_.size()) - 1; }
 
  private:
   std::string_view NameOf(int i) const {
@@ -76,11 +80,18 @@ class GraphIndex {
 
 class PassContext {
  public:
-  // `preserve`: PreservedNames of the graph as the stage got it. Not owned.
+  // `preserve`: PreservedNames of the graph as the stage got it. `index`:
+  // where the index of the graph is kept between passes (empty, or the
+  // index of the graph as it is now). Not owned.
   PassContext(GraphDef* graph, const std::unordered_set<std::string>* preserve,
-              const OptimizeOptions* options, OptimizeReport* report);
+              const OptimizeOptions* options, OptimizeReport* report,
+              std::optional<GraphIndex>* index);
 
   GraphDef& graph() { return *graph_; }
+  // The index of the graph as it was when the pass first asked: ask before
+  // changing it. Kept for the next pass when this one records no change
+  // (every change of the graph is recorded).
+  const GraphIndex& Index();
   const OpLookup& ops() const { return ops_; }
 
   // A preserved node keeps its name, op and outputs; see optimize.h.
@@ -106,11 +117,13 @@ class PassContext {
   const std::unordered_set<std::string>* preserve_;  // Not owned.
   const OptimizeOptions* options_;                   // Not owned.
   OptimizeReport* report_;                           // Not owned.
+  std::optional<GraphIndex>* index_;                 // Not owned.
   int changes_ = 0;
 };
 
-// options.preserve and the graph's sinks.
+// options.preserve and the graph's sinks (`index`: the graph's).
 std::unordered_set<std::string> PreservedNames(const GraphDef& graph,
+                                               const GraphIndex& index,
                                                const OptimizeOptions& options);
 
 // Node `n`'s attr `name`, or null.

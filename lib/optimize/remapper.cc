@@ -44,7 +44,10 @@ bool IsNhwc(const NodeDef& n) {
 class Remapper {
  public:
   explicit Remapper(PassContext& ctx)
-      : ctx_(ctx), g_(ctx.graph()), index_(g_), dead_(g_.node_size()) {}
+      : ctx_(ctx),
+        g_(ctx.graph()),
+        index_(ctx.Index()),
+        dead_(g_.node_size()) {}
 
   void Run() {
     bool any = false;
@@ -382,13 +385,15 @@ class Remapper {
 
   PassContext& ctx_;
   GraphDef& g_;
-  GraphIndex index_;
+  const GraphIndex& index_;
   std::vector<bool> dead_;
 };
 
 }  // namespace
 
 Status RunRemapper(PassContext& ctx) {
+  // Every fusion starts at a MatMul or a Conv2D.
+  if (!HasOp(ctx.graph(), {"MatMul", "Conv2D"})) return Status::Ok();
   Remapper(ctx).Run();
   return Status::Ok();
 }
