@@ -236,14 +236,16 @@ std::string FloatConst(const std::string& name, const std::string& shape,
          "tensor_shape { " + shape + " } " + values + " } } } }\n";
 }
 
+// A float 1x1 SAME Conv2D's attrs (the folding cases below).
+constexpr char kConvAttrs[] =
+    R"( attr { key: "T" value { type: DT_FLOAT } })"
+    R"( attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } })"
+    R"( attr { key: "padding" value { s: "SAME" } })";
+
 TEST_CASE(
     "a per-channel Mul and Add of a convolution become its filter and "
     "bias, then one _FusedConv2D",
     "[optimize]") {
-  const std::string conv_attrs =
-      R"( attr { key: "T" value { type: DT_FLOAT } })"
-      R"( attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } })"
-      R"( attr { key: "padding" value { s: "SAME" } })";
   GraphDef g = ParseTextProto<GraphDef>(
       Arg("x") +
       FloatConst("w",
@@ -255,7 +257,7 @@ TEST_CASE(
           "shift",
           "dim { size: 1 } dim { size: 1 } dim { size: 1 } dim { size: 2 }",
           "float_val: 5 float_val: 6") +
-      Op("conv", "Conv2D", {"x", "w"}, conv_attrs) +
+      Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
       Op("mul", "Mul", {"conv", "scale"}) +
       Op("add", "AddV2", {"mul", "shift"}) + Op("relu", "Relu6", {"add"}) +
       Retval("out", "relu"));
@@ -283,10 +285,6 @@ TEST_CASE(
     "a per-channel Mul and Add after a convolution's BiasAdd fold into its "
     "filter and bias",
     "[optimize]") {
-  const std::string conv_attrs =
-      R"( attr { key: "T" value { type: DT_FLOAT } })"
-      R"( attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } })"
-      R"( attr { key: "padding" value { s: "SAME" } })";
   GraphDef g = ParseTextProto<GraphDef>(
       Arg("x") +
       FloatConst("w",
@@ -299,7 +297,7 @@ TEST_CASE(
           "dim { size: 1 } dim { size: 1 } dim { size: 1 } dim { size: 2 }",
           "float_val: 3 float_val: 4") +
       FloatConst("shift", "dim { size: 2 }", "float_val: 5 float_val: 6") +
-      Op("conv", "Conv2D", {"x", "w"}, conv_attrs) +
+      Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
       Op("biased", "BiasAdd", {"conv", "b"}) +
       Op("mul", "Mul", {"scale", "biased"}) +
       Op("add", "AddV2", {"mul", "shift"}) + Op("relu", "Relu", {"add"}) +
@@ -331,10 +329,6 @@ TEST_CASE(
 
 TEST_CASE("a one-value 1x1x1x1 Mul and Add after a BiasAdd fold as scalars",
           "[optimize]") {
-  const std::string conv_attrs =
-      R"( attr { key: "T" value { type: DT_FLOAT } })"
-      R"( attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } })"
-      R"( attr { key: "padding" value { s: "SAME" } })";
   const std::string ones4 =
       "dim { size: 1 } dim { size: 1 } dim { size: 1 } dim { size: 1 }";
   GraphDef g = ParseTextProto<GraphDef>(
@@ -348,7 +342,7 @@ TEST_CASE("a one-value 1x1x1x1 Mul and Add after a BiasAdd fold as scalars",
       // (3 and 5), which a [2] shape would leave short.
       FloatConst("scale", ones4, R"(tensor_content: "\000\000@@")") +
       FloatConst("shift", ones4, R"(tensor_content: "\000\000\240@")") +
-      Op("conv", "Conv2D", {"x", "w"}, conv_attrs) +
+      Op("conv", "Conv2D", {"x", "w"}, kConvAttrs) +
       Op("biased", "BiasAdd", {"conv", "b"}) +
       Op("mul", "Mul", {"biased", "scale"}) +
       Op("add", "AddV2", {"mul", "shift"}) + Retval("out", "add"));

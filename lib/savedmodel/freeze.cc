@@ -45,12 +45,8 @@ class Freezer {
       : model_(model), options_(options), graph_(model.graph) {}
 
   StatusOr<GraphDef> Run() {
-    DFG_RETURN_IF_ERROR(ReadSignature());
-    RenameClashes();
-    AddInputPlaceholders();
-    AddOutputNodes();
     FunctionInliner inliner(&graph_);
-    DFG_RETURN_IF_ERROR(inliner.InlineCallsNeededBy(roots_));
+    DFG_RETURN_IF_ERROR(Inline(&inliner));
     DFG_RETURN_IF_ERROR(FindVariables());
     DFG_RETURN_IF_ERROR(PrepareLoad());
     DFG_RETURN_IF_ERROR(FindTableInitializers(&inliner));
@@ -69,17 +65,23 @@ class Freezer {
   // The same graph before any variable is read: what `dfg dot --signature`
   // draws (no checkpoint needed, variables still VarHandleOp/ReadVariableOp).
   StatusOr<GraphDef> Computation() {
-    DFG_RETURN_IF_ERROR(ReadSignature());
-    RenameClashes();
-    AddInputPlaceholders();
-    AddOutputNodes();
     FunctionInliner inliner(&graph_);
-    DFG_RETURN_IF_ERROR(inliner.InlineCallsNeededBy(roots_));
+    DFG_RETURN_IF_ERROR(Inline(&inliner));
     Prune();
     return std::move(graph_);
   }
 
  private:
+  // What Run and Computation share: the signature's inputs as Placeholders,
+  // its outputs as nodes named by their keys, the calls they need inlined.
+  Status Inline(FunctionInliner* inliner) {
+    DFG_RETURN_IF_ERROR(ReadSignature());
+    RenameClashes();
+    AddInputPlaceholders();
+    AddOutputNodes();
+    return inliner->InlineCallsNeededBy(roots_);
+  }
+
   std::string Where() const { return "signature '" + options_.signature + "'"; }
 
   Status ReadSignature() {
