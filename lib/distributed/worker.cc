@@ -297,11 +297,6 @@ void Worker::StartExecutors(const tensorflow::RunGraphRequest* request,
   auto step = std::make_shared<StepState>();
   step->rendezvous = rendezvous;
   step->budget = std::move(budget);
-  std::multimap<int64_t, std::shared_ptr<StepState>>::iterator step_it;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    step_it = steps_.emplace(request->step_id(), step);
-  }
   std::shared_ptr<StepStatsCollector> collector;
   if (request->exec_opts().record_timeline() ||
       request->exec_opts().record_costs()) {
@@ -325,19 +320,26 @@ void Worker::StartExecutors(const tensorflow::RunGraphRequest* request,
   args.start = item->bounded ? StartOn::kPoolButLast : StartOn::kPool;
   // The step holds `item` (its executors) until it ends, even if the graph
   // is deregistered meanwhile, and `step` (the cancellation flag).
-  const std::vector<PartitionExecutor>& executors = item->executors;
-  PartitionStep(executors, args)
-      .Start([this, request, response, rendezvous, item, step, step_it,
+  step->run = std::make_unique<PartitionStep>(item->executors, args);
+  // Registered before it starts: an abort from now on stops it (an abort
+  // before Start makes the executors stop at their first node).
+  std::multimap<int64_t, std::shared_ptr<StepState>>::iterator step_it;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    step_it = steps_.emplace(request->step_id(), step);
+  }
+  PartitionStep* run = step->run.get();
+  run->Start([this, request, response, rendezvous, item, step, step_it,
               collector, done](const Status& s) {
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          steps_.erase(step_it);
-        }
-        if (collector != nullptr) {
-          AppendStepStats(collector->Take(), response->mutable_step_stats());
-        }
-        FinishStep(request, response, rendezvous, s, done);
-      });
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      steps_.erase(step_it);
+    }
+    if (collector != nullptr) {
+      AppendStepStats(collector->Take(), response->mutable_step_stats());
+    }
+    FinishStep(request, response, rendezvous, s, done);
+  });
 }
 
 void Worker::FinishStep(const tensorflow::RunGraphRequest* request,
@@ -394,10 +396,8 @@ void Worker::AbortStep(int64_t step_id, const Status& status) {
     for (auto it = range.first; it != range.second; ++it)
       steps.push_back(it->second);
   }
-  for (auto& step : steps) {
-    step->cancelled.store(true);
-    step->rendezvous->StartAbort(status);
-  }
+  // Stop records `status` as the step's error before raising the flag.
+  for (auto& step : steps) step->run->Stop(status);
 }
 
 void Worker::AbortAll() {
@@ -407,8 +407,7 @@ void Worker::AbortAll() {
     for (auto& [id, step] : steps_) steps.push_back(step);
   }
   for (auto& step : steps) {
-    step->cancelled.store(true);
-    step->rendezvous->StartAbort(Cancelled("the server is shutting down"));
+    step->run->Stop(Cancelled("the server is shutting down"));
   }
   rendezvous_mgr_.CleanupAll();
 }

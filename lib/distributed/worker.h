@@ -24,6 +24,7 @@
 #include "lib/distributed/grpc_util.h"
 #include "lib/distributed/remote_rendezvous.h"
 #include "lib/distributed/worker_cache.h"
+#include "lib/exec/partition_runner.h"
 #include "lib/exec/thread_pool.h"
 #include "lib/kernels/file_policy.h"
 #include "lib/kernels/memory_budget.h"
@@ -147,10 +148,15 @@ class Worker {
   std::atomic<int64_t> name_counter_{0};
   std::atomic<uint64_t> next_handle_{1};
 
+  // A running step. AbortStep ends it through PartitionStep::Stop, so
+  // that the reason (a peer that went away, a shutdown) is the step's
+  // error rather than the executors' bare "Step was cancelled".
   struct StepState {
     std::atomic<bool> cancelled{false};
     std::shared_ptr<RemoteRendezvous> rendezvous;
     MemoryBudgetRef budget;  // null without a limit
+    // Set before the step is registered in steps_.
+    std::unique_ptr<PartitionStep> run;
   };
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<WorkerSession>> sessions_;  // guarded

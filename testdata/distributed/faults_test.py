@@ -32,6 +32,8 @@ FAILURES = []
 
 def check(cond, what, detail=""):
     print(("ok   " if cond else "FAIL ") + what + ("" if cond else f": {detail}"))
+    if cond and detail and os.environ.get("DFG_VERBOSE"):
+        print("     " + detail.strip().replace("\n", "\n     "))
     if not cond:
         FAILURES.append(what)
 
