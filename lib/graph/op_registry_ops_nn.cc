@@ -280,6 +280,17 @@ void RegisterBatchNorm(OpTable& t) {
         .Kernels("CPU", "GPU");
     t.Add(op);
   }
+  // Layer normalization over the last dimension, as TensorFlow's remapper
+  // (with oneDNN, the default on x86) and dfg's fuse Keras'
+  // LayerNormalization into it; a plain-layout CPU kernel in both.
+  t.Add(Op("_MklLayerNorm")
+            .Input("x: T")
+            .Input("scale: T")
+            .Input("offset: T")
+            .Output("y: T")
+            .Attr("T: {float, bfloat16, half}")
+            .Attr("epsilon: float = 0.001")
+            .Kernels("CPU"));
 }
 
 void RegisterSelection(OpTable& t) {

@@ -165,6 +165,37 @@ TEST_CASE("_FusedConv2D and _FusedMatMul apply BiasAdd and activations",
              Catch::Matchers::Contains("Fusion is not implemented"));
 }
 
+TEST_CASE("_MklLayerNorm normalizes the last dimension as TensorFlow does",
+          "[kernels]") {
+  const std::string ln =
+      Node("_MklLayerNorm",
+           std::string(kFloat) + "attr { key: 'epsilon' value { f: 0.01 } }");
+  const Tensor x = MakeTensor<float>({2, 4}, {1, 2, 3, 4, -1, 0, 5, 2});
+  const Tensor scale = MakeTensor<float>({4}, {1, 2, 0.5, -1});
+  const Tensor offset = MakeTensor<float>({4}, {0, 1, 0, -2});
+  auto y = RunKernel(ln, {x, scale, offset});
+  REQUIRE(y.status.ok());
+  // TensorFlow 2.21's oneDNN kernel.
+  const float want[] = {-1.3363062f, 0.10912919f, 0.2227177f,  -3.336306f,
+                        -1.0900519f, -0.3080622f, 0.76303625f, -2.2180104f};
+  auto got = y.out(0).flat<float>();
+  REQUIRE(got.size() == 8);
+  for (int i = 0; i < 8; ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-6));
+  auto rank4 = RunKernel(
+      ln, {MakeTensor<float>({1, 1, 1, 4}, {1, 2, 3, 4}), scale, offset});
+  CHECK(rank4.status.message() == "input must be 2D or 3D[1,1,1,4]");
+  auto scale2d =
+      RunKernel(ln, {x, MakeTensor<float>({1, 4}, {1, 2, 0.5, -1}), offset});
+  CHECK(scale2d.status.message() == "scale must be 1D tensor[1,4]");
+  auto mismatch = RunKernel(ln, {x, scale, MakeTensor<float>({3}, {0, 1, 0})});
+  CHECK_THAT(mismatch.status.message(),
+             Catch::Matchers::Contains("are not same"));
+  auto short_scale = RunKernel(ln, {x, MakeTensor<float>({3}, {1, 2, 3}),
+                                    MakeTensor<float>({3}, {0, 1, 0})});
+  CHECK_THAT(short_scale.status.message(),
+             Catch::Matchers::Contains("the input's last dimension (4"));
+}
+
 TEST_CASE("_FusedMatMul runs oneDNN's Gelu and Add forms as TensorFlow does",
           "[kernels]") {
   // Values from TensorFlow 2.21 with its oneDNN kernel (the default on x86;

@@ -1,6 +1,10 @@
 // BiasAdd (NHWC / NCHW), BiasAddV1, Softmax and LogSoftmax (last dim; float32
-// rows through simd::SoftmaxRows).
+// rows through simd::SoftmaxRows), and _MklLayerNorm: layer normalization
+// over the last dimension, the node the remapper makes of Keras'
+// LayerNormalization.
 #include <cmath>
+#include <type_traits>
+#include <vector>
 
 #include "lib/kernels/cwise_ops.h"
 #include "lib/kernels/shape_args.h"
@@ -139,9 +143,110 @@ class SoftmaxOp : public OpKernel {
   }
 };
 
+// Sums of a row in 8 independent lanes, so that the compiler vectorizes
+// them without reassociating (no -ffast-math).
+template <typename F>
+float LaneSum(const float* x, int64_t n, F f) {
+  float lane[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int k = 0; k < 8; ++k) lane[k] += f(x[i + k]);
+  }
+  float sum = 0;
+  for (; i < n; ++i) sum += f(x[i]);
+  for (float v : lane) sum += v;
+  return sum;
+}
+
+// y = (x - mean) / sqrt(variance + epsilon) * scale + offset per row of the
+// last dimension (the variance the mean of squared differences), as
+// TensorFlow's oneDNN kernel: x of rank 2 or 3, scale and offset vectors.
+// Computed in float for half and bfloat16.
+class LayerNormOp : public OpKernel {
+ public:
+  explicit LayerNormOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("epsilon", &epsilon_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& scale = ctx->input(1);
+    const Tensor& offset = ctx->input(2);
+    // TensorFlow's texts, shape appended without a space.
+    DFG_OP_REQUIRES(
+        ctx, x.dims() == 2 || x.dims() == 3,
+        InvalidArgument("input must be 2D or 3D{}", x.shape().DebugString()));
+    DFG_OP_REQUIRES(ctx, scale.dims() == 1,
+                    InvalidArgument("scale must be 1D tensor{}",
+                                    scale.shape().DebugString()));
+    DFG_OP_REQUIRES(ctx, offset.dims() == 1,
+                    InvalidArgument("offset must be 1D tensor{}",
+                                    offset.shape().DebugString()));
+    DFG_OP_REQUIRES(ctx, scale.dim_size(0) == offset.dim_size(0),
+                    InvalidArgument("Number of elements in scale and shift"
+                                    "tensors are not same."));
+    const int64_t depth = x.dim_size(x.dims() - 1);
+    // TensorFlow's kernel reads past a short scale; dfg refuses it.
+    DFG_OP_REQUIRES(
+        ctx, scale.dim_size(0) == depth,
+        InvalidArgument("scale and offset must have the input's last "
+                        "dimension ({} elements), got {}",
+                        depth, scale.shape().DebugString()));
+    Tensor* out = nullptr;
+    DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    if (depth == 0 || x.NumElements() == 0) return;
+    const int64_t rows = x.NumElements() / depth;
+    ThreadPoolInterface* pool =
+        x.NumElements() < kParallelMinElements ? nullptr : ctx->intra_op_pool();
+    Dispatch(TypeList<float, Half, BFloat16>(), x.dtype(), [&](auto v) {
+      using T = decltype(v);
+      std::vector<float> gamma(depth), beta(depth);
+      for (int64_t i = 0; i < depth; ++i) {
+        gamma[i] = Load(static_cast<const T*>(scale.data())[i]);
+        beta[i] = Load(static_cast<const T*>(offset.data())[i]);
+      }
+      const T* xp = static_cast<const T*>(x.data());
+      T* yp = static_cast<T*>(out->data());
+      ParallelFor(pool, rows, depth * 6, [&](int64_t b, int64_t e) {
+        std::vector<float> row(depth);
+        for (int64_t r = b; r < e; ++r) {
+          const float* in = row.data();
+          if constexpr (std::is_same_v<T, float>) {
+            in = xp + r * depth;
+          } else {
+            for (int64_t i = 0; i < depth; ++i)
+              row[i] = Load(xp[r * depth + i]);
+          }
+          NormalizeRow(in, depth, gamma.data(), beta.data(), yp + r * depth);
+        }
+      });
+    });
+  }
+
+ private:
+  template <typename T>
+  void NormalizeRow(const float* x, int64_t n, const float* gamma,
+                    const float* beta, T* y) const {
+    const float inv_n = 1.0f / static_cast<float>(n);
+    const float mean = LaneSum(x, n, [](float v) { return v; }) * inv_n;
+    const float var =
+        LaneSum(x, n, [mean](float v) { return (v - mean) * (v - mean); }) *
+        inv_n;
+    const float r = 1.0f / std::sqrt(var + epsilon_);
+    for (int64_t i = 0; i < n; ++i) {
+      y[i] = Store<T>((x[i] - mean) * r * gamma[i] + beta[i]);
+    }
+  }
+
+  float epsilon_ = 0.001f;
+};
+
 }  // namespace
 
 void RegisterNnKernels(KernelRegistry* r) {
+  r->Register<LayerNormOp>(
+      "_MklLayerNorm",
+      {TypeConstraint("T", TypeList<float, Half, BFloat16>())});
   r->Register<BiasAddOp>("BiasAdd", {TypeConstraint("T", NumberTypes())});
   r->Register<BiasAddOp>("BiasAddV1", {TypeConstraint("T", NumberTypes())});
   r->Register<SoftmaxOp<false>>("Softmax", {TypeConstraint("T", FloatTypes())});

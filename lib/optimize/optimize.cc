@@ -61,7 +61,7 @@ const std::vector<PassInfo>& Passes() {
        optimize::RunPadFusion},
       {"remapper", true,
        "fuse MatMul/Conv2D + BiasAdd/FusedBatchNorm + activation (GELU too) "
-       "into _FusedMatMul/_FusedConv2D",
+       "into _FusedMatMul/_FusedConv2D, layer norms into _MklLayerNorm",
        optimize::RunRemapper},
       {"prune", true, "remove what no output, target or stateful node needs",
        optimize::RunModelPruner},

@@ -162,6 +162,21 @@ const tensorflow::AttrValue* Attr(const NodeDef& n, const char* name) {
   return it == n.attr().end() ? nullptr : &it->second;
 }
 
+std::optional<Tensor> ConstValue(const NodeDef& n) {
+  if (n.op() != "Const") return std::nullopt;
+  const tensorflow::AttrValue* v = Attr(n, "value");
+  if (v == nullptr) return std::nullopt;
+  StatusOr<Tensor> t = Tensor::FromProto(v->tensor());
+  if (!t.ok()) return std::nullopt;
+  return std::move(t).value();
+}
+
+bool OnCpu(const NodeDef& n) {
+  const std::string& d = n.device();
+  return d.empty() || d.find("CPU") != std::string::npos ||
+         d.find("cpu") != std::string::npos;
+}
+
 std::vector<std::string> DataInputs(const NodeDef& n) {
   std::vector<std::string> v;
   for (const std::string& in : n.input()) {

@@ -129,6 +129,13 @@ std::unordered_set<std::string> PreservedNames(const GraphDef& graph,
 // Node `n`'s attr `name`, or null.
 const tensorflow::AttrValue* Attr(const NodeDef& n, const char* name);
 
+// The value of a Const node; nullopt for another op or a value that does
+// not parse.
+std::optional<Tensor> ConstValue(const NodeDef& n);
+
+// Placed on a CPU, or not placed.
+bool OnCpu(const NodeDef& n);
+
 // The data inputs of `n` (its control inputs "^x" left out).
 std::vector<std::string> DataInputs(const NodeDef& n);
 
@@ -161,6 +168,12 @@ Status RunArithmetic(PassContext& ctx);
 Status RunDependency(PassContext& ctx);
 Status RunPadFusion(PassContext& ctx);
 Status RunRemapper(PassContext& ctx);
+// The remapper's fusion of layer normalizations into _MklLayerNorm
+// (layer_norm_fusion.cc): rewrites through `index` (the graph's before the
+// remapper changed it), marks what it removes in `dead` and appends the
+// constants it makes (growing `dead`). True if it fused any.
+bool FuseLayerNorms(PassContext& ctx, const GraphIndex& index,
+                    std::vector<bool>* dead);
 Status RunModelPruner(PassContext& ctx);
 
 }  // namespace dfg::optimize

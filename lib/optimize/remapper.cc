@@ -9,7 +9,8 @@
 // The fused node takes the last node's name (what consumers and fetches
 // read) and the contraction's device; the pattern's control inputs move
 // to it. Only float32 on CPU (or unplaced) graphs, as TensorFlow's
-// remapper without oneDNN.
+// remapper without oneDNN. Layer normalizations become _MklLayerNorm, as
+// with oneDNN (layer_norm_fusion.cc).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -28,12 +29,6 @@ namespace {
 bool IsFloat(const NodeDef& n) {
   const tensorflow::AttrValue* t = Attr(n, "T");
   return t != nullptr && t->type() == tensorflow::DT_FLOAT;
-}
-
-bool OnCpu(const NodeDef& n) {
-  const std::string& d = n.device();
-  return d.empty() || d.find("CPU") != std::string::npos ||
-         d.find("cpu") != std::string::npos;
 }
 
 bool IsNhwc(const NodeDef& n) {
@@ -56,6 +51,7 @@ class Remapper {
       if (dead_[i] || (op != "MatMul" && op != "Conv2D")) continue;
       any |= Fuse(i);
     }
+    any |= FuseLayerNorms(ctx_, index_, &dead_);
     if (any) EraseNodes(&g_, dead_);
   }
 
@@ -392,8 +388,8 @@ class Remapper {
 }  // namespace
 
 Status RunRemapper(PassContext& ctx) {
-  // Every fusion starts at a MatMul or a Conv2D.
-  if (!HasOp(ctx.graph(), {"MatMul", "Conv2D"})) return Status::Ok();
+  // Every fusion starts at a MatMul or a Conv2D, or has an Rsqrt.
+  if (!HasOp(ctx.graph(), {"MatMul", "Conv2D", "Rsqrt"})) return Status::Ok();
   Remapper(ctx).Run();
   return Status::Ok();
 }
