@@ -133,9 +133,10 @@ void RegisterGrapplerFused(OpTable& t) {
   // outputs unset in every mode ("Missing 0-th output"); only oneDNN's
   // rewrite to _MklFusedBatchNormEx runs it on CPU. Known, without a kernel.
   for (bool conv3d : {false, true}) {
-    // As _FusedBatchNormEx: TensorFlow 2.21's CPU kernels are oneDNN's only
-    // (without its rewrite: "Missing 0-th output" for the depthwise one,
-    // "Op does not support f inputs" for Conv3D). Known, without a kernel.
+    // TensorFlow 2.21's CPU kernels are oneDNN's: _FusedConv3D, without its
+    // rewrite, fails with "Op does not support f inputs" (known, without a
+    // kernel); _FusedDepthwiseConv2dNative runs with oneDNN on (TensorFlow's
+    // default on x86, and what dfg's remapper writes) and dfg runs it.
     OpBuilder op = Op(conv3d ? "_FusedConv3D" : "_FusedDepthwiseConv2dNative");
     op.Input("input: T")
         .Input("filter: T")
@@ -154,10 +155,15 @@ void RegisterGrapplerFused(OpTable& t) {
       op.Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
           .Attr("dilations: list(int) = [1, 1, 1, 1]");
     }
-    t.Add(op.Attr("fused_ops: list(string) = []")
-              .Attr("epsilon: float = 0.0001")
-              .Attr("leakyrelu_alpha: float = 0.2")
-              .Kernels("GPU"));
+    op.Attr("fused_ops: list(string) = []")
+        .Attr("epsilon: float = 0.0001")
+        .Attr("leakyrelu_alpha: float = 0.2");
+    if (conv3d) {
+      op.Kernels("GPU");
+    } else {
+      op.Kernels("CPU", "GPU");
+    }
+    t.Add(op);
   }
   OpBuilder bn = Op("_FusedBatchNormEx");
   bn.Input("x: T");

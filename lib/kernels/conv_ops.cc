@@ -72,53 +72,17 @@ class DepthwiseConv2dNativeOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
     const Tensor& filter = ctx->input(1);
-    DFG_OP_REQUIRES(ctx, input.dims() == 4,
-                    InvalidArgument("input must be 4-dimensional{}",
-                                    input.shape().DebugString()));
-    DFG_OP_REQUIRES(ctx, filter.dims() == 4,
-                    InvalidArgument("filter must be 4-dimensional: {}",
-                                    filter.shape().DebugString()));
-    const int64_t in_depth = input.dim_size(attrs_.nhwc ? 3 : 1);
-    DFG_OP_REQUIRES(ctx, in_depth == filter.dim_size(2),
-                    InvalidArgument("input and filter must have the same "
-                                    "depth: {} vs {}",
-                                    in_depth, filter.dim_size(2)));
-    DFG_OP_REQUIRES(ctx, attrs_.nhwc,
-                    Unimplemented("Depthwise convolution on CPU is only "
-                                  "supported for NHWC format"));
     ConvDims d;
-    // Shape the dims as a plain conv with one input channel per group.
-    DFG_OP_REQUIRES_OK(ctx, ComputeConvDims(attrs_, input, filter, &d));
-    const int64_t mult = filter.dim_size(3);
-    const int64_t out_depth = in_depth * mult;
+    int64_t mult = 0;
+    DFG_OP_REQUIRES_OK(ctx,
+                       DepthwiseConvDims(attrs_, input, filter, &d, &mult));
     Tensor* out = nullptr;
     DFG_OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(
-                 0, TensorShape({d.batch, d.rows.out, d.cols.out, out_depth}),
-                 &out));
-    if (out->NumElements() == 0) return;
-    if (input.dtype() == tensorflow::DT_FLOAT) {
-      // oneDNN's depthwise kernels: a grouped conv, one input channel and
-      // `mult` outputs per group (the filter layout is the same).
-      ConvDims grouped = d;
-      grouped.patch_depth = 1;
-      grouped.out_depth = out_depth;
-      bool ran = false;
-      DFG_OP_REQUIRES_OK(
-          ctx,
-          OneDnnConv2D(ctx->intra_op_pool(), grouped, in_depth,
-                       input.flat<float>().data(), filter.flat<float>().data(),
-                       ConvEpilogue(), out->flat<float>().data(), &ran));
-      if (ran) return;
-    }
-    Dispatch(TypeList<float, double, Half, BFloat16>(), input.dtype(),
-             [&](auto v) {
-               using T = decltype(v);
-               DepthwiseConv(ctx->intra_op_pool(), d, mult,
-                             static_cast<const T*>(input.data()),
-                             static_cast<const T*>(filter.data()),
-                             static_cast<T*>(out->data()));
-             });
+        ctx, ctx->allocate_output(0, DepthwiseOutputShape(d, mult), &out));
+    bool done = false;
+    DFG_OP_REQUIRES_OK(
+        ctx, DepthwiseConv2DCompute(ctx->intra_op_pool(), d, mult, input,
+                                    filter, ConvEpilogue(), out, &done));
   }
 
  private:
@@ -126,6 +90,70 @@ class DepthwiseConv2dNativeOp : public OpKernel {
 };
 
 }  // namespace
+
+Status DepthwiseConvDims(const Conv2DAttrs& attrs, const Tensor& input,
+                         const Tensor& filter, ConvDims* d, int64_t* mult) {
+  if (input.dims() != 4) {
+    return InvalidArgument("input must be 4-dimensional{}",
+                           input.shape().DebugString());
+  }
+  if (filter.dims() != 4) {
+    return InvalidArgument("filter must be 4-dimensional: {}",
+                           filter.shape().DebugString());
+  }
+  const int64_t in_depth = input.dim_size(attrs.nhwc ? 3 : 1);
+  if (in_depth != filter.dim_size(2)) {
+    return InvalidArgument(
+        "input and filter must have the same depth: {} vs {}", in_depth,
+        filter.dim_size(2));
+  }
+  if (!attrs.nhwc) {
+    return Unimplemented(
+        "Depthwise convolution on CPU is only supported for NHWC format");
+  }
+  // Shaped as a plain conv with one input channel per group.
+  DFG_RETURN_IF_ERROR(ComputeConvDims(attrs, input, filter, d));
+  *mult = filter.dim_size(3);
+  return Status::Ok();
+}
+
+TensorShape DepthwiseOutputShape(const ConvDims& d, int64_t mult) {
+  return TensorShape({d.batch, d.rows.out, d.cols.out, d.in_depth * mult});
+}
+
+Status DepthwiseConv2DCompute(ThreadPoolInterface* pool, const ConvDims& d,
+                              int64_t mult, const Tensor& input,
+                              const Tensor& filter,
+                              const ConvEpilogue& epilogue, Tensor* out,
+                              bool* epilogue_done) {
+  *epilogue_done = false;
+  if (out->NumElements() == 0) return Status::Ok();
+  const int64_t out_depth = d.in_depth * mult;
+  if (input.dtype() == tensorflow::DT_FLOAT) {
+    // oneDNN's depthwise kernels: a grouped conv, one input channel and
+    // `mult` outputs per group (the filter layout is the same).
+    ConvDims grouped = d;
+    grouped.patch_depth = 1;
+    grouped.out_depth = out_depth;
+    bool ran = false;
+    DFG_RETURN_IF_ERROR(OneDnnConv2D(pool, grouped, d.in_depth,
+                                     input.flat<float>().data(),
+                                     filter.flat<float>().data(), epilogue,
+                                     out->flat<float>().data(), &ran));
+    if (ran) {
+      *epilogue_done = true;
+      return Status::Ok();
+    }
+  }
+  Dispatch(TypeList<float, double, Half, BFloat16>(), input.dtype(),
+           [&](auto v) {
+             using T = decltype(v);
+             DepthwiseConv(pool, d, mult, static_cast<const T*>(input.data()),
+                           static_cast<const T*>(filter.data()),
+                           static_cast<T*>(out->data()));
+           });
+  return Status::Ok();
+}
 
 void RegisterConvKernels(KernelRegistry* r) {
   r->Register<Conv2DOp>(

@@ -149,6 +149,22 @@ Status Conv2DCompute(ThreadPoolInterface* pool, const ConvDims& dims,
                      const ConvEpilogue& epilogue, Tensor* output,
                      bool* epilogue_done);
 
+// Checks a depthwise convolution's input and filter as TensorFlow's
+// DepthwiseConv2dNative (its texts) and shapes `d` as a plain conv with one
+// input channel per group; *mult: the filter's channel multiplier.
+Status DepthwiseConvDims(const Conv2DAttrs& attrs, const Tensor& input,
+                         const Tensor& filter, ConvDims* d, int64_t* mult);
+// [batch, rows.out, cols.out, in_depth * mult].
+TensorShape DepthwiseOutputShape(const ConvDims& d, int64_t mult);
+// output (allocated DepthwiseOutputShape, input's dtype) = the depthwise
+// convolution. Float through oneDNN, which applies `epilogue` too when it
+// runs it (*epilogue_done); else direct loops and the bare convolution.
+Status DepthwiseConv2DCompute(ThreadPoolInterface* pool, const ConvDims& d,
+                              int64_t mult, const Tensor& input,
+                              const Tensor& filter,
+                              const ConvEpilogue& epilogue, Tensor* output,
+                              bool* epilogue_done);
+
 }  // namespace dfg
 
 #endif  // DFG_LIB_KERNELS_CONV_UTIL_H_

@@ -1,5 +1,6 @@
-// Grappler's fused kernels: _FusedConv2D and _FusedMatMul, i.e. the conv or
-// matmul followed by the listed fused_ops applied in place on the output:
+// Grappler's fused kernels: _FusedConv2D, _FusedDepthwiseConv2dNative and
+// _FusedMatMul, i.e. the conv or matmul followed by the listed fused_ops
+// applied in place on the output:
 // BiasAdd (1 arg), FusedBatchNorm (scale, offset, mean, variance; epsilon),
 // Add (1 arg, same shape), then one activation: Relu, Relu6, Elu, LeakyRelu
 // (leakyrelu_alpha), Tanh, Sigmoid, GeluApproximate, GeluExact.
@@ -169,41 +170,60 @@ void StoreFloats(const std::vector<float>& v, Tensor* t) {
   });
 }
 
+// _FusedConv2D, and (kDepthwise) _FusedDepthwiseConv2dNative: the fusions
+// of TensorFlow's oneDNN kernel for it (the default on x86; without oneDNN
+// TensorFlow cannot run the op): BiasAdd, then Relu, Relu6 or Elu.
+template <bool kDepthwise>
 class FusedConv2DOp : public OpKernel {
  public:
   explicit FusedConv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     DFG_OP_REQUIRES_OK(ctx, ReadConv2DAttrs(ctx, &attrs_));
+    if (kDepthwise) DFG_OP_REQUIRES_OK(ctx, CheckDepthwiseFusion(ctx));
     DFG_OP_REQUIRES_OK(ctx, ParsePostOps(ctx, &post_));
   }
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
     const Tensor& filter = ctx->input(1);
     ConvDims d;
-    DFG_OP_REQUIRES_OK(ctx, ComputeConvDims(attrs_, input, filter, &d));
-    DFG_OP_REQUIRES(ctx, attrs_.nhwc,
-                    Unimplemented("_FusedConv2D supports only NHWC on CPU"));
-    const TensorShape shape({d.batch, d.rows.out, d.cols.out, d.out_depth});
+    int64_t mult = 0, channels = 0;
+    TensorShape shape;
+    if (kDepthwise) {
+      DFG_OP_REQUIRES_OK(ctx,
+                         DepthwiseConvDims(attrs_, input, filter, &d, &mult));
+      shape = DepthwiseOutputShape(d, mult);
+      channels = d.in_depth * mult;
+    } else {
+      DFG_OP_REQUIRES_OK(ctx, ComputeConvDims(attrs_, input, filter, &d));
+      DFG_OP_REQUIRES(ctx, attrs_.nhwc,
+                      Unimplemented("_FusedConv2D supports only NHWC on CPU"));
+      shape = TensorShape({d.batch, d.rows.out, d.cols.out, d.out_depth});
+      channels = d.out_depth;
+    }
     Tensor* out = nullptr;
     DFG_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    auto conv = [&](const ConvEpilogue& e, bool* done) {
+      return kDepthwise ? DepthwiseConv2DCompute(ctx->intra_op_pool(), d, mult,
+                                                 input, filter, e, out, done)
+                        : Conv2DCompute(ctx->intra_op_pool(), d, input, filter,
+                                        e, out, done);
+    };
     // Float runs the conv in place, with a leading BiasAdd or FusedBatchNorm
     // and the activation after it inside the convolution when oneDNN runs
     // it; other dtypes through a float copy.
+    bool done = false;
     if (input.dtype() == tensorflow::DT_FLOAT) {
       std::vector<float> scale, bias;
       ConvEpilogue epilogue;
-      const size_t fused = Epilogue(ctx, d.out_depth, &scale, &bias, &epilogue);
-      bool done = false;
-      DFG_OP_REQUIRES_OK(ctx, Conv2DCompute(ctx->intra_op_pool(), d, input,
-                                            filter, epilogue, out, &done));
-      DFG_OP_REQUIRES_OK(
-          ctx, ApplyPostOps(ctx, post_, d.out_depth, out->flat<float>(),
-                            done ? fused : 0));
+      const size_t fused = Epilogue(ctx, channels, &scale, &bias, &epilogue);
+      DFG_OP_REQUIRES_OK(ctx, conv(epilogue, &done));
+      DFG_OP_REQUIRES_OK(ctx,
+                         ApplyPostOps(ctx, post_, channels, out->flat<float>(),
+                                      done ? fused : 0));
       return;
     }
-    DFG_OP_REQUIRES_OK(
-        ctx, Conv2DCompute(ctx->intra_op_pool(), d, input, filter, out));
+    DFG_OP_REQUIRES_OK(ctx, conv(ConvEpilogue(), &done));
     std::vector<float> y = Floats(*out);
-    DFG_OP_REQUIRES_OK(ctx, ApplyPostOps(ctx, post_, d.out_depth, y));
+    DFG_OP_REQUIRES_OK(ctx, ApplyPostOps(ctx, post_, channels, y));
     StoreFloats(y, out);
   }
 
@@ -263,6 +283,23 @@ class FusedConv2DOp : public OpKernel {
       (*b)[c] = offset[c] - mean[c] * (*a)[c];
     }
     return true;
+  }
+
+  // BiasAdd [+ Relu, Relu6 or Elu]; else the text of TensorFlow's other
+  // kernels (its oneDNN one leaves such a node without output).
+  static Status CheckDepthwiseFusion(OpKernelConstruction* ctx) {
+    std::vector<std::string> ops;
+    DFG_RETURN_IF_ERROR(ctx->GetAttr("fused_ops", &ops));
+    const bool ok =
+        !ops.empty() && ops[0] == "BiasAdd" &&
+        (ops.size() == 1 ||
+         (ops.size() == 2 &&
+          (ops[1] == "Relu" || ops[1] == "Relu6" || ops[1] == "Elu")));
+    if (!ok) {
+      return Unimplemented("Fusion is not implemented: [{}]",
+                           fmt::join(ops, ","));
+    }
+    return Status::Ok();
   }
 
   Conv2DAttrs attrs_;
@@ -404,8 +441,11 @@ class FusedMatMulOp : public OpKernel {
 }  // namespace
 
 void RegisterFusedKernels(KernelRegistry* r) {
-  r->Register<FusedConv2DOp>(
+  r->Register<FusedConv2DOp<false>>(
       "_FusedConv2D", {TypeConstraint("T", TypeList<float, double, Half>())});
+  r->Register<FusedConv2DOp<true>>(
+      "_FusedDepthwiseConv2dNative",
+      {TypeConstraint("T", TypeList<float, Half, BFloat16>())});
   r->Register<FusedMatMulOp>(
       "_FusedMatMul", {TypeConstraint("T", TypeList<float, Half, BFloat16>())});
 }

@@ -165,6 +165,37 @@ TEST_CASE("_FusedConv2D and _FusedMatMul apply BiasAdd and activations",
              Catch::Matchers::Contains("Fusion is not implemented"));
 }
 
+TEST_CASE("_FusedDepthwiseConv2dNative adds the bias and activates",
+          "[kernels]") {
+  auto node = [](const std::string& fused) {
+    return Node("_FusedDepthwiseConv2dNative",
+                std::string(kFloat) +
+                    "attr { key: 'num_args' value { i: 1 } } attr { key: "
+                    "'strides' value { list { i: [1,1,1,1] } } } attr { key: "
+                    "'padding' value { s: 'VALID' } } attr { key: 'fused_ops' "
+                    "value { list { s: [" +
+                    fused + "] } } }");
+  };
+  // x [1,1,2,2] (two pixels, two channels), a 1x1 filter of multiplier 2:
+  // out channel c*2+m = x[c] * w[c][m], then + bias, then the activation.
+  const Tensor x = MakeTensor<float>({1, 1, 2, 2}, {1, -2, 3, 4});
+  const Tensor w = MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, -4});
+  const Tensor b = MakeTensor<float>({4}, {0.5, 0, 1, 0});
+  auto relu6 = RunKernel(node("'BiasAdd', 'Relu6'"), {x, w, b});
+  REQUIRE(relu6.status.ok());
+  CHECK(Flat<float>(relu6.out(0)) == "[1,1,2,4] 1.5 2 0 6 3.5 6 6 0");
+  auto elu = RunKernel(node("'BiasAdd', 'Elu'"), {x, w, b});
+  REQUIRE(elu.status.ok());
+  CHECK(elu.out(0).flat<float>()[2] == Approx(std::expm1(-5.0f)));
+  auto bias = RunKernel(node("'BiasAdd'"), {x, w, b});
+  CHECK(Flat<float>(bias.out(0)) == "[1,1,2,4] 1.5 2 -5 8 3.5 6 13 -16");
+  for (const char* fused : {"'Relu'", "'BiasAdd', 'LeakyRelu'"}) {
+    auto bad = RunKernel(node(fused), {x, w, b});
+    CHECK_THAT(bad.status.message(),
+               Catch::Matchers::Contains("Fusion is not implemented"));
+  }
+}
+
 TEST_CASE("_MklLayerNorm normalizes the last dimension as TensorFlow does",
           "[kernels]") {
   const std::string ln =

@@ -382,7 +382,8 @@ bool MulConvPushDown(PassContext& ctx, const GraphIndex& index, int i) {
 }
 
 // AddV2(contraction, C) for C constant along the output channels (and the
-// contraction read only here) -> BiasAdd(contraction, C as a vector).
+// contraction, or a DepthwiseConv2dNative, read only here) ->
+// BiasAdd(contraction, C as a vector).
 bool AddToBiasAdd(PassContext& ctx, const GraphIndex& index, int i) {
   GraphDef& g = ctx.graph();
   NodeDef* add = g.mutable_node(i);
@@ -393,7 +394,8 @@ bool AddToBiasAdd(PassContext& ctx, const GraphIndex& index, int i) {
   for (int side = 0; side < 2; ++side) {
     const NodeDef* conv = Producer(g, index, *add, side);
     const NodeDef* bias = Producer(g, index, *add, 1 - side);
-    if (conv == nullptr || !IsContraction(*conv) ||
+    if (conv == nullptr ||
+        (!IsContraction(*conv) && conv->op() != "DepthwiseConv2dNative") ||
         ParseTensorNameView(add->input(side)).index != 0 ||
         !OnlyUse(index, index.Find(conv->name()), i)) {
       continue;

@@ -60,8 +60,9 @@ const std::vector<PassInfo>& Passes() {
        "explicit padding",
        optimize::RunPadFusion},
       {"remapper", true,
-       "fuse MatMul/Conv2D + BiasAdd/FusedBatchNorm + activation (GELU too) "
-       "into _FusedMatMul/_FusedConv2D, layer norms into _MklLayerNorm",
+       "fuse MatMul/Conv2D/DepthwiseConv2dNative + BiasAdd/FusedBatchNorm + "
+       "activation (GELU too) into _FusedMatMul/_FusedConv2D/"
+       "_FusedDepthwiseConv2dNative, layer norms into _MklLayerNorm",
        optimize::RunRemapper},
       {"prune", true, "remove what no output, target or stateful node needs",
        optimize::RunModelPruner},

@@ -6,11 +6,14 @@
 //   Conv2D  + BiasAdd [+ Relu|Relu6|Elu|LeakyRelu]          (NHWC)
 //   Conv2D  + FusedBatchNorm(V2,V3, is_training false) [+
 //   Relu|Relu6|Elu|LeakyRelu]
+//   DepthwiseConv2dNative + BiasAdd [+ Relu|Relu6|Elu]
+//                                     -> _FusedDepthwiseConv2dNative
 // The fused node takes the last node's name (what consumers and fetches
 // read) and the contraction's device; the pattern's control inputs move
 // to it. Only float32 on CPU (or unplaced) graphs, as TensorFlow's
-// remapper without oneDNN. Layer normalizations become _MklLayerNorm, as
-// with oneDNN (layer_norm_fusion.cc).
+// remapper without oneDNN; the depthwise fusion and layer normalizations
+// into _MklLayerNorm (layer_norm_fusion.cc) as with oneDNN (TensorFlow's
+// default on x86, the only configuration in which it runs those ops).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -48,7 +51,10 @@ class Remapper {
     bool any = false;
     for (int i = 0; i < g_.node_size(); ++i) {
       const std::string& op = g_.node(i).op();
-      if (dead_[i] || (op != "MatMul" && op != "Conv2D")) continue;
+      if (dead_[i] ||
+          (op != "MatMul" && op != "Conv2D" && op != "DepthwiseConv2dNative")) {
+        continue;
+      }
       any |= Fuse(i);
     }
     any |= FuseLayerNorms(ctx_, index_, &dead_);
@@ -74,6 +80,11 @@ class Remapper {
       return true;
     }
     return matmul && (op == "Tanh" || op == "Sigmoid");
+  }
+
+  // What TensorFlow's fused depthwise kernel (oneDNN's) takes.
+  static bool IsDepthwiseActivation(const NodeDef& n) {
+    return n.op() == "Relu" || n.op() == "Relu6" || n.op() == "Elu";
   }
 
   bool IsInferenceBatchNorm(const NodeDef& bn, int bn_index) const {
@@ -253,11 +264,30 @@ class Remapper {
     return last == n && n > 0;
   }
 
+  // A DepthwiseConv2dNative the fused op computes the same: TensorFlow's
+  // plain kernel ignores dilations and refuses unequal strides, which the
+  // fused one would honour; the fused op has no explicit padding.
+  static bool FusableDepthwise(const NodeDef& n) {
+    const tensorflow::AttrValue* dilations = Attr(n, "dilations");
+    if (dilations != nullptr) {
+      for (int64_t d : dilations->list().i()) {
+        if (d != 1) return false;
+      }
+    }
+    const tensorflow::AttrValue* strides = Attr(n, "strides");
+    const tensorflow::AttrValue* padding = Attr(n, "padding");
+    return strides != nullptr && strides->list().i_size() == 4 &&
+           strides->list().i(1) == strides->list().i(2) && padding != nullptr &&
+           (padding->s() == "SAME" || padding->s() == "VALID");
+  }
+
   bool Fuse(int ci) {
     const NodeDef& contraction = g_.node(ci);
     const bool matmul = contraction.op() == "MatMul";
+    const bool depthwise = contraction.op() == "DepthwiseConv2dNative";
     if (!IsFloat(contraction) || !OnCpu(contraction)) return false;
     if (!matmul && !IsNhwc(contraction)) return false;
+    if (depthwise && !FusableDepthwise(contraction)) return false;
     int bi = SoleConsumer(ci);
     if (bi < 0) return false;
     int reshape = -1;
@@ -279,7 +309,7 @@ class Remapper {
         ParseTensorNameView(second_inputs[0]).node == feeds_second) {
       fused_ops.push_back("BiasAdd");
       args.push_back(second_inputs[1]);
-    } else if (!matmul && IsInferenceBatchNorm(second, bi) &&
+    } else if (!matmul && !depthwise && IsInferenceBatchNorm(second, bi) &&
                second_inputs.size() == 5 &&
                ParseTensorNameView(second_inputs[0]).node ==
                    contraction.name()) {
@@ -289,7 +319,10 @@ class Remapper {
       return false;
     }
     int ai = SoleConsumer(bi);
-    if (ai >= 0 && IsActivation(g_.node(ai), matmul) && IsFloat(g_.node(ai))) {
+    const bool activation =
+        ai >= 0 && (depthwise ? IsDepthwiseActivation(g_.node(ai))
+                              : IsActivation(g_.node(ai), matmul));
+    if (activation && IsFloat(g_.node(ai))) {
       fused_ops.push_back(g_.node(ai).op());
       pattern.push_back(ai);
     } else if (matmul && fused_ops[0] == "BiasAdd") {
@@ -317,7 +350,9 @@ class Remapper {
     const int slot = reshape >= 0 ? pattern[0] : last;
     NodeDef fused;
     fused.set_name(g_.node(slot).name());
-    fused.set_op(c.op() == "MatMul" ? "_FusedMatMul" : "_FusedConv2D");
+    fused.set_op(c.op() == "MatMul"   ? "_FusedMatMul"
+                 : c.op() == "Conv2D" ? "_FusedConv2D"
+                                      : "_FusedDepthwiseConv2dNative");
     fused.set_device(c.device());
     for (const std::string& in : DataInputs(c)) fused.add_input(in);
     for (const std::string& a : args) fused.add_input(a);
@@ -333,10 +368,11 @@ class Remapper {
     }
     auto& attrs = *fused.mutable_attr();
     for (const auto& [key, value] : c.attr()) {
+      const bool conv_only =
+          key == "explicit_paddings" || key == "use_cudnn_on_gpu";
       if (key == "T" || key == "transpose_a" || key == "transpose_b" ||
-          key == "strides" || key == "padding" || key == "explicit_paddings" ||
-          key == "data_format" || key == "dilations" ||
-          key == "use_cudnn_on_gpu") {
+          key == "strides" || key == "padding" || key == "data_format" ||
+          key == "dilations" || (conv_only && c.op() == "Conv2D")) {
         attrs[key] = value;
       }
     }
@@ -388,8 +424,11 @@ class Remapper {
 }  // namespace
 
 Status RunRemapper(PassContext& ctx) {
-  // Every fusion starts at a MatMul or a Conv2D, or has an Rsqrt.
-  if (!HasOp(ctx.graph(), {"MatMul", "Conv2D", "Rsqrt"})) return Status::Ok();
+  // Every fusion starts at a MatMul or a convolution, or has an Rsqrt.
+  if (!HasOp(ctx.graph(),
+             {"MatMul", "Conv2D", "DepthwiseConv2dNative", "Rsqrt"})) {
+    return Status::Ok();
+  }
   Remapper(ctx).Run();
   return Status::Ok();
 }
