@@ -39,11 +39,10 @@ TEST_CASE("Assert passes on true and fails with TF's message on false",
 }
 
 TEST_CASE("Assert escapes strings and wants a scalar condition", "[kernels]") {
-  auto run =
-      testing::RunKernel(AssertNode("type: DT_STRING"),
-                         {Tensor::Scalar<bool>(false),
-                          MakeTensor<std::string>(
-                              {3}, {"a\nb", "it's", "\xc3\xa9\x01"})});
+  auto run = testing::RunKernel(
+      AssertNode("type: DT_STRING"),
+      {Tensor::Scalar<bool>(false),
+       MakeTensor<std::string>({3}, {"a\nb", "it's", "\xc3\xa9\x01"})});
   // absl::Utf8SafeCEscape: UTF-8 stays, control bytes are octal.
   CHECK(run.status.message() ==
         "assertion failed: [a\\nb it\\'s \xc3\xa9\\001]");

@@ -16,8 +16,8 @@
 
 #include "lib/base/status.h"
 #include "lib/kernels/tensor.h"
-#include "lib/proto/graph.pb.h"
 #include "lib/optimize/function_inline.h"
+#include "lib/proto/graph.pb.h"
 
 namespace dfg {
 
