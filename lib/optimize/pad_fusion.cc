@@ -10,8 +10,16 @@
 // forms compute the same sums (the padded positions contribute zeros), and
 // TensorFlow's CPU kernels of all three ops take EXPLICIT padding, so the
 // graph stays one TensorFlow runs. The Pad's control inputs move to the
-// convolution.
+// convolution. When the amounts are what SAME padding gives (Keras pads a
+// strided convolution's input so: ZeroPadding2D(((0, 1), (0, 1))) on an
+// even size), with the sizes known from the `_output_shapes` TensorFlow
+// writes and an undilated constant filter, the padding becomes SAME: the
+// one form the remapper's depthwise fusion takes.
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "lib/graph/tensor_id.h"
 #include "lib/kernels/tensor.h"
@@ -69,6 +77,78 @@ bool CombinedPaddings(const NodeDef& conv, const std::vector<int64_t>& pad,
   return true;
 }
 
+// SAME's padding before and after for one dimension (dilation 1).
+std::pair<int64_t, int64_t> SamePadding(int64_t in, int64_t k, int64_t s) {
+  const int64_t out = (in + s - 1) / s;
+  const int64_t total = std::max<int64_t>((out - 1) * s + k - in, 0);
+  return {total / 2, total - total / 2};
+}
+
+// The filter's value when it is a Const, or (the arithmetic pass's filter
+// scaled per channel, which constant folding computes next round) a Mul of
+// a 4-D Const: its shape is the filter's.
+std::optional<Tensor> FilterValue(const GraphDef& g, const GraphIndex& index,
+                                  const std::string& input) {
+  const int fi = index.Find(ParseTensorNameView(input).node);
+  if (fi < 0) return std::nullopt;
+  const NodeDef& f = g.node(fi);
+  if (f.op() != "Mul") return ConstValue(f);
+  // Both operands constant; the filter is the larger 4-D one (the other a
+  // per-channel vector, 1-D to 4-D); equal sizes must agree on the
+  // kernel's rows and columns.
+  std::optional<Tensor> best;
+  for (const std::string& in : DataInputs(f)) {
+    const int ci = index.Find(ParseTensorNameView(in).node);
+    std::optional<Tensor> t = ci < 0 ? std::nullopt : ConstValue(g.node(ci));
+    if (!t) return std::nullopt;
+    if (t->dims() != 4) continue;
+    if (best && best->NumElements() == t->NumElements() &&
+        (best->dim_size(0) != t->dim_size(0) ||
+         best->dim_size(1) != t->dim_size(1))) {
+      return std::nullopt;
+    }
+    if (!best || t->NumElements() > best->NumElements()) best = std::move(t);
+  }
+  return best;
+}
+
+// Whether `combined` (8 explicit paddings) is what SAME gives `conv` on the
+// unpadded input: the Pad's output rows and columns known, the filter a
+// Const, no dilation.
+bool IsSamePadding(const GraphDef& g, const GraphIndex& index,
+                   const NodeDef& pad, const NodeDef& conv,
+                   const std::vector<int64_t>& pads,
+                   const std::vector<int64_t>& combined) {
+  const tensorflow::AttrValue* shapes = Attr(pad, "_output_shapes");
+  const tensorflow::AttrValue* strides = Attr(conv, "strides");
+  const tensorflow::AttrValue* dilations = Attr(conv, "dilations");
+  if (shapes == nullptr || shapes->list().shape_size() != 1 ||
+      strides == nullptr || strides->list().i_size() != 4 ||
+      conv.input_size() < 2) {
+    return false;
+  }
+  if (dilations != nullptr) {
+    for (int64_t d : dilations->list().i()) {
+      if (d != 1) return false;
+    }
+  }
+  const auto& shape = shapes->list().shape(0);
+  std::optional<Tensor> filter = FilterValue(g, index, conv.input(1));
+  if (shape.unknown_rank() || shape.dim_size() != 4 || !filter ||
+      filter->dims() != 4) {
+    return false;
+  }
+  for (int d : {1, 2}) {
+    // The Pad's output less its own amounts: the convolution's input.
+    const int64_t in = shape.dim(d).size() - pads[2 * d] - pads[2 * d + 1];
+    const int64_t s = strides->list().i(d);
+    if (shape.dim(d).size() < 0 || in < 0 || s < 1) return false;
+    auto [before, after] = SamePadding(in, filter->dim_size(d - 1), s);
+    if (combined[2 * d] != before || combined[2 * d + 1] != after) return false;
+  }
+  return true;
+}
+
 // Folds Pad node `pi` into its consumer; false when the pattern does not
 // hold.
 bool Fold(PassContext& ctx, const GraphIndex& index, int pi,
@@ -109,16 +189,25 @@ bool Fold(PassContext& ctx, const GraphIndex& index, int pi,
     for (const std::string& have : c->input()) seen |= have == in;
     if (!seen) c->add_input(in);
   }
+  const bool same = IsSamePadding(g, index, pad, *c, pads, combined);
   auto& attrs = *c->mutable_attr();
-  attrs["padding"].set_s("EXPLICIT");
-  auto* list = attrs["explicit_paddings"].mutable_list();
-  list->clear_i();
-  for (int64_t p : combined) list->add_i(p);
+  if (same) {
+    attrs["padding"].set_s("SAME");
+    // Conv2D's default (an empty list); the others have no such attr.
+    attrs.erase("explicit_paddings");
+  } else {
+    attrs["padding"].set_s("EXPLICIT");
+    auto* list = attrs["explicit_paddings"].mutable_list();
+    list->clear_i();
+    for (int64_t p : combined) list->add_i(p);
+  }
   (*dead)[pi] = true;
   ctx.Record("padfusion", taken, {Describe(*c)},
-             fmt::format("a zero Pad of rows and columns is the "
-                         "convolution's explicit padding [{}]",
-                         fmt::join(combined, ",")));
+             same ? std::string("a zero Pad of rows and columns is the "
+                                "convolution's SAME padding")
+                  : fmt::format("a zero Pad of rows and columns is the "
+                                "convolution's explicit padding [{}]",
+                                fmt::join(combined, ",")));
   return true;
 }
 

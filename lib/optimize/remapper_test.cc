@@ -46,12 +46,14 @@ std::string DepthwiseAttrs(const std::string& strides = "1 i: 1 i: 1 i: 1",
 
 // x -> DepthwiseConv2dNative (2 channels, multiplier 1) -> AddV2 of a
 // per-channel constant -> `act` -> out.
-GraphDef Block(const std::string& conv_attrs, const std::string& act) {
+GraphDef Block(const std::string& conv_attrs, const std::string& act,
+               int kernel = 1) {
+  const std::string k = std::to_string(kernel);
   return testing::ParseTextProto<GraphDef>(
       Node("x", "_Arg", {}, R"( attr { key: "index" value { i: 0 } })") +
       FloatConst("w",
-                 "dim { size: 1 } dim { size: 1 } dim { size: 2 } "
-                 "dim { size: 1 }",
+                 "dim { size: " + k + " } dim { size: " + k +
+                     " } dim { size: 2 } dim { size: 1 }",
                  "float_val: 2 float_val: 3") +
       FloatConst("shift", "dim { size: 1 } dim { size: 1 } dim { size: 2 }",
                  "float_val: 5 float_val: 6") +
@@ -121,6 +123,64 @@ TEST_CASE("the depthwise fusion takes only what TensorFlow's fused kernel does",
     CHECK(nodes.at("dw")->op() == "DepthwiseConv2dNative");
     CHECK(nodes.at("act")->op() == "Relu6");
   }
+}
+
+// Keras' ZeroPadding2D(((0, 1), (0, 1))) before a stride-2 'valid' 3x3
+// depthwise conv (MobileNet's downsampling blocks) on a 4x4 input: SAME
+// would pad 0 before and 1 after.
+GraphDef PaddedBlock(const std::string& paddings) {
+  const std::string pads =
+      R"(node { name: "p" op: "Const" attr { key: "dtype" value { type: )"
+      R"(DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 )"
+      R"(tensor_shape { dim { size: 4 } dim { size: 2 } } )" +
+      paddings + " } } } }\n";
+  GraphDef g = Block(DepthwiseAttrs("1 i: 2 i: 2 i: 1", "VALID") +
+                         R"( attr { key: "_output_shapes" value { list { )"
+                         R"(shape { dim { size: -1 } dim { size: 2 } )"
+                         R"(dim { size: 2 } dim { size: 2 } } } } })",
+                     "Relu6", /*kernel=*/3);
+  g.MergeFrom(testing::ParseTextProto<GraphDef>(
+      pads + Node("pad", "Pad", {"x", "p"},
+                  R"( attr { key: "Tpaddings" value { type: DT_INT32 } })"
+                  R"( attr { key: "_output_shapes" value { list { shape { )"
+                  R"(dim { size: -1 } dim { size: 5 } dim { size: 5 } )"
+                  R"(dim { size: 2 } } } } })")));
+  for (NodeDef& n : *g.mutable_node()) {
+    if (n.name() == "dw") n.set_input(0, "pad");
+  }
+  return g;
+}
+
+TEST_CASE("a depthwise conv behind a ZeroPadding2D that is SAME padding fuses",
+          "[optimize]") {
+  GraphDef g = PaddedBlock(
+      "int_val: 0 int_val: 0 int_val: 0 int_val: 1 int_val: 0 int_val: 1 "
+      "int_val: 0 int_val: 0");
+  OptimizeReport report;
+  REQUIRE(Optimize(&g, OptimizeOptions(), &report).ok());
+  auto nodes = ByName(g);
+  CHECK_FALSE(nodes.contains("pad"));
+  REQUIRE(nodes.contains("act"));
+  CHECK(nodes.at("act")->op() == "_FusedDepthwiseConv2dNative");
+  CHECK(nodes.at("act")->attr().at("padding").s() == "SAME");
+  CHECK(nodes.at("act")->input(0) == "x");
+  bool said = false;
+  for (const Rewrite& r : report.rewrites) {
+    said |= r.pass == "padfusion" &&
+            r.why ==
+                "a zero Pad of rows and columns is the convolution's "
+                "SAME padding";
+  }
+  CHECK(said);
+  // Padding on both sides is not what SAME gives: explicit, not fused.
+  GraphDef both = PaddedBlock(
+      "int_val: 0 int_val: 0 int_val: 1 int_val: 0 int_val: 1 int_val: 0 "
+      "int_val: 0 int_val: 0");
+  REQUIRE(Optimize(&both, OptimizeOptions(), nullptr).ok());
+  auto kept = ByName(both);
+  REQUIRE(kept.contains("dw"));
+  CHECK(kept.at("dw")->attr().at("padding").s() == "EXPLICIT");
+  CHECK(kept.at("act")->op() == "Relu6");
 }
 
 }  // namespace
