@@ -99,14 +99,22 @@ constexpr const char kServingDefault[] = "serving_default";
 // without serving_default).
 StatusOr<std::string> ChooseSignature(const LoadedGraph& loaded,
                                       const DotFlags& flags) {
+  const bool graph_def = loaded.container == GraphContainer::kGraphDef ||
+                        loaded.container == GraphContainer::kTfjsModel;
+  if (flags.outer_graph && graph_def) {
+    // As --signature: the flag picks among a SavedModel's graphs.
+    return InvalidArgument(
+        "not a SavedModel: --outer-graph draws a SavedModel's or "
+        "MetaGraphDef's stored graph instead of a signature; a GraphDef is "
+        "drawn as it is (leave the flag out)");
+  }
   if (flags.outer_graph) return std::string();
   if (flags.signature.empty()) {
     bool has_default = loaded.container == GraphContainer::kSavedModel &&
                        loaded.signatures.count(kServingDefault) > 0;
     return std::string(has_default ? kServingDefault : "");
   }
-  if (loaded.container == GraphContainer::kGraphDef ||
-      loaded.container == GraphContainer::kTfjsModel) {
+  if (graph_def) {
     return InvalidArgument(
         "not a SavedModel: --signature {} draws a signature of a SavedModel "
         "or MetaGraphDef, and a GraphDef has none",
