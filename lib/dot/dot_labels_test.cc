@@ -49,7 +49,10 @@ TEST_CASE("labels leave out the scope their cluster shows and tooltips name",
   CHECK(drawn.nodes["features"]["label"] == "features");
   CHECK(drawn.clusters.count("hidden_1") == 1);
   CHECK(drawn.clusters.count("out_1") == 1);
-  CHECK(drawn.clusters.count("Call_1/Call/functional_1") == 1);
+  // The calls around the model's body are no boxes: its cluster is named
+  // by its last part.
+  CHECK(drawn.clusters.count("functional_1") == 1);
+  CHECK(drawn.clusters.count("Call_1/Call/functional_1") == 0);
 
   DotOptions full;
   full.full_names = true;
@@ -71,12 +74,38 @@ TEST_CASE("a node named like its scope keeps its name beside the scope",
           "[dot]") {
   Drawn drawn = Draw(ParseGraph(R"pb(
     node { name: "split/axis" op: "Const" }
-    node { name: "split" op: "Split" input: "split/axis" }
+    node { name: "split/size" op: "Const" }
+    node { name: "split" op: "SplitV" input: "split/size" input: "split/axis" }
     node { name: "a/b/split" op: "NoOp" input: "^split" }
   )pb"));
-  CHECK(drawn.nodes["split"]["label"] == "split\\n(Split)");
+  CHECK(drawn.nodes["split"]["label"] == "split\\n(SplitV)");
   CHECK(drawn.nodes["split/axis"]["label"] == "axis\\n(Const)");
   CHECK(drawn.nodes["a/b/split"]["label"] == "a/b/split");
+  CHECK(drawn.clusters.contains("split"));
+}
+
+TEST_CASE("a scope of one node besides the node named like it is no box",
+          "[dot]") {
+  // Keras' dense/BiasAdd reading dense/BiasAdd/ReadVariableOp; a call's
+  // output NoOp beside its body's one scope.
+  Drawn drawn = Draw(ParseGraph(R"pb(
+    node { name: "x" op: "Placeholder" }
+    node { name: "call/f/dense/BiasAdd/ReadVariableOp" op: "Const" }
+    node { name: "call/f/dense/MatMul" op: "MatMul" input: "x" }
+    node {
+      name: "call/f/dense/BiasAdd"
+      op: "BiasAdd"
+      input: "call/f/dense/MatMul"
+      input: "call/f/dense/BiasAdd/ReadVariableOp"
+    }
+    node { name: "call/f/out/Relu" op: "Relu" input: "call/f/dense/BiasAdd" }
+    node { name: "call/NoOp" op: "NoOp" input: "^call/f/out/Relu" }
+  )pb"));
+  CHECK_FALSE(drawn.clusters.contains("BiasAdd"));
+  CHECK(drawn.clusters.contains("dense"));
+  CHECK_FALSE(drawn.clusters.contains("call"));
+  CHECK(drawn.nodes["call/f/dense/BiasAdd/ReadVariableOp"]["label"] ==
+        "BiasAdd/ReadVariableOp\\n(Const)");
 }
 
 }  // namespace

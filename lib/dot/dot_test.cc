@@ -229,7 +229,8 @@ TEST_CASE("without devices nodes cluster by name scope, chains drawn once",
     node { name: "top" op: "NoOp" }
   )pb"));
   CHECK(drawn.clusters.size() == 2);
-  CHECK(drawn.clusters["outer/inner"] ==
+  // "outer" holds only "outer/inner": one box, named by its last part.
+  CHECK(drawn.clusters["inner"] ==
         std::set<std::string>{"outer/inner/a", "outer/inner/b",
                               "outer/inner/deeper/c", "outer/inner/deeper/d"});
   CHECK(drawn.clusters["deeper"] ==

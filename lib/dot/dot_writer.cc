@@ -209,8 +209,13 @@ class Writer {
     return Parent(name);
   }
 
-  // A scope becomes a cluster when it holds at least two drawn nodes and not
-  // all of them sit in one child scope (a chain a -> a/b is drawn once).
+  // A scope becomes a cluster when it holds at least two drawn nodes besides
+  // the node named like it, and not all of them sit in one child scope: a
+  // chain a -> a/b is drawn once, and neither a scope holding only a call's
+  // output node (or its one control-output NoOp) and the call's body
+  // (StatefulPartitionedCall_1 > StatefulPartitionedCall > functional_1)
+  // nor a node and its one input (dense/BiasAdd and
+  // dense/BiasAdd/ReadVariableOp) is a box of its own.
   void PlanScopes() {
     for (size_t v = 0; v < view_.nodes.size(); ++v) {
       if (view_.nodes[v].link_to >= 0) continue;
@@ -219,19 +224,37 @@ class Writer {
         if (!prefixes_.insert(p).second) break;
       }
     }
-    std::unordered_map<std::string_view, int> count;
+    // subtree: the nodes at or under a scope; own: the node named like it;
+    // no_ops: NoOps directly in it.
+    std::unordered_map<std::string_view, int> subtree, own, no_ops;
     for (size_t v = 0; v < view_.nodes.size(); ++v) {
       if (view_.nodes[v].link_to >= 0) continue;
-      for (std::string_view p = NodeScope(v); !p.empty(); p = Parent(p))
-        ++count[p];
+      std::string_view scope = NodeScope(v);
+      const int m = view_.nodes[v].model_node;
+      if (!scope.empty() && scope == ViewName(v)) {
+        ++own[scope];
+      } else if (!scope.empty() && m >= 0 && model_.nodes[m].op == "NoOp") {
+        ++no_ops[scope];
+      }
+      for (std::string_view p = scope; !p.empty(); p = Parent(p)) ++subtree[p];
     }
     std::unordered_map<std::string_view, int> largest_child;
-    for (auto [scope, n] : count) {
+    for (auto [scope, n] : subtree) {
       int& largest = largest_child[Parent(scope)];
       largest = std::max(largest, n);
     }
-    for (auto [scope, n] : count) {
-      if (n >= 2 && largest_child[scope] < n) drawn_scopes_.insert(scope);
+    auto count = [](const auto& map, std::string_view scope) {
+      auto it = map.find(scope);
+      return it == map.end() ? 0 : it->second;
+    };
+    for (auto [scope, n] : subtree) {
+      const int others = n - count(own, scope);
+      const int largest = largest_child[scope];
+      const bool call_wrapper =
+          largest > 0 && count(no_ops, scope) == 1 && others == largest + 1;
+      if (others >= 2 && largest < others && !call_wrapper) {
+        drawn_scopes_.insert(scope);
+      }
     }
   }
 
@@ -282,12 +305,20 @@ class Writer {
     return scope;
   }
 
+  // `tooltip`: set when the label shortens the cluster's name.
   Agraph_t* Cluster(const std::string& key, const std::string& label,
-                    Agraph_t* parent) {
+                    Agraph_t* parent, const std::string& tooltip = "") {
     auto [it, added] = clusters_.emplace(key, nullptr);
     if (added) {
       it->second = agsubg(parent, Mutable("cluster_" + key), 1);
       agxset(it->second, graph_label_, Mutable(EscapeLabel(label)));
+      if (!tooltip.empty()) {
+        if (graph_tooltip_ == nullptr) {
+          graph_tooltip_ =
+              agattr(graph_, AGRAPH, Mutable("tooltip"), Mutable(""));
+        }
+        agxset(it->second, graph_tooltip_, Mutable(tooltip));
+      }
     }
     return it->second;
   }
@@ -300,6 +331,13 @@ class Writer {
     Agraph_t* parent_graph = ScopeCluster(parent);
     std::string_view label =
         parent.empty() ? scope : scope.substr(parent.size() + 1);
+    // Scopes of no box of their own in between (the calls around a Keras
+    // model's body): the last part names it, the whole in the tooltip.
+    const size_t slash = label.rfind('/');
+    if (slash != std::string_view::npos && !options_.full_names) {
+      return Cluster(std::string(scope), std::string(label.substr(slash + 1)),
+                     parent_graph, std::string(scope));
+    }
     return Cluster(std::string(scope), std::string(label), parent_graph);
   }
 
@@ -431,6 +469,8 @@ class Writer {
   std::unordered_set<std::string_view> drawn_scopes_;
   std::string_view common_prefix_;  // "a/b/" or ""
   Agsym_t* graph_label_ = nullptr;
+  Agsym_t* graph_tooltip_ =
+      nullptr;  // declared by the first cluster needing it
   Agsym_t* shape_ = nullptr;
   Agsym_t* style_ = nullptr;
   Agsym_t* label_ = nullptr;
