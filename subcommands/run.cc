@@ -148,7 +148,8 @@ void RegisterRun(CLI::App& app, Context& ctx) {
                 "run the graph as written: no function inlining, constant "
                 "folding or fusion (see dfg optimize)");
   sub->add_option("--threads", flags->run.load.session.inter_op_threads,
-                  "inter-op threads (default: cores; 1 = inline)");
+                  "inter-op threads (default: inline on the calling thread, "
+                  "or cores when an op may wait for another; 1 = inline)");
   sub->add_option("--intra-threads", flags->run.load.session.intra_op_threads,
                   "intra-op threads (default: cores)");
   sub->add_option("--timeout-ms", flags->run.load.run.timeout_ms,

@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "lib/base/progress.h"
 #include "lib/base/strings.h"
@@ -40,10 +41,48 @@ struct Signature {
   std::vector<PartitionExecutor> executors;
   std::map<std::string, GraphDef> partitions;
   int64_t num_nodes = 0;  // in all partitions
+  // Holds an op that may wait for another node of the step: with
+  // inter_op_threads 0, its steps get the inter-op pool.
+  bool has_waiting_ops = false;
 };
 
 // From this many nodes a step is a progress stage.
 constexpr int64_t kRunStageMinNodes = 10000;
+
+// Kernels that block until another node of the step (or another step) acts:
+// run inline, one thread, such a node waiting for a node not yet run would
+// wait for ever.
+bool MayWait(const std::string& op) {
+  static const auto* ops =
+      new std::unordered_set<std::string>{"Stage",
+                                          "Unstage",
+                                          "StagePeek",
+                                          "MapStage",
+                                          "MapUnstage",
+                                          "MapUnstageNoKey",
+                                          "MapPeek",
+                                          "OrderedMapStage",
+                                          "OrderedMapUnstage",
+                                          "OrderedMapUnstageNoKey",
+                                          "OrderedMapPeek",
+                                          "AccumulatorTakeGradient",
+                                          "SparseAccumulatorTakeGradient",
+                                          "ResourceAccumulatorTakeGradient",
+                                          "MutexLock"};
+  return ops->contains(op);
+}
+
+bool HasWaitingOps(const GraphDef& graph) {
+  for (const NodeDef& n : graph.node()) {
+    if (MayWait(n.op())) return true;
+  }
+  for (const auto& f : graph.library().function()) {
+    for (const NodeDef& n : f.node_def()) {
+      if (MayWait(n.op())) return true;
+    }
+  }
+  return false;
+}
 
 int DefaultThreads() {
   unsigned n = std::thread::hardware_concurrency();
@@ -242,6 +281,7 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
           node, dev.name);
     }
     sig->num_nodes += def.node_size();
+    sig->has_waiting_ops |= HasWaitingOps(def);
     GraphDef copy;
     if (options.keep_partitions) copy = def;
     DFG_ASSIGN_OR_RETURN(PartitionExecutor executor,
@@ -338,7 +378,9 @@ Status Session::Impl::RunSignature(const Signature& sig,
   step_args.step_id = next_step_id++;
   step_args.rendezvous = &rendezvous;
   step_args.call_frame = &frame;
-  step_args.inter_op_pool = inter_op_pool.get();
+  // Auto: inline unless an op may wait on another (SessionOptions).
+  const bool pool = this->options.inter_op_threads != 0 || sig.has_waiting_ops;
+  step_args.inter_op_pool = pool ? inter_op_pool.get() : nullptr;
   step_args.intra_op_pool = intra_op_pool.get();
   step_args.observer = options.observer;
   PartitionStep step(sig.executors, step_args);

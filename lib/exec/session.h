@@ -34,7 +34,14 @@ struct SessionOptions {
   // cannot run (use soft placement to move their nodes to CPUs).
   std::vector<std::string> devices;
   bool allow_soft_placement = true;
-  int inter_op_threads = 0;  // 0: the number of cores; 1: run inline
+  // 0 (auto): a step runs inline on the calling thread (kernels still split
+  // their work over the intra-op pool), unless its graph holds an op that
+  // may wait for another node of the step (StagingArea's Unstage and Stage,
+  // an accumulator's TakeGradient, MutexLock), which gets a pool of one
+  // thread per core; 1: always inline; N: a pool of N threads. On a few
+  // cores a second pool competes with the intra-op one: BERT-tiny runs 1.45x
+  // and a Keras LSTM 1.6x faster inline than with both.
+  int inter_op_threads = 0;
   int intra_op_threads = 0;  // 0: the number of cores
   // Run lib/optimize on every client graph (DirectSession runs Grappler).
   bool optimize = true;
