@@ -70,6 +70,26 @@ TEST_CASE("session runs a graph over two CPU devices through Send/Recv",
   }
 }
 
+TEST_CASE("by default a step that unstages what it stages gets a pool",
+          "[exec]") {
+  // Run inline (--threads 1), the Unstage would wait for ever for the
+  // Stage; the default (inter_op_threads 0) runs a graph with such an op on
+  // the inter-op pool, as every graph with --threads N.
+  const std::string area =
+      R"( attr { key: "dtypes" value { list { type: DT_FLOAT } } })"
+      R"( attr { key: "shared_name" value { s: "area" } })";
+  const std::string graph =
+      R"(node { name: "un" op: "Unstage")" + area + " }\n" +
+      testing::ScalarConstText("c", "DT_FLOAT", "float_val: 3") +
+      R"(node { name: "st" op: "Stage" input: "c")" + area + " }\n";
+  auto session = MakeSession(Parse(graph), {}, /*threads=*/0);
+  for (int step = 0; step < 3; ++step) {
+    std::vector<Tensor> out;
+    REQUIRE(session->Run({}, {"un"}, {"st"}, &out).ok());
+    CHECK(out[0].scalar<float>() == 3);
+  }
+}
+
 TEST_CASE("session without kept partitions runs the same and keeps none",
           "[exec]") {
   SessionOptions options;
