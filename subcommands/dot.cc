@@ -100,7 +100,7 @@ constexpr const char kServingDefault[] = "serving_default";
 StatusOr<std::string> ChooseSignature(const LoadedGraph& loaded,
                                       const DotFlags& flags) {
   const bool graph_def = loaded.container == GraphContainer::kGraphDef ||
-                        loaded.container == GraphContainer::kTfjsModel;
+                         loaded.container == GraphContainer::kTfjsModel;
   if (flags.outer_graph && graph_def) {
     // As --signature: the flag picks among a SavedModel's graphs.
     return InvalidArgument(
