@@ -70,9 +70,24 @@ std::vector<std::shared_ptr<void>>& KeptUntilExit();
 // graph of a million nodes string by string costs more CPU than some whole
 // stages. Else leaves `*object` to be destroyed where it is, as usual. Call
 // it last, on success, for objects nothing else uses.
+// Sanitizer builds free everything as usual, so that LeakSanitizer still
+// sees what the subcommand leaked and ASan checks the destructors.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kFreeBeforeExit = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+inline constexpr bool kFreeBeforeExit = true;
+#else
+inline constexpr bool kFreeBeforeExit = false;
+#endif
+#else
+inline constexpr bool kFreeBeforeExit = false;
+#endif
+
 template <typename T>
 void LeaveToExit(const Context& ctx, std::unique_ptr<T>* object) {
-  if (*object == nullptr || !ctx.io.exits_after) return;
+  if (*object == nullptr || !ctx.io.exits_after || kFreeBeforeExit) return;
   KeptUntilExit().push_back(std::shared_ptr<void>(std::move(*object)));
 }
 

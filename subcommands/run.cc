@@ -94,7 +94,9 @@ int RunRun(RunFlags f, Context& ctx) {
   f.output.latencies = options.repeat.repeat > 1 || options.repeat.warmup > 0;
   Status w =
       WriteRunOutputs(*outcome, *step, f.output, *ctx.io.out, *ctx.io.err);
-  return w.ok() ? kExitOk : ctx.Error(w);
+  if (!w.ok()) return ctx.Error(w);
+  LeaveToExit(ctx, &outcome->session);  // its executors hold every node
+  return kExitOk;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "lib/pipeline/execution_state.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "lib/base/progress.h"
@@ -196,14 +198,17 @@ Status OptimizeClientGraph(const OptimizeOptions& optimize,
   for (NodeDef& n : *def.mutable_node()) {
     n.set_device(ResolveDevice(n.device(), devices, prune.client_device));
   }
-  std::unordered_map<std::string, const std::string*> device;
-  for (const NodeDef& n : def.node()) device[n.name()] = &n.device();
+  // Views of the names, which the loop below leaves as they are.
+  std::unordered_map<std::string_view, const std::string*> device;
+  device.reserve(def.node_size());
+  for (const NodeDef& n : def.node()) device.emplace(n.name(), &n.device());
   for (NodeDef& n : *def.mutable_node()) {
     if (!n.device().empty()) continue;
     const std::string* d = nullptr;
     for (const std::string& in : n.input()) {
-      auto it = device.find(std::string(
-          ParseTensorNameView(in[0] == '^' ? in.substr(1) : in).node));
+      std::string_view name = in;
+      if (!name.empty() && name[0] == '^') name.remove_prefix(1);
+      auto it = device.find(ParseTensorNameView(name).node);
       if (it != device.end() && !it->second->empty()) {
         d = it->second;
         break;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 #include "lib/base/strings.h"
@@ -36,7 +37,10 @@ class StepBuilder {
  public:
   StepBuilder(const LoadedGraph& model, const SignatureDef* signature)
       : model_(model), signature_(signature) {
-    for (const NodeDef& node : model.graph.node()) nodes_[node.name()] = &node;
+    // Views of the names `model` holds: no copy of a million strings.
+    nodes_.reserve(model.graph.node_size());
+    for (const NodeDef& node : model.graph.node())
+      nodes_.emplace(node.name(), &node);
   }
 
   // `key` names an input or output of the signature, or a graph tensor.
@@ -124,7 +128,7 @@ class StepBuilder {
   const SignatureDef* signature_;
   std::string model_signature_key_;
   bool graph_first_ = false;
-  std::unordered_map<std::string, const NodeDef*> nodes_;
+  std::unordered_map<std::string_view, const NodeDef*> nodes_;
 };
 
 Status SplitSpec(const std::string& spec, const char* flag, std::string* name,
