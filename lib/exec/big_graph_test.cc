@@ -60,8 +60,8 @@ GraphDef Chain(int n) {
 }
 
 // Sanitizers keep freed blocks and shadow memory: their RSS says nothing of
-// the session's own.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// the session's own (DFG_SANITIZED: lib/exec/CMakeLists.txt).
+#if defined(DFG_SANITIZED)
 constexpr int64_t kSlack = 8;
 #else
 constexpr int64_t kSlack = 1;
