@@ -6,7 +6,19 @@
 // control pivot), not between devices, no ref type; an Identity with
 // control inputs stays when a Merge or _Retval reads it. One pass over the
 // graph, whatever the length of Identity chains.
+//
+// Then its control-edge rules: a Const without inputs is ready when the step
+// starts, so control edges out of it order nothing and go (a SavedModel's
+// function body waits on every variable read through a NoOp; frozen, the
+// reads are constants: MobileNetV2's 262 of them ran every step for
+// nothing); and a NoOp (not preserved) is bypassed when that leaves no more
+// control edges than it has inputs plus outputs and no more crossing
+// devices: its consumers wait for its inputs themselves.
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "lib/graph/tensor_id.h"
 #include "lib/graph/types.h"
@@ -177,10 +189,174 @@ class IdentityRemover {
   std::vector<std::vector<std::string>> controls_;
 };
 
+bool HasControlInput(const GraphDef& g) {
+  for (const NodeDef& n : g.node()) {
+    for (const std::string& in : n.input()) {
+      if (!in.empty() && in[0] == '^') return true;
+    }
+  }
+  return false;
+}
+
+class ControlSimplifier {
+ public:
+  // `index`: the graph's as it is now.
+  ControlSimplifier(PassContext& ctx, const GraphIndex& index)
+      : ctx_(ctx), g_(ctx.graph()), index_(index) {}
+
+  void Run() {
+    DropConstantControls();
+    BypassNoOps();
+  }
+
+ private:
+  // A Const without inputs: its control consumers drop it.
+  void DropConstantControls() {
+    const int n = g_.node_size();
+    free_const_.assign(n, false);
+    std::vector<int> consumers;
+    for (int i = 0; i < n; ++i) {
+      const NodeDef& c = g_.node(i);
+      if (c.op() != "Const" || c.input_size() != 0) continue;
+      if (index_.ControlUses(i).empty()) continue;
+      free_const_[i] = true;
+      for (int u : index_.ControlUses(i)) consumers.push_back(u);
+    }
+    std::sort(consumers.begin(), consumers.end());
+    consumers.erase(std::unique(consumers.begin(), consumers.end()),
+                    consumers.end());
+    for (int u : consumers) {
+      NodeDef* node = g_.mutable_node(u);
+      auto* in = node->mutable_input();
+      int out = 0, dropped = 0;
+      for (int k = 0; k < in->size(); ++k) {
+        const std::string& s = in->Get(k);
+        if (s[0] == '^') {
+          int p = index_.Find(std::string_view(s).substr(1));
+          if (p >= 0 && free_const_[p]) {
+            ++dropped;
+            continue;
+          }
+        }
+        if (out != k) in->Mutable(out)->swap(*in->Mutable(k));
+        ++out;
+      }
+      while (in->size() > out) in->RemoveLast();
+      ctx_.Record("dependency", {Describe(*node)}, {node->name()},
+                  fmt::format("{} control input{} from constants dropped (a "
+                              "constant without inputs is ready at the start)",
+                              dropped, dropped == 1 ? "" : "s"));
+    }
+  }
+
+  // Node i's control consumers as the graph is now.
+  std::set<int>& ControlOut(int i) {
+    auto [it, inserted] = control_out_.try_emplace(i);
+    if (inserted && !free_const_[i]) {
+      for (int u : index_.ControlUses(i)) it->second.insert(u);
+    }
+    return it->second;
+  }
+
+  bool Beneficial(int i, const std::vector<int>& ins,
+                  const std::set<int>& outs) const {
+    const size_t ni = ins.size(), no = outs.size();
+    if (ni * no > ni + no) return false;
+    auto dev = [&](int k) -> const std::string& { return g_.node(k).device(); };
+    const std::string& own = dev(i);
+    if ((ni == 1 && no > 1 && dev(ins[0]) != own) ||
+        (ni > 1 && no == 1 && dev(*outs.begin()) != own)) {
+      return false;
+    }
+    size_t before = 0, after = 0;
+    for (int p : ins) before += dev(p) != own;
+    for (int u : outs) before += dev(u) != own;
+    for (int p : ins) {
+      for (int u : outs) after += dev(p) != dev(u);
+    }
+    return after <= before;
+  }
+
+  void BypassNoOps() {
+    const int n = g_.node_size();
+    std::vector<int> work;
+    for (int i = 0; i < n; ++i) {
+      if (g_.node(i).op() == "NoOp") work.push_back(i);
+    }
+    if (work.empty()) return;
+    std::vector<bool> dead(n, false);
+    while (!work.empty()) {
+      const int i = work.back();
+      work.pop_back();
+      NodeDef* node = g_.mutable_node(i);
+      if (dead[i] || node->op() != "NoOp" || ctx_.IsPreserved(*node)) continue;
+      std::vector<int> ins;
+      bool ok = true;
+      for (const std::string& in : node->input()) {
+        int p = in[0] == '^' ? index_.Find(std::string_view(in).substr(1)) : -1;
+        if (p < 0 || p == i) {
+          ok = false;  // a data input or a dangling one: left to the import
+          break;
+        }
+        ins.push_back(p);
+      }
+      std::set<int>& outs = ControlOut(i);
+      if (!ok || outs.count(i) || !Beneficial(i, ins, outs)) continue;
+      const std::string self = "^" + node->name();
+      std::vector<std::string> moved;
+      for (int u : outs) {
+        NodeDef* consumer = g_.mutable_node(u);
+        auto* in = consumer->mutable_input();
+        for (int k = 0; k < in->size(); ++k) {
+          if (in->Get(k) == self) {
+            in->DeleteSubrange(k, 1);
+            break;
+          }
+        }
+        for (int p : ins) {
+          if (ControlOut(p).insert(u).second) {
+            consumer->add_input("^" + g_.node(p).name());
+          }
+        }
+        moved.push_back(consumer->name());
+        work.push_back(u);
+      }
+      for (int p : ins) {
+        ControlOut(p).erase(i);
+        work.push_back(p);
+      }
+      ctx_.Record("dependency", {Describe(*node)}, std::move(moved),
+                  ins.empty() ? "a NoOp without inputs orders nothing"
+                              : "a NoOp: its consumers wait for its control "
+                                "inputs themselves");
+      outs.clear();
+      node->clear_input();
+      dead[i] = true;
+    }
+    EraseNodes(&g_, dead);
+  }
+
+  PassContext& ctx_;
+  GraphDef& g_;
+  const GraphIndex& index_;  // of the graph as the rules found it
+  std::vector<bool> free_const_;
+  std::map<int, std::set<int>> control_out_;
+};
+
 }  // namespace
 
 Status RunDependency(PassContext& ctx) {
+  const int changes = ctx.changes();
   IdentityRemover(ctx).Run();
+  // Only where there are control edges: a big graph without any is not
+  // indexed again.
+  if (!HasControlInput(ctx.graph())) return Status::Ok();
+  if (ctx.changes() == changes) {
+    ControlSimplifier(ctx, ctx.Index()).Run();
+  } else {
+    GraphIndex index(ctx.graph());
+    ControlSimplifier(ctx, index).Run();
+  }
   return Status::Ok();
 }
 

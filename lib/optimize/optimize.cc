@@ -53,7 +53,7 @@ const std::vector<PassInfo>& Passes() {
        "per-channel Add into a BiasAdd",
        optimize::RunArithmetic},
       {"dependency", true,
-       "bypass Identity nodes (consumers read their inputs)",
+       "bypass Identity and NoOp nodes; no control edges out of constants",
        optimize::RunDependency},
       {"padfusion", true,
        "a zero Pad of rows and columns read by a convolution becomes its "

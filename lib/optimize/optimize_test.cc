@@ -119,6 +119,53 @@ TEST_CASE("the dependency pass bypasses Identity nodes", "[optimize]") {
   CHECK(shape.at("after") == "NoOp(^x)");
 }
 
+TEST_CASE("control edges out of constants go, and NoOps are bypassed",
+          "[optimize]") {
+  // A frozen SavedModel function: its output control NoOp waits on every
+  // variable read, constants now; k (a Const with an input) keeps its edge.
+  GraphDef g = ParseTextProto<GraphDef>(
+      Arg("x") + ScalarConstText("c1", "DT_FLOAT", "float_val: 1") +
+      ScalarConstText("c2", "DT_FLOAT", "float_val: 2") +
+      Op("k", "Const", {"^x"},
+         R"( attr { key: "dtype" value { type: DT_FLOAT } })"
+         R"( attr { key: "value" value { tensor { dtype: DT_FLOAT)"
+         R"( tensor_shape {} float_val: 3 } } })") +
+      Op("reads", "NoOp", {"^c1", "^c2"}, "") +
+      Op("outputs", "NoOp", {"^reads"}, "") +
+      Op("n", "Neg", {"x", "^outputs", "^k"}) +
+      // 3 inputs x 2 consumers: 6 edges bypassed for 5 kept, so it stays.
+      Op("a", "Neg", {"x"}) + Op("b", "Neg", {"x"}) + Op("c", "Neg", {"x"}) +
+      Op("wide", "NoOp", {"^a", "^b", "^c"}, "") +
+      Op("p", "Neg", {"n", "^wide"}) + Op("q", "Neg", {"n", "^wide"}) +
+      // 2 inputs x 1 consumer: its consumer waits for both itself.
+      Op("pair", "NoOp", {"^a", "^b"}, "") +
+      Op("r", "AddN", {"p", "q"},
+         R"( attr { key: "T" value { type: DT_FLOAT } })"
+         R"( attr { key: "N" value { i: 2 } })") +
+      Op("s", "Neg", {"r", "^pair"}) + Retval("out", "s") +
+      // A target NoOp is preserved; its control inputs on constants go.
+      Op("target", "NoOp", {"^c1", "^a"}, ""));
+  OptimizeReport report = Run(&g, {"dependency", "prune"}, {"target"});
+  auto shape = Shape(g);
+  CHECK_FALSE(shape.contains("reads"));
+  CHECK_FALSE(shape.contains("outputs"));
+  CHECK_FALSE(shape.contains("pair"));
+  CHECK_FALSE(shape.contains("c1"));
+  CHECK_FALSE(shape.contains("c2"));
+  CHECK(shape.at("n") == "Neg(x,^k)");
+  CHECK(shape.at("wide") == "NoOp(^a,^b,^c)");
+  CHECK(shape.at("p") == "Neg(n,^wide)");
+  CHECK(shape.at("s") == "Neg(r,^a,^b)");
+  CHECK(shape.at("target") == "NoOp(^a)");
+  int dropped = 0, bypassed = 0;
+  for (const Rewrite& r : report.rewrites) {
+    if (r.why.find("from constants dropped") != std::string::npos) ++dropped;
+    if (r.why.find("a NoOp") != std::string::npos) ++bypassed;
+  }
+  CHECK(dropped == 2);   // reads, target
+  CHECK(bypassed == 3);  // reads, outputs, pair
+}
+
 TEST_CASE("optimizing in place gives what optimizing a copy gives",
           "[optimize]") {
   const GraphDef given = ParseTextProto<GraphDef>(
