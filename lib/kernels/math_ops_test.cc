@@ -102,6 +102,14 @@ TEST_CASE("reductions over non-adjacent axes", "[kernels]") {
         "int32 [1,3,1] [[[ 60]\n  [ 92]\n  [124]]]");
   CHECK(Reduce("Max", "DT_INT32", x, {1}) ==
         "int32 [2,4] [[ 8  9 10 11]\n [20 21 22 23]]");
+  // A global average pooling of NHWC images: Mean over the rows and columns.
+  std::vector<float> f(24);
+  for (int i = 0; i < 24; ++i) f[i] = static_cast<float>(i);
+  const Tensor images = MakeTensor<float>({2, 2, 2, 3}, f);
+  CHECK(Reduce("Mean", "DT_FLOAT", images, {1, 2}) ==
+        "float [2,3] [[ 4.5  5.5  6.5]\n [16.5 17.5 18.5]]");
+  CHECK(Reduce("Sum", "DT_FLOAT", images, {1, 2}, true) ==
+        "float [2,1,1,3] [[[[18 22 26]]]\n\n\n [[[66 70 74]]]]");
 }
 
 TEST_CASE("empty reductions give the identity of the reducer", "[kernels]") {

@@ -234,6 +234,14 @@ class ReductionOp : public OpKernel {
       ReduceRows<R, kMean, T>(pool, x, n_out, count, o);
     } else if (g == 2) {
       ReduceCols<R, kMean, T>(pool, x, count, n_out, o);
+    } else if (g == 3 && !groups[0].second) {
+      // [kept, reduced, kept]: a global pooling of NHWC images (Mean over
+      // axes 1 and 2), each outer block's columns in place, no transpose.
+      const int64_t inner = groups[2].first;
+      for (int64_t a = 0; a < groups[0].first; ++a) {
+        ReduceCols<R, kMean, T>(pool, x + a * count * inner, count, inner,
+                                o + a * inner);
+      }
     } else {
       // Transpose to [kept..., reduced...], then reduce rows.
       std::vector<int> perm;
