@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include "lib/distributed/cluster_spec.h"
@@ -419,6 +422,64 @@ TEST_CASE("worker errors use TensorFlow's wording", "[distributed]") {
     CHECK(s.error_message().find("Session handle is not found") !=
           std::string::npos);
   }
+}
+
+TEST_CASE("abandoned RecvTensor calls leave no step rendezvous behind",
+          "[distributed]") {
+  // Each call names a step the worker never ran and gives up at its
+  // deadline; the worker must drop the rendezvous (and its waiter) it made
+  // for the step when the call is cancelled.
+  TestCluster c(1);
+  auto stub = tensorflow::WorkerService::NewStub(c.Channel(0));
+  tensorflow::GetStatusResponse status;
+  {
+    grpc::ClientContext ctx;
+    REQUIRE(stub->GetStatus(&ctx, {}, &status).ok());
+  }
+  const uint64_t inc = status.device_attributes(0).incarnation();
+  constexpr int kCalls = 300;
+  struct Call {
+    grpc::ClientContext ctx;
+    tensorflow::RecvTensorRequest req;
+    tensorflow::RecvTensorResponse resp;
+  };
+  std::vector<std::unique_ptr<Call>> calls;
+  std::mutex mu;
+  std::condition_variable cv;
+  int finished = 0, expired = 0;
+  for (int i = 0; i < kCalls; ++i) {
+    auto call = std::make_unique<Call>();
+    call->ctx.set_deadline(std::chrono::system_clock::now() +
+                           std::chrono::milliseconds(50));
+    call->req.set_step_id(500000 + i);
+    call->req.set_rendezvous_key(
+        CreateKey(Task(0), inc, Task(0), "never" + std::to_string(i), {}));
+    stub->async()->RecvTensor(
+        &call->ctx, &call->req, &call->resp, [&](grpc::Status s) {
+          std::lock_guard<std::mutex> lock(mu);
+          ++finished;
+          if (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+            ++expired;
+          }
+          cv.notify_all();
+        });
+    calls.push_back(std::move(call));
+  }
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    REQUIRE(cv.wait_for(lock, std::chrono::seconds(60),
+                        [&] { return finished == kCalls; }));
+  }
+  CHECK(expired == kCalls);
+  // The server learns of a cancellation a little after the client.
+  Worker* worker = c.servers[0]->worker();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (worker->num_step_rendezvous() > 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  CHECK(worker->num_step_rendezvous() == 0);
+  CHECK(worker->num_running_steps() == 0);
 }
 
 TEST_CASE("a task that is down is named in the error", "[distributed]") {

@@ -154,9 +154,17 @@ def abandoned_recvs(worker, pid, n):
     grown = rss_mb(pid) - before
     check(expired == n - 500, "RecvTensor for keys never sent ends at the caller's deadline",
           f"{expired} of {n - 500}")
-    # A leak of the waiters (16 KB each) would be 300 MB here.
-    check(grown < 60, f"{n} abandoned RecvTensor calls leave no waiters behind",
-          f"RSS grew {grown:.0f} MB")
+    # A leak of the waiters (16 KB each) would be 300 MB here. Under
+    # AddressSanitizer its allocator keeps what the calls churned through
+    # (measured 67-159 MB for 20000 calls, depending on the machine's load)
+    # and a leak grows 20 KB a call (405 MB): the bound is wider there, and
+    # distributed_test counts the worker's step rendezvous exactly.
+    asan = "address" in os.environ.get("DFG_SANITIZE", "")
+    bound = 250 if asan else 60
+    check(grown < bound,
+          f"{n} abandoned RecvTensor calls leave no waiters behind",
+          f"RSS grew {grown:.0f} MB (bound {bound} MB"
+          f"{', AddressSanitizer' if asan else ''})")
 
 
 def main():
