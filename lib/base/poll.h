@@ -25,6 +25,13 @@ inline constexpr std::chrono::microseconds kIdlePoll{50};
 // next function, a step's executors) polls: handoffs within a process take
 // microseconds, and a shorter poll takes less from a busy machine.
 inline constexpr std::chrono::microseconds kHandoffPoll{20};
+// How long an intra-op pool thread polls for the next parallel op while a
+// step runs: a model's parallel ops come every 10-200 us with serial work
+// between them, and a worker that slept would make each pay a wake-up
+// (15-40 us on a virtual machine) that costs more than the op's second
+// half. Bounded, so a step that waits (on a queue, the network) leaves the
+// core after a millisecond.
+inline constexpr std::chrono::microseconds kStepPoll{1000};
 
 // A pause of a few dozen cycles between looks: it leaves the core's
 // resources to its sibling hyper-thread and keeps the look cheap.

@@ -99,6 +99,7 @@ void PartitionStep::State::Finish() {
     std::lock_guard<std::mutex> lock(mu);
     s = status;
   }
+  if (args.intra_op_pool != nullptr) args.intra_op_pool->StepEnded();
   Done d = std::move(done);
   d(s);
 }
@@ -121,6 +122,7 @@ void PartitionStep::Start(Done done) {
   const PartitionStepArgs& args = state->args;
   const std::vector<PartitionExecutor>& executors = *state->executors;
   state->done = std::move(done);
+  if (args.intra_op_pool != nullptr) args.intra_op_pool->StepStarted();
   if (executors.empty()) {
     state->Finish();
     return;

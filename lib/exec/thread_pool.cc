@@ -48,8 +48,15 @@ void ThreadPool::WorkerLoop(int index) {
     if (queue_.empty() && !stopping_ && poll_.count() > 0 && polling_ == 0) {
       ++polling_;
       lock.unlock();
-      PollFor(poll_,
-              [this] { return queued_.load(std::memory_order_relaxed) > 0; });
+      auto queued = [this] {
+        return queued_.load(std::memory_order_relaxed) > 0;
+      };
+      if (!PollFor(poll_, queued) && poll_ < kStepPoll &&
+          steps_.load(std::memory_order_relaxed) > 0) {
+        PollFor(kStepPoll - poll_, [&] {
+          return queued() || steps_.load(std::memory_order_relaxed) == 0;
+        });
+      }
       lock.lock();
       --polling_;
     }

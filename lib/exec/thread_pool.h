@@ -3,7 +3,8 @@
 //
 // A worker that runs out of work polls the queue for a short while before it
 // sleeps (lib/base/poll.h), one worker at a time; Schedule() wakes a sleeper
-// only for work the polling worker cannot take.
+// only for work the polling worker cannot take. While a step runs
+// (StepStarted), the polling worker keeps polling up to kStepPoll.
 #ifndef DFG_LIB_EXEC_THREAD_POOL_H_
 #define DFG_LIB_EXEC_THREAD_POOL_H_
 
@@ -33,6 +34,10 @@ class ThreadPool : public ThreadPoolInterface {
 
   void Schedule(std::function<void()> fn) override;
   int NumThreads() const override { return static_cast<int>(threads_.size()); }
+  void StepStarted() override {
+    steps_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void StepEnded() override { steps_.fetch_sub(1, std::memory_order_relaxed); }
 
   // The calling thread's index in its pool, or -1 outside any pool.
   static int CurrentThreadId();
@@ -47,6 +52,7 @@ class ThreadPool : public ThreadPoolInterface {
   bool stopping_ = false;                    // guarded by mu_
   int polling_ = 0;                          // 0 or 1; guarded by mu_
   std::atomic<size_t> queued_{0};            // queue_.size(), read unlocked
+  std::atomic<int> steps_{0};                // steps running (StepStarted)
   std::vector<std::thread> threads_;
 };
 

@@ -14,8 +14,11 @@
 namespace dfg {
 namespace {
 
-// Below this many cycles of work, a hand-off costs more than it saves.
-constexpr int64_t kMinCostPerShard = 100000;
+// Below this many cycles of work (about 10 us), a hand-off costs more than it
+// saves. Within a step a pool thread is polling (ThreadPool::StepStarted)
+// and takes a shard within a microsecond; a sleeping one takes 15-40 us to
+// wake on a virtual machine.
+constexpr int64_t kMinCostPerShard = 30000;
 
 struct ForState {
   const std::function<void(int64_t, int64_t)>* fn;
@@ -71,8 +74,10 @@ void ParallelFor(ThreadPoolInterface* pool, int64_t total,
   state->total = total;
   state->shard_size = (total + num_shards - 1) / num_shards;
   state->num_shards = (total + state->shard_size - 1) / state->shard_size;
+  // The caller works too: threads - 1 helpers make `threads` in all (one
+  // more would share a core with them and hold a shard while descheduled).
   const int helpers =
-      static_cast<int>(std::min<int64_t>(threads, state->num_shards - 1));
+      static_cast<int>(std::min<int64_t>(threads - 1, state->num_shards - 1));
   for (int i = 0; i < helpers; ++i) {
     pool->Schedule([state] { state->Work(); });
   }

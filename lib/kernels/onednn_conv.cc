@@ -45,12 +45,12 @@ std::atomic<int64_t> g_runs{0};
 std::atomic<int64_t> g_channel_split_runs{0};
 
 // Below this many flops a shard is not worth a hand-off to another thread.
-// Half a megaflop is ~10 us of oneDNN's time, several times what handing a
-// shard to a polling pool thread costs; and the caller claims shards too, so
-// a late helper costs at most one shard. MobileNetV2 (alpha 0.35, 96x96,
-// batch 2) has 14 convolutions of 1 to 5 Mflop and none above: at 4 Mflop
-// two threads split only one of them.
-constexpr int64_t kMinShardFlops = int64_t{1} << 19;
+// 128 kflop is ~3 us of oneDNN's time, a few times what handing a shard to
+// the pool thread that polls while a step runs costs (ThreadPool); and the
+// caller claims shards too, so a late helper costs at most one shard.
+// MobileNetV2 (alpha 0.35, 96x96, batch 2) has convolutions of 0.3 to 5
+// Mflop: the 512 kflop this was before left most of them on one thread.
+constexpr int64_t kMinShardFlops = int64_t{1} << 17;
 // Conv2DBackpropInput splits over whole images only, and a batch its
 // workers do not divide goes to GEMM + col2im instead: it keeps the
 // coarser split it was measured with.
