@@ -166,6 +166,40 @@ TEST_CASE("control edges out of constants go, and NoOps are bypassed",
   CHECK(bypassed == 3);  // reads, outputs, pair
 }
 
+TEST_CASE("a NoOp that keeps a device crossing to one edge stays",
+          "[optimize]") {
+  // Grappler's rule: bypassing must not add edges between devices. g1 and
+  // g2 are on the GPU, the rest on the CPU.
+  GraphDef g = ParseTextProto<GraphDef>(
+      Arg("x") + Op("g1", "Neg", {"x"}) + Op("g2", "Neg", {"x"}) +
+      // One input across, two consumers here: one crossing would be two.
+      Op("fan_out", "NoOp", {"^g1"}, "") + Op("u1", "Neg", {"x", "^fan_out"}) +
+      Op("u2", "Neg", {"x", "^fan_out"}) +
+      // Two inputs here, one consumer across: likewise.
+      Op("fan_in", "NoOp", {"^u1", "^u2"}, "") +
+      Op("g3", "Neg", {"x", "^fan_in"}) +
+      // On the GPU between g1 and a CPU consumer: the crossing stays one.
+      Op("hop", "NoOp", {"^g1"}, "") + Op("u3", "Neg", {"x", "^hop"}) +
+      Retval("o1", "u1") + Retval("o2", "u2") + Retval("o3", "g3") +
+      Retval("o4", "u3"));
+  const std::string cpu = "/job:localhost/replica:0/task:0/device:CPU:0";
+  const std::string gpu = "/job:localhost/replica:0/task:0/device:GPU:0";
+  for (NodeDef& n : *g.mutable_node()) {
+    const std::string& name = n.name();
+    n.set_device(name == "g1" || name == "g2" || name == "g3" || name == "hop"
+                     ? gpu
+                     : cpu);
+  }
+  Run(&g, {"dependency"});
+  auto shape = Shape(g);
+  CHECK(shape.at("fan_out") == "NoOp(^g1)");
+  CHECK(shape.at("u1") == "Neg(x,^fan_out)");
+  CHECK(shape.at("fan_in") == "NoOp(^u1,^u2)");
+  CHECK(shape.at("g3") == "Neg(x,^fan_in)");
+  CHECK_FALSE(shape.contains("hop"));
+  CHECK(shape.at("u3") == "Neg(x,^g1)");
+}
+
 TEST_CASE("optimizing in place gives what optimizing a copy gives",
           "[optimize]") {
   const GraphDef given = ParseTextProto<GraphDef>(
