@@ -14,6 +14,7 @@
 
 #include "lib/kernels/bench_pool.h"
 #include "lib/kernels/const_buffers.h"
+#include "lib/kernels/conv_util.h"
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/testing/catch.h"
 
@@ -248,6 +249,33 @@ TEST_CASE("oneDNN _FusedConv2D matches im2col for every fused_ops form",
   }
   // A bias of the wrong size: the same error on both paths.
   CheckSamePaths(FusedNode("'BiasAdd', 'Relu'", 1), {x, f, Random(&rng, {15})});
+}
+
+TEST_CASE("the Relu6 epilogue keeps NaN and -0 as TensorFlow's Relu6",
+          "[kernels]") {
+  // dfg applies Relu6 after oneDNN (whose clip turns NaN into 0), on whole
+  // vectors and a tail: 8 channels x 5 rows of a repeating pattern.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> in = {nan,  -0.0f, -1.5f, 3.25f,
+                                 6.0f, 7.0f,  inf,   -inf};
+  const std::vector<float> want = {nan,  -0.0f, 0.0f, 3.25f,
+                                   6.0f, 6.0f,  6.0f, 0.0f};
+  std::vector<float> y;
+  for (int r = 0; r < 5; ++r) y.insert(y.end(), in.begin(), in.end());
+  ConvEpilogue e;
+  e.activation = ConvActivation::kRelu6;
+  ApplyConvEpilogue(e, 8, y.data(), static_cast<int64_t>(y.size()));
+  for (size_t i = 0; i < y.size(); ++i) {
+    INFO("element " << i);
+    const float w = want[i % 8];
+    if (std::isnan(w)) {
+      CHECK(std::isnan(y[i]));
+    } else {
+      CHECK(y[i] == w);
+      CHECK(std::signbit(y[i]) == std::signbit(w));
+    }
+  }
 }
 
 TEST_CASE("oneDNN splits weight-heavy convolutions over output channels",

@@ -85,7 +85,23 @@ inline P Sigmoid(P x) { return ei::scalar_logistic_op<float>().packetOp(x); }
 
 // x < 0 ? neg : pos, NaN taking `pos` (NaN < 0 is false).
 inline P IfNegative(P x, P neg, P pos) {
+#if defined(__AVX512F__)
+  // Eigen's AVX-512 pcmp_lt + pselect go from a mask register to a vector
+  // and back: four times AVX2's time for Relu6. A blend by the mask.
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, Set(0.f), _CMP_LT_OQ), pos,
+                              neg);
+#else
   return ei::pselect(ei::pcmp_lt(x, Set(0.f)), neg, pos);
+#endif
+}
+
+// b < a ? b : a (std::min(a, b): a NaN in a stays, one in b does not).
+inline P MinOf(P a, P b) {
+#if defined(__AVX512F__)
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(b, a, _CMP_LT_OQ), a, b);
+#else
+  return ei::pselect(ei::pcmp_lt(b, a), b, a);
+#endif
 }
 
 // TensorFlow's softplus: x above -log(eps) - 2 is x, below log(eps) + 2 is
@@ -138,8 +154,7 @@ void UnaryImpl(UnaryOp op, const float* x, float* y, size_t n) {
       return Map1(x, y, n, [](P v) { return IfNegative(v, Set(0.f), v); });
     case UnaryOp::kRelu6:
       return Map1(x, y, n, [](P v) {
-        const P r = IfNegative(v, Set(0.f), v);
-        return ei::pselect(ei::pcmp_lt(Set(6.f), r), Set(6.f), r);
+        return MinOf(IfNegative(v, Set(0.f), v), Set(6.f));
       });
     case UnaryOp::kElu:
       return Map1(x, y, n, [](P v) { return IfNegative(v, ei::pexpm1(v), v); });

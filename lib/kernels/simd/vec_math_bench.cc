@@ -137,9 +137,14 @@ void BM_VecExp(benchmark::State& state) {
 void BM_VecSigmoid(benchmark::State& state) {
   VecUnary(state, simd::UnaryOp::kSigmoid);
 }
+// MobileNets' activation, applied after most of their convolutions.
+void BM_VecRelu6(benchmark::State& state) {
+  VecUnary(state, simd::UnaryOp::kRelu6);
+}
 BENCHMARK(BM_VecTanh)->DenseRange(0, 2);
 BENCHMARK(BM_VecExp)->DenseRange(0, 2);
 BENCHMARK(BM_VecSigmoid)->DenseRange(0, 2);
+BENCHMARK(BM_VecRelu6)->DenseRange(0, 2);
 
 // What the kernels ran before the vector math: libm per element.
 void BM_ScalarLibmTanh(benchmark::State& state) {
