@@ -39,7 +39,8 @@ inter = T); ONNX Runtime runs the tf2onnx conversion (opset 17, intra and
 inter = T, sequential); OpenVINO compiles convert_model(saved_model_dir) for
 CPU (INFERENCE_NUM_THREADS T, PERFORMANCE_HINT LATENCY, float32 precision);
 dfg is `dfg run DIR/model --feed KEY=inputs.npz:KEY --repeat N --warmup 10
---threads T --intra-threads T`. It prints the medians (ms) with dfg / fastest,
+--intra-threads T` (its default scheduling: a step runs inline, as ONNX
+Runtime's sequential execution, unless it holds an op that waits for another). It prints the medians (ms) with dfg / fastest,
 then each side's distance from TensorFlow's outputs (max abs diff over the
 largest |TF value|, flagged above 1e-4); a side that fails to convert or run
 shows "—" and a footnote saying why. Conversions are cached under

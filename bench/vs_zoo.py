@@ -194,8 +194,11 @@ def parse_median(text):
 
 def measure_dfg(dfg, row_dir, threads, seconds, out_dir):
     feeds = load_inputs(row_dir)
+    # dfg's default scheduling (a step inline, unless it holds an op that
+    # waits for another of the step), as ONNX Runtime's sequential
+    # execution; kernels split over `threads`.
     cmd = [dfg, "run", os.path.join(row_dir, "model"), "--warmup", str(WARMUP),
-           "--threads", str(threads), "--intra-threads", str(threads)]
+           "--intra-threads", str(threads)]
     for k in sorted(feeds):
         cmd += ["--feed", f"{k}={os.path.join(row_dir, 'inputs.npz')}:{k}"]
     probe = run_quiet(cmd + ["--repeat", "10"], 900)
