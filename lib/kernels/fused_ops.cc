@@ -62,10 +62,6 @@ Status ParsePostOps(OpKernelConstruction* ctx, PostOps* p) {
   return Status::Ok();
 }
 
-// y = act(y) elementwise; the activation is picked once, not per element.
-// Elu, Tanh and Sigmoid run simd::Unary (the element-wise kernels' own
-// code: Eigen's packet math at the CPU's width); the Gelus Eigen's
-// vectorized float functions (the ones TensorFlow's kernels use).
 // GELU in place: 0.5 x (1 + erf(x / sqrt(2))), or with `approximate`
 // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), in Eigen's order of
 // operations. The erf or tanh runs at the machine's vector width
@@ -92,6 +88,9 @@ void Gelu(bool approximate, std::span<float> y) {
   }
 }
 
+// y = act(y) elementwise; the activation is picked once, not per element.
+// Relu6, Elu, Tanh, Sigmoid and the Gelus' erf / tanh run simd::Unary (the
+// element-wise kernels' own code: Eigen's packet math at the CPU's width).
 void Activate(const std::string& act, float alpha, std::span<float> y) {
   if (act == "Relu") {
     for (float& e : y) e = e > 0 ? e : 0.0f;

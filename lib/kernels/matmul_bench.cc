@@ -141,17 +141,17 @@ void BM_MlpHidden(benchmark::State& state) {
 }
 // MobileNetV2's classifier: [2,1280] x [1280,1000] + bias, 5 MB of
 // weights for 5 Mflop; from the cache and from memory.
-void BM_MobileNetPredictions(benchmark::State& state) {
+void MobileNetPredictions(benchmark::State& state, bool evict) {
   Run(state, FusedNode(""),
       {Filled({2, 1280}, 0.5f), Filled({1280, 1000}, 0.25f),
        Filled({1000}, 0.1f)},
-      2LL * 2 * 1280 * 1000);
+      2LL * 2 * 1280 * 1000, evict);
+}
+void BM_MobileNetPredictions(benchmark::State& state) {
+  MobileNetPredictions(state, false);
 }
 void BM_MobileNetPredictionsCold(benchmark::State& state) {
-  Run(state, FusedNode(""),
-      {Filled({2, 1280}, 0.5f), Filled({1280, 1000}, 0.25f),
-       Filled({1000}, 0.1f)},
-      2LL * 2 * 1280 * 1000, /*evict=*/true);
+  MobileNetPredictions(state, true);
 }
 
 // BERT-tiny's heads split and merged: [4,64,2,64] by [0,2,1,3] (rows of

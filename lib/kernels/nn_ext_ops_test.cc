@@ -227,6 +227,43 @@ TEST_CASE("_MklLayerNorm normalizes the last dimension as TensorFlow does",
              Catch::Matchers::Contains("the input's last dimension (4"));
 }
 
+TEST_CASE("_FusedMatMul's GELU is the formula on every element of a big output",
+          "[kernels]") {
+  // [3,1] x [1,700]: 2100 outputs over [-4, 4], more than the GELU's
+  // blocks of 512 and a partial last one, against the formula in double.
+  const int64_t n = 700;
+  std::vector<float> row(n), zeros(n, 0.0f);
+  for (int64_t j = 0; j < n; ++j) row[j] = -4.0f + 8.0f * j / (n - 1);
+  const Tensor a = MakeTensor<float>({3, 1}, {1.0f, -1.0f, 0.5f});
+  const Tensor b = MakeTensor<float>({1, n}, row);
+  const Tensor bias = MakeTensor<float>({n}, zeros);
+  for (const char* act : {"GeluApproximate", "GeluExact"}) {
+    INFO(act);
+    auto got = RunKernel(
+        Node("_FusedMatMul",
+             std::string(kFloat) +
+                 fmt::format("attr {{ key: 'num_args' value {{ i: 1 }} }} "
+                             "attr {{ key: 'fused_ops' value {{ list {{ s: "
+                             "['BiasAdd', '{}'] }} }} }}",
+                             act)),
+        {a, b, bias});
+    REQUIRE(got.status.ok());
+    auto y = got.out(0).flat<float>();
+    REQUIRE(y.size() == static_cast<size_t>(3 * n));
+    const bool exact = std::string(act) == "GeluExact";
+    for (int64_t i = 0; i < 3 * n; ++i) {
+      const double x = double(a.flat<float>()[i / n]) * row[i % n];
+      const double want = exact
+                              ? 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)))
+                              : 0.5 * x *
+                                    (1 + std::tanh(std::sqrt(2 / M_PI) *
+                                                   (x + 0.044715 * x * x * x)));
+      INFO("element " << i << " x " << x);
+      CHECK(std::abs(y[i] - want) <= 2e-6 * (1 + std::abs(want)));
+    }
+  }
+}
+
 TEST_CASE("_FusedMatMul runs oneDNN's Gelu and Add forms as TensorFlow does",
           "[kernels]") {
   // Values from TensorFlow 2.21 with its oneDNN kernel (the default on x86;
