@@ -92,9 +92,9 @@ TEST_CASE("session builds and runs a 100000-node chain in proportionate memory",
   }
   const int64_t after = RssKb(peak ? "VmHWM:" : "VmRSS:");
   INFO("RSS before " << before << " KB, peak " << after << " KB");
-  // About 220 MB at this size when written (the GraphDef, the placed graph,
-  // the client graph, the kernels); twice that means a stage holds the
-  // graph once too often.
+  // About 190 MB at this size (the GraphDef, the placed graph, the client
+  // graph, the kernels, which share the executor graph's NodeDefs); twice
+  // that means a stage holds the graph once too often.
   CHECK(after - before < kSlack * 450 * 1024);
 }
 

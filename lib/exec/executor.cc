@@ -40,6 +40,8 @@ StatusOr<std::unique_ptr<OpKernel>> CreateCallKernel(
     const Node& node, const ExecutorOptions& options) {
   OpKernelConstruction construction(&node.def(), options.device_type,
                                     &node.input_types(), &node.output_types());
+  // The executor keeps its graph as long as its kernels.
+  construction.set_definition_outlives_kernel(true);
   std::unique_ptr<OpKernel> kernel = CreateFunctionCallKernel(&construction);
   if (!construction.status().ok()) {
     return AttachNodeDef(construction.status(), node.def());
@@ -130,7 +132,8 @@ Status Executor::Impl::BuildItems(const std::vector<std::string>& frame_names) {
       DFG_ASSIGN_OR_RETURN(item.kernel,
                            KernelRegistry::Global().CreateKernel(
                                node->def(), options.device_type,
-                               node->input_types(), node->output_types()));
+                               node->input_types(), node->output_types(),
+                               /*definition_outlives_kernel=*/true));
     }
     item.is_async = item.kernel->AsAsync() != nullptr;
     item.is_expensive = item.kernel->is_expensive();
@@ -168,7 +171,9 @@ void Executor::Impl::BuildEdges() {
       root_items.push_back(static_cast<int>(&item - items.data()));
     }
   }
+  std::vector<size_t> begin(items.size() + 1, 0);
   for (NodeItem& item : items) {
+    begin[&item - items.data()] = edges.size();
     std::vector<int> last_use(item.num_outputs, -1);
     for (const Edge* e : item.node->out_edges()) {
       if (e->dst->IsSink()) continue;
@@ -182,12 +187,19 @@ void Executor::Impl::BuildEdges() {
       info.dst_slot = info.is_control ? -1 : dst.input_start + e->dst_input;
       info.dst_single_input = dst.initial_pending == 1 && !dst.is_merge;
       info.dst_is_control_trigger = dst.is_control_trigger;
-      if (!info.is_control) last_use[e->src_output] = item.out_edges.size();
-      item.out_edges.push_back(info);
+      info.dst_kernel = dst.kernel.get();
+      const size_t first = begin[&item - items.data()];
+      if (!info.is_control) last_use[e->src_output] = edges.size() - first;
+      edges.push_back(info);
     }
     for (int k : last_use) {
-      if (k >= 0) item.out_edges[k].is_last = true;
+      if (k >= 0) edges[begin[&item - items.data()] + k].is_last = true;
     }
+  }
+  begin[items.size()] = edges.size();
+  for (size_t i = 0; i < items.size(); ++i) {
+    items[i].out_edges = std::span<const EdgeInfo>(edges.data() + begin[i],
+                                                   begin[i + 1] - begin[i]);
   }
 }
 

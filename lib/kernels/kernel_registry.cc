@@ -310,7 +310,8 @@ std::vector<const KernelRegistration*> KernelRegistry::Registrations(
 StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
     const NodeDef& node, std::string_view device_type,
     const std::vector<DataType>& input_types,
-    const std::vector<DataType>& output_types) const {
+    const std::vector<DataType>& output_types,
+    bool definition_outlives_kernel) const {
   const KernelRegistration* reg = Find(node, device_type);
   if (reg == nullptr) {
     std::string registered;
@@ -332,6 +333,7 @@ StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
   }
   OpKernelConstruction construction(&node, device_type, &input_types,
                                     &output_types);
+  construction.set_definition_outlives_kernel(definition_outlives_kernel);
   std::unique_ptr<OpKernel> kernel = reg->factory(&construction);
   if (!construction.status().ok()) {
     const Status& s = construction.status();

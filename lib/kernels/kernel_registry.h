@@ -81,10 +81,14 @@ class KernelRegistry {
   //  - the kernel rejects its attrs (the kernel's code): "<msg>\n\t
   //    [[{{node <n>}}]]" (TensorFlow logs "Executor failed to create kernel."
   //    and returns the error without that prefix).
+  // `definition_outlives_kernel`: `node` and the dtype vectors stay alive
+  // and unchanged as long as the kernel (an executor's graph): the kernel
+  // refers to them instead of copying them.
   StatusOr<std::unique_ptr<OpKernel>> CreateKernel(
       const NodeDef& node, std::string_view device_type,
       const std::vector<DataType>& input_types,
-      const std::vector<DataType>& output_types) const;
+      const std::vector<DataType>& output_types,
+      bool definition_outlives_kernel = false) const;
 
  private:
   std::unordered_map<std::string, std::vector<KernelRegistration>> kernels_;

@@ -1,5 +1,8 @@
 #include "lib/kernels/kernel_registry.h"
 
+#include <memory>
+#include <vector>
+
 #include "lib/kernels/kernel_test_util.h"
 #include "lib/kernels/rendezvous_interface.h"
 #include "lib/testing/catch.h"
@@ -47,6 +50,45 @@ TEST_CASE("an op without a kernel is reported with TensorFlow's wording",
   auto unknown = KernelRegistry::Global().CreateKernel(
       Node("name: 'y' op: 'NoSuchOp'"), "CPU", {}, {});
   CHECK_THAT(unknown.status().message(), Contains("<no registered kernels>"));
+}
+
+TEST_CASE("a kernel copies its definition unless told it outlives it",
+          "[kernels]") {
+  const std::vector<DataType> types = {tensorflow::DT_FLOAT};
+  auto copied = std::make_unique<NodeDef>(
+      Node("name: 'a' op: 'Identity' attr { key: 'T' value { type: DT_FLOAT "
+           "} }"));
+  auto in = std::make_unique<std::vector<DataType>>(types);
+  auto out = std::make_unique<std::vector<DataType>>(types);
+  auto k = KernelRegistry::Global().CreateKernel(*copied, "CPU", *in, *out);
+  REQUIRE(k.ok());
+  // The copies live on after what they were made from (AddressSanitizer
+  // reports a kernel that kept references).
+  copied.reset();
+  in.reset();
+  out.reset();
+  CHECK((*k)->name() == "a");
+  CHECK((*k)->type_string() == "Identity");
+  CHECK((*k)->output_types() == types);
+  CHECK((*k)->input_type(0) == tensorflow::DT_FLOAT);
+
+  // An executor's graph outlives its kernels: they refer to its NodeDefs
+  // and dtype vectors instead of holding a second copy of each.
+  const NodeDef shared = Node(
+      "name: 'c' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } "
+      "attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape {} "
+      "float_val: 2 } } }");
+  const std::vector<DataType> none;
+  auto b =
+      KernelRegistry::Global().CreateKernel(shared, "CPU", none, types, true);
+  REQUIRE(b.ok());
+  CHECK(&(*b)->def() == &shared);
+  CHECK(&(*b)->output_types() == &types);
+  CHECK(&(*b)->input_types() == &none);
+  // Const strips its value from a copy of its own only.
+  CHECK(shared.attr().contains("value"));
+  REQUIRE((*b)->const_tensor() != nullptr);
+  CHECK((*b)->const_tensor()->scalar<float>() == 2.0f);
 }
 
 TEST_CASE("kernel construction errors name the node", "[kernels]") {

@@ -193,17 +193,26 @@ bool OpKernelConstruction::HasAttr(std::string_view name) const {
 // ---------------------------------------------------------------------------
 // OpKernel
 
-OpKernel::OpKernel(OpKernelConstruction* ctx)
-    : def_(ctx->def()),
-      input_types_(ctx->input_types()),
-      output_types_(ctx->output_types()) {}
+OpKernel::OpKernel(OpKernelConstruction* ctx) {
+  if (ctx->definition_outlives_kernel()) {
+    def_ = &ctx->def();
+    input_types_ = &ctx->input_types();
+    output_types_ = &ctx->output_types();
+    return;
+  }
+  owned_ = std::make_unique<Owned>(
+      Owned{ctx->def(), ctx->input_types(), ctx->output_types()});
+  def_ = &owned_->def;
+  input_types_ = &owned_->input_types;
+  output_types_ = &owned_->output_types;
+}
 
 OpKernel::~OpKernel() = default;
 
 const std::string& OpKernel::requested_input(int i) const {
   static const std::string* const kEmpty = new std::string();
-  if (i < 0 || i >= def_.input_size()) return *kEmpty;
-  return def_.input(i);
+  if (i < 0 || i >= def_->input_size()) return *kEmpty;
+  return def_->input(i);
 }
 
 void AsyncOpKernel::Compute(OpKernelContext* ctx) {

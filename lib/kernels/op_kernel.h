@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -71,6 +72,16 @@ class OpKernelConstruction {
   const std::vector<DataType>& input_types() const { return *input_types_; }
   const std::vector<DataType>& output_types() const { return *output_types_; }
 
+  // The NodeDef and the dtype vectors outlive the kernel (an executor's
+  // graph, which it keeps as long as its kernels): the kernel refers to
+  // them instead of keeping copies. Off by default.
+  void set_definition_outlives_kernel(bool outlives) {
+    definition_outlives_kernel_ = outlives;
+  }
+  bool definition_outlives_kernel() const {
+    return definition_outlives_kernel_;
+  }
+
   // Reads attr `name`, falling back to the OpDef default when the NodeDef
   // lacks it. Supported T: int64_t, int32_t, float, bool, std::string,
   // DataType, TensorShapeProto, TensorProto, std::vector<int64_t>,
@@ -92,12 +103,17 @@ class OpKernelConstruction {
   std::string_view device_type_;
   const std::vector<DataType>* input_types_;   // Not owned.
   const std::vector<DataType>* output_types_;  // Not owned.
+  bool definition_outlives_kernel_ = false;
   Status status_;
 };
 
 class OpKernel {
  public:
-  // Copies the NodeDef and the dtypes out of `ctx`.
+  // Copies the NodeDef and the dtypes out of `ctx`, or refers to them when
+  // they outlive the kernel (OpKernelConstruction::
+  // set_definition_outlives_kernel: a million-node graph's kernels then do
+  // not hold a second copy of every NodeDef, and a kernel stays a few cache
+  // lines that the executor's walk touches).
   explicit OpKernel(OpKernelConstruction* ctx);
   virtual ~OpKernel();
   OpKernel(const OpKernel&) = delete;
@@ -116,30 +132,40 @@ class OpKernel {
   // the "uninitialized value" check for them).
   bool allows_uninitialized_input() const { return allows_uninitialized_; }
 
-  const NodeDef& def() const { return def_; }
-  const std::string& name() const { return def_.name(); }
-  const std::string& type_string() const { return def_.op(); }
-  int num_inputs() const { return static_cast<int>(input_types_.size()); }
-  int num_outputs() const { return static_cast<int>(output_types_.size()); }
-  DataType input_type(int i) const { return input_types_[i]; }
-  DataType output_type(int i) const { return output_types_[i]; }
-  const std::vector<DataType>& input_types() const { return input_types_; }
-  const std::vector<DataType>& output_types() const { return output_types_; }
+  const NodeDef& def() const { return *def_; }
+  const std::string& name() const { return def_->name(); }
+  const std::string& type_string() const { return def_->op(); }
+  int num_inputs() const { return static_cast<int>(input_types_->size()); }
+  int num_outputs() const { return static_cast<int>(output_types_->size()); }
+  DataType input_type(int i) const { return (*input_types_)[i]; }
+  DataType output_type(int i) const { return (*output_types_)[i]; }
+  const std::vector<DataType>& input_types() const { return *input_types_; }
+  const std::vector<DataType>& output_types() const { return *output_types_; }
   // The NodeDef's i-th input string ("v", "x:1"), or "" past the end.
   const std::string& requested_input(int i) const;
 
  protected:
   void set_is_expensive(bool expensive) { expensive_ = expensive; }
-  // Drops a bulky attr (Const's value) from the kept NodeDef.
-  void StripAttr(const std::string& name) { def_.mutable_attr()->erase(name); }
+  // Drops a bulky attr (Const's value) from the kernel's copy of the
+  // NodeDef; a definition the kernel refers to is left as it is.
+  void StripAttr(const std::string& name) {
+    if (owned_ != nullptr) owned_->def.mutable_attr()->erase(name);
+  }
   void set_allows_uninitialized_input(bool allows) {
     allows_uninitialized_ = allows;
   }
 
  private:
-  NodeDef def_;
-  std::vector<DataType> input_types_;
-  std::vector<DataType> output_types_;
+  // The copies, when the definition does not outlive the kernel.
+  struct Owned {
+    NodeDef def;
+    std::vector<DataType> input_types;
+    std::vector<DataType> output_types;
+  };
+  std::unique_ptr<Owned> owned_;
+  const NodeDef* def_;                         // owned_'s or not owned
+  const std::vector<DataType>* input_types_;   // owned_'s or not owned
+  const std::vector<DataType>* output_types_;  // owned_'s or not owned
   bool expensive_ = true;
   bool allows_uninitialized_ = false;
 };
