@@ -72,16 +72,44 @@ bool MayWait(const std::string& op) {
   return ops->contains(op);
 }
 
-bool HasWaitingOps(const GraphDef& graph) {
-  for (const NodeDef& n : graph.node()) {
-    if (MayWait(n.op())) return true;
-  }
-  for (const auto& f : graph.library().function()) {
+bool HasWaitingOps(const tensorflow::FunctionDefLibrary& library) {
+  for (const auto& f : library.function()) {
     for (const NodeDef& n : f.node_def()) {
       if (MayWait(n.op())) return true;
     }
   }
   return false;
+}
+
+bool HasWaitingOps(const GraphDef& graph) {
+  for (const NodeDef& n : graph.node()) {
+    if (MayWait(n.op())) return true;
+  }
+  return HasWaitingOps(graph.library());
+}
+
+bool HasWaitingOps(const Graph& graph) {
+  for (const Node* n : graph.op_nodes()) {
+    if (MayWait(n->op())) return true;
+  }
+  return HasWaitingOps(graph.library());
+}
+
+// The one device of a client graph without control-flow ops, or "" (then
+// it is partitioned).
+std::string OnlyDevice(const Graph& graph) {
+  const std::string* device = nullptr;
+  for (const Node* n : graph.op_nodes()) {
+    if (n->IsControlFlow()) return "";
+    const std::string& d = n->assigned_device_name();
+    if (d.empty()) return "";
+    if (device == nullptr) {
+      device = &d;
+    } else if (d != *device) {
+      return "";
+    }
+  }
+  return device != nullptr ? *device : "";
 }
 
 int DefaultThreads() {
@@ -111,7 +139,7 @@ StatusOr<SessionGraphs> BuildSessionGraphs(
     const ExecutionState& state, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets, std::atomic<int64_t>* name_counter,
-    const OptimizeOptions* optimize) {
+    const OptimizeOptions* optimize, bool may_keep_whole) {
   PruneOptions client;
   client.feeds = feeds;
   client.fetches = fetches;
@@ -131,6 +159,19 @@ StatusOr<SessionGraphs> BuildSessionGraphs(
   graphs.frozen_variables = report.frozen_variables;
   graphs.arg_types = std::move(cg.feed_types);
   graphs.ret_types = std::move(cg.fetch_types);
+  if (may_keep_whole) {
+    std::string device = OnlyDevice(*cg.graph);
+    if (!device.empty()) {
+      for (Node* n : cg.graph->op_nodes()) {
+        if (n->requested_device() != device) {
+          n->mutable_def()->set_device(device);
+        }
+      }
+      graphs.whole = std::move(cg.graph);
+      graphs.whole_device = std::move(device);
+      return graphs;
+    }
+  }
   // DirectSession: a session-wide name counter, incarnation 1.
   PartitionOptions popts;
   popts.name_counter = name_counter;
@@ -248,8 +289,8 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
   DFG_ASSIGN_OR_RETURN(
       SessionGraphs graphs,
       BuildSessionGraphs(*state, sig->feeds, sig->fetches, sig->targets,
-                         &name_counter,
-                         options.optimize ? &optimize : nullptr));
+                         &name_counter, options.optimize ? &optimize : nullptr,
+                         /*may_keep_whole=*/!options.keep_partitions));
   sig->writes_resources = graphs.writes_resources;
   sig->frozen = graphs.frozen_variables > 0;
   sig->epoch = write_epoch;
@@ -262,7 +303,11 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
     auto local = LocalName(d);
     local_names.push_back(local.ok() ? *local : d);
   }
-  for (auto& [device, def] : sig->partitions) {
+  // The device a partition (or the whole graph) runs on: one of the
+  // session's, and a CPU.
+  auto device_of =
+      [&](const std::string& device,
+          const std::string& first_node) -> StatusOr<const Device*> {
     int index = device_set.FindDeviceByName(device);
     if (index < 0) {
       auto local = LocalName(device);
@@ -273,13 +318,40 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
     }
     const Device& dev = device_set.devices()[index];
     if (dev.type() != "CPU") {
-      std::string node = def.node_size() > 0 ? def.node(0).name() : "";
       return InvalidArgument(
           "dfg runs kernels on CPU devices only, but node '{}' is placed on "
           "{}; list only CPU devices (--devices cpu:0): with a GPU listed, "
           "nodes with a GPU kernel are placed on it",
-          node, dev.name);
+          first_node, dev.name);
     }
+    return &dev;
+  };
+  if (graphs.whole != nullptr) {
+    Graph& graph = *graphs.whole;
+    std::string first;  // the first node a partition would hold
+    for (const Node* n : graph.op_nodes()) {
+      first = n->name();
+      break;
+    }
+    DFG_ASSIGN_OR_RETURN(const Device* dev,
+                         device_of(graphs.whole_device, first));
+    sig->num_nodes = graph.num_op_nodes();
+    sig->has_waiting_ops = HasWaitingOps(graph);
+    ExecutorOptions executor_options;
+    executor_options.device = dev->name;
+    executor_options.device_type = dev->type();
+    DFG_ASSIGN_OR_RETURN(
+        std::unique_ptr<Executor> executor,
+        Executor::Create(std::move(graphs.whole), executor_options));
+    sig->executors.push_back(PartitionExecutor{dev->name, std::move(executor),
+                                               resources[dev->name].get()});
+    return sig;
+  }
+  for (auto& [device, def] : sig->partitions) {
+    DFG_ASSIGN_OR_RETURN(
+        const Device* found,
+        device_of(device, def.node_size() > 0 ? def.node(0).name() : ""));
+    const Device& dev = *found;
     sig->num_nodes += def.node_size();
     sig->has_waiting_ops |= HasWaitingOps(def);
     GraphDef copy;

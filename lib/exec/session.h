@@ -97,6 +97,13 @@ StatusOr<ExecutionStateOptions> SessionStateOptions(
 // What the session runs for one signature.
 struct SessionGraphs {
   std::map<std::string, GraphDef> partitions;  // by device
+  // Instead of `partitions`, when the caller allows it and the client graph
+  // is on one device without control-flow ops: partitioning would copy it
+  // whole into one GraphDef, which the executor would import again, so the
+  // session runs the client graph itself (every node's NodeDef names its
+  // assigned device, as in a partition).
+  std::unique_ptr<Graph> whole;
+  std::string whole_device;
   std::vector<DataType> arg_types, ret_types;  // of the call frame
   // From the optimizer: the graph may write resources; it froze variables.
   bool writes_resources = false;
@@ -109,12 +116,13 @@ struct SessionGraphs {
 // incarnation 1 and new names from the session's `name_counter`; with
 // `optimize` (may be null), through lib/optimize on the way. Errors:
 // BuildClientGraph's, "Op type not registered" for an op dfg does not know,
-// PartitionClientGraph's.
+// PartitionClientGraph's. `may_keep_whole`: a one-device graph may come
+// back as `whole` instead of partitioned.
 StatusOr<SessionGraphs> BuildSessionGraphs(
     const ExecutionState& state, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets, std::atomic<int64_t>* name_counter,
-    const OptimizeOptions* optimize);
+    const OptimizeOptions* optimize, bool may_keep_whole = false);
 
 // What `dfg run` fetches when told nothing: output 0 of every node that no
 // other node consumes (data or control), in graph order; such nodes without

@@ -106,6 +106,58 @@ TEST_CASE("session without kept partitions runs the same and keeps none",
   }
 }
 
+TEST_CASE("a one-device graph without control flow runs unpartitioned",
+          "[exec]") {
+  auto graphs = [](const GraphDef& def, std::vector<std::string> devices,
+                   std::vector<std::string> feeds,
+                   std::vector<std::string> fetches) {
+    SessionOptions options;
+    options.devices = std::move(devices);
+    auto state_options = SessionStateOptions(options);
+    REQUIRE(state_options.ok());
+    auto state = ExecutionState::Create(def, *state_options);
+    REQUIRE(state.ok());
+    std::atomic<int64_t> counter{0};
+    OptimizeOptions optimize;
+    auto g = BuildSessionGraphs(**state, feeds, fetches, {}, &counter,
+                                &optimize, /*may_keep_whole=*/true);
+    INFO(g.status().ToString());
+    REQUIRE(g.ok());
+    return std::move(g).value();
+  };
+  // One CPU: the client graph itself, every NodeDef naming its device.
+  SessionGraphs one = graphs(Parse(kAxpy), {"cpu:0"}, {"x"}, {"y"});
+  REQUIRE(one.whole != nullptr);
+  CHECK(one.partitions.empty());
+  CHECK(one.whole_device == "/job:localhost/replica:0/task:0/device:CPU:0");
+  for (const Node* n : one.whole->op_nodes()) {
+    CHECK(n->requested_device() == one.whole_device);
+    CHECK(n->assigned_device_name() == one.whole_device);
+  }
+  // Two devices in use: partitioned, as before.
+  SessionGraphs two = graphs(Parse(kAxpy), {"cpu:0", "cpu:1"}, {"x"}, {"y"});
+  CHECK(two.whole == nullptr);
+  CHECK(two.partitions.size() == 2);
+  // A while loop on one device: partitioned (the partitioner's frame
+  // checks and TensorFlow's partition of a loop stay on the way).
+  std::istringstream none;
+  auto loop =
+      ReadGraph(testing::SourceDir() + "/testdata/models/loop.pbtxt", none);
+  REQUIRE(loop.ok());
+  bool has_loop = false;
+  for (const auto& n : loop->graph.node()) has_loop |= n.op() == "Enter";
+  REQUIRE(has_loop);
+  SessionGraphs looped = graphs(loop->graph, {"cpu:0"}, {"x"}, {"result"});
+  CHECK(looped.whole == nullptr);
+  CHECK(looped.partitions.size() == 1);
+
+  // The session runs the whole graph as it ran its one partition.
+  auto session = MakeSession(Parse(kAxpy), {"cpu:0"});
+  std::vector<Tensor> out;
+  REQUIRE(session->Run({{"x", Vec({1, 2, 3})}}, {"y"}, {}, &out).ok());
+  CHECK(out[0].flat<float>()[2] == 9);
+}
+
 TEST_CASE("session fetches one tensor twice and feeds any tensor", "[exec]") {
   auto session = MakeSession(Parse(kAxpy));
   std::vector<Tensor> out;
