@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "lib/base/strings.h"
+#include "lib/graph/node_inputs.h"
 #include "lib/graph/op_registry.h"
 #include "lib/graph/op_types.h"
 #include "lib/graph/tensor_id.h"
@@ -366,14 +367,18 @@ void Graph::MoveToGraphDef(GraphDef* out) {
   std::vector<Node*> nodes = op_nodes();
   // Inputs name their sources, so every node is rewritten before any of
   // them is given away.
-  for (Node* node : nodes) {
-    if (!node->assigned_device_name().empty()) {
-      node->def_->set_device(node->assigned_device_name());
-    }
-    RebuildInputs(*node, &slots, &inputs);
-    SetInputs(&inputs, node->def_);
-  }
+  for (Node* node : nodes) WriteNodeDefAsGraphDefDoes(node, &slots, &inputs);
   ReleaseNodeDefs(nodes, out);
+}
+
+void WriteNodeDefAsGraphDefDoes(Node* node, std::vector<const Edge*>* slots,
+                                std::vector<std::string>* inputs) {
+  NodeDef* def = node->mutable_def();
+  if (!node->assigned_device_name().empty()) {
+    def->set_device(node->assigned_device_name());
+  }
+  RebuildInputs(*node, slots, inputs);
+  SetInputs(inputs, def);
 }
 
 void Graph::ReleaseNodeDefs(const std::vector<Node*>& nodes, GraphDef* out) {

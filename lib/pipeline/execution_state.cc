@@ -1,6 +1,10 @@
 #include "lib/pipeline/execution_state.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include <algorithm>
+#include <mutex>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -9,6 +13,7 @@
 #include "lib/base/strings.h"
 #include "lib/graph/device_name.h"
 #include "lib/graph/graph_import.h"
+#include "lib/graph/node_inputs.h"
 #include "lib/graph/op_registry.h"
 #include "lib/graph/tensor_id.h"
 #include "lib/graph/unknown_op.h"
@@ -83,24 +88,50 @@ StatusOr<std::unique_ptr<ExecutionState>> ExecutionState::Create(
 
 void ExecutionState::Keep(std::unique_ptr<Graph> graph) {
   by_name_.reserve(graph->num_op_nodes());
-  for (const Node* n : graph->op_nodes()) {
+  std::vector<Node*> nodes = graph->op_nodes();
+  std::vector<const Edge*> slots;
+  std::vector<std::string> inputs;
+  size_t bytes = 0;
+  for (Node* n : nodes) {
     auto [it, inserted] = by_name_.try_emplace(n->name());
-    if (!inserted) continue;  // names are unique; the first would win
-    PlacedNode& p = it->second;
-    p.num_outputs = n->num_outputs();
-    p.op_known = n->op_known();
-    p.op = &*op_names_.insert(n->op()).first;
-    p.device = devices_.FindDeviceByName(n->assigned_device_name());
+    if (inserted) {  // names are unique; the first would win
+      PlacedNode& p = it->second;
+      p.num_outputs = n->num_outputs();
+      p.op_known = n->op_known();
+      p.op = &*op_names_.insert(n->op()).first;
+      p.device = devices_.FindDeviceByName(n->assigned_device_name());
+    }
+    // The NodeDef as the placed GraphDef holds it, in place.
+    WriteNodeDefAsGraphDefDoes(n, &slots, &inputs);
+    bytes += n->def().ByteSizeLong() + 16;
   }
-  auto def = std::make_unique<GraphDef>();
-  graph->MoveToGraphDef(def.get());
-  graph.reset();
-  if (def->ByteSizeLong() < (size_t{1} << 31) - 1 &&
-      def->SerializeToString(&placed_bytes_)) {
+  bytes += graph->library().ByteSizeLong() + graph->versions().ByteSizeLong();
+  if (bytes >= (size_t{1} << 31) - 64) {
+    // Too big to serialize (2 GB): kept as a GraphDef.
+    auto def = std::make_unique<GraphDef>();
+    graph->MoveToGraphDef(def.get());
+    placed_def_ = std::move(def);
     return;
   }
-  placed_bytes_.clear();
-  placed_def_ = std::move(def);
+  // The placed GraphDef's wire form, node by node (field 1), then its
+  // library (2) and versions (4), written from the graph without copying it
+  // into a GraphDef first.
+  placed_bytes_.reserve(bytes + 32);
+  {
+    google::protobuf::io::StringOutputStream stream(&placed_bytes_);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    auto write = [&out](int field, const google::protobuf::MessageLite& m) {
+      out.WriteTag(static_cast<uint32_t>(field) << 3 | 2);  // length-delimited
+      out.WriteVarint32(static_cast<uint32_t>(m.GetCachedSize()));
+      m.SerializeWithCachedSizes(&out);
+    };
+    for (const Node* n : nodes) write(1, n->def());
+    write(2, graph->library());
+    write(4, graph->versions());
+  }
+  // The first client graph takes the graph itself (BuildClientGraph).
+  std::lock_guard<std::mutex> lock(first_mu_);
+  first_graph_ = std::move(graph);
 }
 
 const ExecutionState::PlacedNode* ExecutionState::FindNode(
@@ -195,26 +226,36 @@ Status OptimizeClientGraph(const OptimizeOptions& optimize,
   options.preserve.insert(options.preserve.end(), prune.targets.begin(),
                           prune.targets.end());
   DFG_RETURN_IF_ERROR(Optimize(&def, options, report));
+  // Most nodes carry the device of the node before them: resolved once.
+  std::string last_carried, last_resolved;
+  bool unplaced = false;
   for (NodeDef& n : *def.mutable_node()) {
-    n.set_device(ResolveDevice(n.device(), devices, prune.client_device));
-  }
-  // Views of the names, which the loop below leaves as they are.
-  std::unordered_map<std::string_view, const std::string*> device;
-  device.reserve(def.node_size());
-  for (const NodeDef& n : def.node()) device.emplace(n.name(), &n.device());
-  for (NodeDef& n : *def.mutable_node()) {
-    if (!n.device().empty()) continue;
-    const std::string* d = nullptr;
-    for (const std::string& in : n.input()) {
-      std::string_view name = in;
-      if (!name.empty() && name[0] == '^') name.remove_prefix(1);
-      auto it = device.find(ParseTensorNameView(name).node);
-      if (it != device.end() && !it->second->empty()) {
-        d = it->second;
-        break;
-      }
+    if (n.device() != last_carried) {
+      last_carried = n.device();
+      last_resolved = ResolveDevice(last_carried, devices, prune.client_device);
     }
-    n.set_device(d != nullptr ? *d : prune.client_device);
+    if (n.device() != last_resolved) n.set_device(last_resolved);
+    unplaced |= n.device().empty();
+  }
+  if (unplaced) {
+    // Views of the names, which the loop below leaves as they are.
+    std::unordered_map<std::string_view, const std::string*> device;
+    device.reserve(def.node_size());
+    for (const NodeDef& n : def.node()) device.emplace(n.name(), &n.device());
+    for (NodeDef& n : *def.mutable_node()) {
+      if (!n.device().empty()) continue;
+      const std::string* d = nullptr;
+      for (const std::string& in : n.input()) {
+        std::string_view name = in;
+        if (!name.empty() && name[0] == '^') name.remove_prefix(1);
+        auto it = device.find(ParseTensorNameView(name).node);
+        if (it != device.end() && !it->second->empty()) {
+          d = it->second;
+          break;
+        }
+      }
+      n.set_device(d != nullptr ? *d : prune.client_device);
+    }
   }
   DFG_ASSIGN_OR_RETURN(*graph, ImportGraphDef(&def));
   for (Node* n : (*graph)->op_nodes()) {
@@ -233,8 +274,16 @@ StatusOr<ClientGraph> ExecutionState::BuildClientGraph(
   ClientGraph client;
   {
     ProgressStage stage(fmt::format("pruning {} nodes", by_name_.size()));
-    GraphDef placed = placed_graph();
-    DFG_ASSIGN_OR_RETURN(client.graph, ImportGraphDef(&placed));
+    {
+      // The first takes the placed graph itself: importing its GraphDef
+      // would number nodes and edges as the import that made it did.
+      std::lock_guard<std::mutex> lock(first_mu_);
+      client.graph = std::move(first_graph_);
+    }
+    if (client.graph == nullptr) {
+      GraphDef placed = placed_graph();
+      DFG_ASSIGN_OR_RETURN(client.graph, ImportGraphDef(&placed));
+    }
     for (Node* n : client.graph->op_nodes())
       n->set_assigned_device_name(n->requested_device());
     PruneReport pruned;

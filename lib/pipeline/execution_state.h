@@ -9,7 +9,9 @@
 // Between the two the placed graph is kept serialized, with an index of
 // what validating feeds and fetches reads: a big graph is not held as a
 // Graph beside the client graph built from it (a serialized node takes a
-// tenth of the memory of an imported one).
+// tenth of the memory of an imported one). The first client graph takes the
+// placed Graph itself instead of importing the serialized copy (numbered as
+// that import would number it); later ones import it.
 // PartitionClientGraph runs the POST_REWRITE_FOR_EXEC passes
 // (ReplicateSmallConstants) on a client graph and cuts it, numbering edges
 // as TensorFlow's two copies of that graph do (graph_copies = 2,
@@ -28,6 +30,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -120,6 +123,12 @@ class ExecutionState {
   // as a GraphDef instead.
   std::string placed_bytes_;
   std::unique_ptr<GraphDef> placed_def_;
+  // The placed graph itself, its NodeDefs as placed_bytes_ holds them,
+  // until the first client graph takes it: the first signature (the only
+  // one of most `dfg run`s) is built without parsing and importing the
+  // graph again.
+  mutable std::mutex first_mu_;
+  mutable std::unique_ptr<Graph> first_graph_;  // guarded by first_mu_
   std::unordered_map<std::string, PlacedNode> by_name_;
   std::unordered_set<std::string> op_names_;  // PlacedNode::op's strings
 };

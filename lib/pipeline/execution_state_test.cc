@@ -210,6 +210,72 @@ TEST_CASE("client graph partitions replicate small constants first",
   CHECK(sent == std::set<std::string>{"edge_3_m", "edge_6__arg_x_0_0"});
 }
 
+TEST_CASE(
+    "the first client graph, made of the placed graph, equals the later ones",
+    "[pipeline]") {
+  // Nodes listed consumers first and control inputs out of order: the
+  // import reorders both, and the first client graph (the placed graph
+  // itself) must number nodes and edges as those imported anew from the
+  // placed GraphDef do.
+  const std::string graph =
+      R"pb(
+        node {
+          name: "n"
+          op: "AddV2"
+          input: "z"
+          input: "m"
+          input: "^q"
+          input: "^p"
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
+          }
+        }
+        node {
+          name: "m"
+          op: "Mul"
+          input: "x"
+          input: "z"
+          device: "/device:CPU:1"
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
+          }
+        }
+        node { name: "q" op: "NoOp" device: "/device:CPU:1" }
+        node { name: "p" op: "NoOp" }
+        node {
+          name: "x"
+          op: "Placeholder"
+          attr {
+            key: "dtype"
+            value { type: DT_FLOAT }
+          }
+        }
+        versions { producer: 1000 }
+      )pb" +
+      testing::ScalarConstText("z", "DT_FLOAT", "float_val: 2");
+  auto state = MakeState(graph);
+  const std::string placed = state->placed_graph().DebugString();
+  std::vector<std::string> rendered;
+  for (int i = 0; i < 3; ++i) {
+    auto client = state->BuildClientGraph(Signature());
+    INFO(client.status().ToString());
+    REQUIRE(client.ok());
+    std::string ids;
+    for (const Node* n : client->graph->op_nodes()) {
+      ids += std::to_string(n->id()) + " " + n->name() + "\n";
+    }
+    auto parts = PartitionClientGraph(client->graph.get(), PartitionOptions());
+    REQUIRE(parts.ok());
+    REQUIRE(parts->size() == 2);
+    rendered.push_back(ids + Render(*parts));
+  }
+  CHECK(rendered[0] == rendered[1]);
+  CHECK(rendered[1] == rendered[2]);
+  CHECK(state->placed_graph().DebugString() == placed);
+}
+
 TEST_CASE("dfg partition's path gives the session's partitions", "[pipeline]") {
   auto state = MakeState(kGraph);
   auto client = state->BuildClientGraph(Signature());
