@@ -88,13 +88,18 @@ class Folder {
 
   Status Run() {
     // Folding a node can make its consumers foldable: a queue of
-    // candidates, seeded with every consumer of a Const.
+    // candidates, seeded with every data consumer of a Const in node order
+    // (a node with a data input from anything else is no candidate), so
+    // that a big graph with few constants is not searched node by node.
     const GraphIndex& index = ctx_.Index();
     std::deque<int> queue;
     std::vector<bool> queued(g_.node_size(), false);
+    for (int p = 0; p < g_.node_size(); ++p) {
+      if (!IsConst(g_.node(p))) continue;
+      for (const Use& u : index.AllDataUses(p)) queued[u.node] = true;
+    }
     for (int i = 0; i < g_.node_size(); ++i) {
-      queue.push_back(i);
-      queued[i] = true;
+      if (queued[i]) queue.push_back(i);
     }
     std::vector<bool> dead(g_.node_size(), false);
     while (!queue.empty()) {

@@ -29,17 +29,21 @@ GraphIndex::GraphIndex(const GraphDef& graph) {
   }
   size_t slots = 2;
   while (slots < 2 * static_cast<size_t>(n)) slots *= 2;
-  slots_.assign(slots, -1);
+  slots_.assign(slots, kEmptySlot);
   const size_t mask = slots - 1;
   for (int i = 0; i < n; ++i) {
     // The first node of a name wins, as a map's emplace would have it.
-    for (size_t pos = std::hash<std::string_view>()(NameOf(i)) & mask;;
-         pos = (pos + 1) & mask) {
-      if (slots_[pos] < 0) {
-        slots_[pos] = i;
+    const size_t hash = std::hash<std::string_view>()(NameOf(i));
+    const uint64_t tag = TagOf(hash);
+    for (size_t pos = hash & mask;; pos = (pos + 1) & mask) {
+      if (slots_[pos] == kEmptySlot) {
+        slots_[pos] = tag | static_cast<uint32_t>(i);
         break;
       }
-      if (NameOf(slots_[pos]) == NameOf(i)) break;
+      if ((slots_[pos] & kTagMask) == tag &&
+          NameOf(IndexOf(slots_[pos])) == NameOf(i)) {
+        break;
+      }
     }
   }
   // Two sweeps: count each producer's consumers, then place them.
@@ -90,10 +94,15 @@ bool HasOp(const GraphDef& graph, std::initializer_list<std::string_view> ops) {
 
 int GraphIndex::Find(std::string_view name) const {
   const size_t mask = slots_.size() - 1;
-  for (size_t pos = std::hash<std::string_view>()(name) & mask;;
-       pos = (pos + 1) & mask) {
-    const int i = slots_[pos];
-    if (i < 0 || NameOf(i) == name) return i;
+  const size_t hash = std::hash<std::string_view>()(name);
+  const uint64_t tag = TagOf(hash);
+  for (size_t pos = hash & mask;; pos = (pos + 1) & mask) {
+    const uint64_t slot = slots_[pos];
+    if (slot == kEmptySlot) return -1;
+    // The tag (the hash's high half) spares comparing most other names.
+    if ((slot & kTagMask) == tag && NameOf(IndexOf(slot)) == name) {
+      return IndexOf(slot);
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 #ifndef DFG_LIB_OPTIMIZE_PASS_H_
 #define DFG_LIB_OPTIMIZE_PASS_H_
 
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <span>
@@ -64,12 +65,22 @@ class GraphIndex {
   }
   // Owned names, since passes replace nodes (and so their name strings)
   // while they hold the index: back to back in one buffer, found through
-  // an open-addressing table of node indices (-1: empty; at most half
-  // full). A million-node graph's index is built once per pass: one
-  // allocation for all names instead of a map node and a string per name.
+  // an open-addressing table (at most half full) of node indices, each
+  // with the high half of its name's hash above it. A million-node graph's
+  // index is built once per pass: one allocation for all names instead of
+  // a map node and a string per name.
+  static constexpr uint64_t kEmptySlot = ~uint64_t{0};
+  static constexpr uint64_t kTagMask = ~uint64_t{0} << 32;
+  static uint64_t TagOf(size_t hash) {
+    // Never all ones: an empty slot stays apart from every tag.
+    return (static_cast<uint64_t>(hash) & kTagMask) & ~(uint64_t{1} << 63);
+  }
+  static int IndexOf(uint64_t slot) {
+    return static_cast<int>(slot & 0xffffffffu);
+  }
   std::string names_;
   std::vector<size_t> name_start_;  // node i's name: [start[i], start[i+1])
-  std::vector<int> slots_;
+  std::vector<uint64_t> slots_;
   // Consumers grouped by producer, in flat arrays (compressed rows): node
   // i's are [first_use_[i], first_use_[i + 1]).
   std::vector<Use> uses_;
