@@ -16,36 +16,11 @@ bool IsInterfaceOp(std::string_view op) {
 
 }  // namespace
 
-GraphIndex::GraphIndex(const GraphDef& graph) {
+GraphIndex::GraphIndex(const GraphDef& graph)
+    : names_(graph.node_size(), [&graph](int i) -> const std::string& {
+        return graph.node(i).name();
+      }) {
   const int n = graph.node_size();
-  size_t bytes = 0;
-  for (const NodeDef& node : graph.node()) bytes += node.name().size();
-  names_.reserve(bytes);
-  name_start_.reserve(n + 1);
-  name_start_.push_back(0);
-  for (const NodeDef& node : graph.node()) {
-    names_ += node.name();
-    name_start_.push_back(names_.size());
-  }
-  size_t slots = 2;
-  while (slots < 2 * static_cast<size_t>(n)) slots *= 2;
-  slots_.assign(slots, kEmptySlot);
-  const size_t mask = slots - 1;
-  for (int i = 0; i < n; ++i) {
-    // The first node of a name wins, as a map's emplace would have it.
-    const size_t hash = std::hash<std::string_view>()(NameOf(i));
-    const uint64_t tag = TagOf(hash);
-    for (size_t pos = hash & mask;; pos = (pos + 1) & mask) {
-      if (slots_[pos] == kEmptySlot) {
-        slots_[pos] = tag | static_cast<uint32_t>(i);
-        break;
-      }
-      if ((slots_[pos] & kTagMask) == tag &&
-          NameOf(IndexOf(slots_[pos])) == NameOf(i)) {
-        break;
-      }
-    }
-  }
   // Two sweeps: count each producer's consumers, then place them.
   struct Edge {
     int producer, consumer, input, port;
@@ -92,19 +67,7 @@ bool HasOp(const GraphDef& graph, std::initializer_list<std::string_view> ops) {
   return false;
 }
 
-int GraphIndex::Find(std::string_view name) const {
-  const size_t mask = slots_.size() - 1;
-  const size_t hash = std::hash<std::string_view>()(name);
-  const uint64_t tag = TagOf(hash);
-  for (size_t pos = hash & mask;; pos = (pos + 1) & mask) {
-    const uint64_t slot = slots_[pos];
-    if (slot == kEmptySlot) return -1;
-    // The tag (the hash's high half) spares comparing most other names.
-    if ((slot & kTagMask) == tag && NameOf(IndexOf(slot)) == name) {
-      return IndexOf(slot);
-    }
-  }
-}
+int GraphIndex::Find(std::string_view name) const { return names_.Find(name); }
 
 std::vector<Use> GraphIndex::DataUses(int i, int port) const {
   std::vector<Use> out;

@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "lib/base/name_table.h"
 #include "lib/base/status.h"
 #include "lib/graph/op_registry.h"
 #include "lib/kernels/tensor.h"
@@ -56,31 +57,13 @@ class GraphIndex {
             controls_.data() + first_control_[i + 1]};
   }
   int NumDataUses(int i) const { return first_use_[i + 1] - first_use_[i]; }
-  int num_nodes() const { return static_cast<int>(name_start_.size()) - 1; }
+  int num_nodes() const { return names_.size(); }
 
  private:
-  std::string_view NameOf(int i) const {
-    return std::string_view(names_).substr(name_start_[i],
-                                           name_start_[i + 1] - name_start_[i]);
-  }
   // Owned names, since passes replace nodes (and so their name strings)
-  // while they hold the index: back to back in one buffer, found through
-  // an open-addressing table (at most half full) of node indices, each
-  // with the high half of its name's hash above it. A million-node graph's
-  // index is built once per pass: one allocation for all names instead of
-  // a map node and a string per name.
-  static constexpr uint64_t kEmptySlot = ~uint64_t{0};
-  static constexpr uint64_t kTagMask = ~uint64_t{0} << 32;
-  static uint64_t TagOf(size_t hash) {
-    // Never all ones: an empty slot stays apart from every tag.
-    return (static_cast<uint64_t>(hash) & kTagMask) & ~(uint64_t{1} << 63);
-  }
-  static int IndexOf(uint64_t slot) {
-    return static_cast<int>(slot & 0xffffffffu);
-  }
-  std::string names_;
-  std::vector<size_t> name_start_;  // node i's name: [start[i], start[i+1])
-  std::vector<uint64_t> slots_;
+  // while they hold the index. A million-node graph's index is built once
+  // per pass.
+  NameTable names_;
   // Consumers grouped by producer, in flat arrays (compressed rows): node
   // i's are [first_use_[i], first_use_[i + 1]).
   std::vector<Use> uses_;

@@ -82,25 +82,35 @@ StatusOr<std::unique_ptr<ExecutionState>> ExecutionState::Create(
     ProgressStage stage(fmt::format("placing {} nodes", num_nodes));
     DFG_RETURN_IF_ERROR(Place(placed.get(), state->devices_, place_options));
   }
-  state->Keep(std::move(placed));
+  {
+    ProgressStage stage(fmt::format("indexing {} placed nodes", num_nodes));
+    state->Keep(std::move(placed));
+  }
   return state;
 }
 
 void ExecutionState::Keep(std::unique_ptr<Graph> graph) {
-  by_name_.reserve(graph->num_op_nodes());
   std::vector<Node*> nodes = graph->op_nodes();
+  names_ = NameTable(
+      static_cast<int>(nodes.size()),
+      [&nodes](int i) -> const std::string& { return nodes[i]->name(); });
+  placed_.reserve(nodes.size());
   std::vector<const Edge*> slots;
   std::vector<std::string> inputs;
   size_t bytes = 0;
+  // The device of the node before, looked up once for a run of nodes.
+  const std::string* last_device = nullptr;
+  int device = -1;
   for (Node* n : nodes) {
-    auto [it, inserted] = by_name_.try_emplace(n->name());
-    if (inserted) {  // names are unique; the first would win
-      PlacedNode& p = it->second;
-      p.num_outputs = n->num_outputs();
-      p.op_known = n->op_known();
-      p.op = &*op_names_.insert(n->op()).first;
-      p.device = devices_.FindDeviceByName(n->assigned_device_name());
+    PlacedNode& p = placed_.emplace_back();
+    p.num_outputs = n->num_outputs();
+    p.op_known = n->op_known();
+    p.op = &*op_names_.insert(n->op()).first;
+    if (last_device == nullptr || *last_device != n->assigned_device_name()) {
+      last_device = &n->assigned_device_name();
+      device = devices_.FindDeviceByName(*last_device);
     }
+    p.device = device;
     // The NodeDef as the placed GraphDef holds it, in place.
     WriteNodeDefAsGraphDefDoes(n, &slots, &inputs);
     bytes += n->def().ByteSizeLong() + 16;
@@ -136,8 +146,8 @@ void ExecutionState::Keep(std::unique_ptr<Graph> graph) {
 
 const ExecutionState::PlacedNode* ExecutionState::FindNode(
     std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
-  return it == by_name_.end() ? nullptr : &it->second;
+  const int i = names_.Find(name);  // names are unique; the first would win
+  return i < 0 ? nullptr : &placed_[i];
 }
 
 const std::string& ExecutionState::DeviceOf(const PlacedNode& node) const {
@@ -170,8 +180,10 @@ Status ExecutionState::ValidateFeedsAndFetches(
       const PlacedNode* node = FindNode(id.node);
       if (node == nullptr) {
         std::vector<std::string> names;
-        names.reserve(by_name_.size());
-        for (const auto& [n, unused] : by_name_) names.push_back(n);
+        names.reserve(names_.size());
+        for (int i = 0; i < names_.size(); ++i) {
+          names.emplace_back(names_.NameAt(i));
+        }
         std::sort(names.begin(), names.end());
         return InvalidArgument(
             "Tensor {}, specified in either feed_devices or fetch_devices was "
@@ -257,6 +269,8 @@ Status OptimizeClientGraph(const OptimizeOptions& optimize,
       n.set_device(d != nullptr ? *d : prune.client_device);
     }
   }
+  ProgressStage stage(
+      fmt::format("importing {} optimized nodes", def.node_size()));
   DFG_ASSIGN_OR_RETURN(*graph, ImportGraphDef(&def));
   for (Node* n : (*graph)->op_nodes()) {
     n->set_assigned_device_name(n->requested_device());
@@ -273,7 +287,7 @@ StatusOr<ClientGraph> ExecutionState::BuildClientGraph(
   // and edges as TensorFlow's import of the whole graph does (G1).
   ClientGraph client;
   {
-    ProgressStage stage(fmt::format("pruning {} nodes", by_name_.size()));
+    ProgressStage stage(fmt::format("pruning {} nodes", names_.size()));
     {
       // The first takes the placed graph itself: importing its GraphDef
       // would number nodes and edges as the import that made it did.
@@ -293,6 +307,8 @@ StatusOr<ClientGraph> ExecutionState::BuildClientGraph(
     client.fetch_types = std::move(pruned.fetch_types);
   }
   if (optimize != nullptr) {
+    ProgressStage stage(fmt::format("optimizing the client graph ({} nodes)",
+                                    client.graph->num_op_nodes()));
     DFG_RETURN_IF_ERROR(OptimizeClientGraph(*optimize, options, devices_,
                                             &client.graph, report));
   }

@@ -38,6 +38,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "lib/base/name_table.h"
 #include "lib/base/status.h"
 #include "lib/graph/graph.h"
 #include "lib/graph/types.h"
@@ -129,7 +130,8 @@ class ExecutionState {
   // graph again.
   mutable std::mutex first_mu_;
   mutable std::unique_ptr<Graph> first_graph_;  // guarded by first_mu_
-  std::unordered_map<std::string, PlacedNode> by_name_;
+  NameTable names_;                 // the placed nodes' names, in id order
+  std::vector<PlacedNode> placed_;  // by index in names_
   std::unordered_set<std::string> op_names_;  // PlacedNode::op's strings
 };
 

@@ -233,12 +233,19 @@ void PruneLibrary(const std::vector<const NodeDef*>& nodes, bool drop_gradients,
 
 void CleanUp(Graph* graph, PruneReport* report) {
   std::vector<NodeDef*> nodes;
-  std::unordered_set<std::string_view> live;
+  bool colocated = false;
   for (Node* n : graph->op_nodes()) {
     nodes.push_back(n->mutable_def());
-    live.insert(n->name());
+    colocated = colocated || FindAttr(n->def(), kClassAttr) != nullptr;
   }
-  DropDanglingColocations(nodes, live, report);
+  // The names that colocations may name, only when some node has one (a
+  // million-node graph without any is not indexed for nothing).
+  std::unordered_set<std::string_view> live;
+  if (colocated) {
+    live.reserve(nodes.size());
+    for (const NodeDef* n : nodes) live.insert(n->name());
+    DropDanglingColocations(nodes, live, report);
+  }
   PruneLibrary({nodes.begin(), nodes.end()}, /*drop_gradients=*/false,
                graph->mutable_library(), report);
 }
