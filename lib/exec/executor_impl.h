@@ -36,8 +36,9 @@ struct EdgeInfo {
   const OpKernel* dst_kernel = nullptr;
 };
 
-// The fields a step reads for every node come first, in one cache line:
-// a big graph's items are out of the caches by the next step.
+// The fields a step reads for every node come first, within the item's
+// first 64 bytes (RunNode prefetches the item's lines for the node that runs
+// next): a big graph's items are out of the caches by the next step.
 struct NodeItem {
   const Node* node = nullptr;  // Not owned.
   std::unique_ptr<OpKernel> kernel;

@@ -30,6 +30,14 @@ StatusOr<PartitionExecutor> CreatePartitionExecutor(
                        ImportGraphDef(partition, import_options));
   for (Node* n : graph->op_nodes())
     n->set_assigned_device_name(n->requested_device());
+  return CreatePartitionExecutor(std::move(graph), device, device_type,
+                                 resources, std::move(file_policy));
+}
+
+StatusOr<PartitionExecutor> CreatePartitionExecutor(
+    std::unique_ptr<Graph> graph, const std::string& device,
+    const std::string& device_type, ResourceMgr* resources,
+    std::shared_ptr<const FilePolicy> file_policy) {
   ExecutorOptions options;
   options.device = device;
   options.device_type = device_type;

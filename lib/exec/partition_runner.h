@@ -50,6 +50,12 @@ StatusOr<PartitionExecutor> CreatePartitionExecutor(
     tensorflow::GraphDef* partition, const std::string& device,
     const std::string& device_type, ResourceMgr* resources,
     std::shared_ptr<const FilePolicy> file_policy = nullptr);
+// The same for a graph already imported, every op node assigned to
+// `device` (a session's client graph that needs no partitioning).
+StatusOr<PartitionExecutor> CreatePartitionExecutor(
+    std::unique_ptr<Graph> graph, const std::string& device,
+    const std::string& device_type, ResourceMgr* resources,
+    std::shared_ptr<const FilePolicy> file_policy = nullptr);
 
 // Where PartitionStep::Start begins each executor (its root nodes run
 // there, and inline successors after them).

@@ -337,14 +337,11 @@ StatusOr<std::unique_ptr<Signature>> Session::Impl::Build(
                          device_of(graphs.whole_device, first));
     sig->num_nodes = graph.num_op_nodes();
     sig->has_waiting_ops = HasWaitingOps(graph);
-    ExecutorOptions executor_options;
-    executor_options.device = dev->name;
-    executor_options.device_type = dev->type();
     DFG_ASSIGN_OR_RETURN(
-        std::unique_ptr<Executor> executor,
-        Executor::Create(std::move(graphs.whole), executor_options));
-    sig->executors.push_back(PartitionExecutor{dev->name, std::move(executor),
-                                               resources[dev->name].get()});
+        PartitionExecutor executor,
+        CreatePartitionExecutor(std::move(graphs.whole), dev->name, dev->type(),
+                                resources[dev->name].get()));
+    sig->executors.push_back(std::move(executor));
     return sig;
   }
   for (auto& [device, def] : sig->partitions) {
