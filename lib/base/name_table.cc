@@ -9,6 +9,7 @@ void NameTable::Index() {
   size_t slots = 2;
   while (slots < 2 * n) slots *= 2;
   slots_.assign(slots, kEmpty);
+  unique_ = true;
   const size_t mask = slots - 1;
   for (int i = 0; i < size(); ++i) {
     const size_t hash = std::hash<std::string_view>()(NameAt(i));
@@ -20,6 +21,7 @@ void NameTable::Index() {
       }
       if ((slots_[pos] & kTagMask) == tag &&
           NameAt(IndexOf(slots_[pos])) == NameAt(i)) {
+        unique_ = false;
         break;  // the first index of a name stays
       }
     }

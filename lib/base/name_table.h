@@ -41,6 +41,8 @@ class NameTable {
   }
   // The first index of `name`, or -1.
   int Find(std::string_view name) const;
+  // No name was added twice: Find(NameAt(i)) is i for every i.
+  bool unique() const { return unique_; }
 
  private:
   static constexpr uint64_t kEmpty = ~uint64_t{0};
@@ -57,6 +59,7 @@ class NameTable {
   std::string names_;
   std::vector<size_t> start_ = {0};  // name i: [start_[i], start_[i + 1])
   std::vector<uint64_t> slots_;
+  bool unique_ = true;
 };
 
 }  // namespace dfg

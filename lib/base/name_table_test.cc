@@ -20,7 +20,9 @@ TEST_CASE("a name table finds each name's first index", "[base]") {
   CHECK(table.Find("b") == -1);
   CHECK(table.Find("b/c/") == -1);
   CHECK(table.NameAt(3) == "a");
+  CHECK_FALSE(table.unique());
   CHECK(NameTable().Find("a") == -1);
+  CHECK(NameTable().unique());
   CHECK(NameTable().size() == 0);
 }
 
@@ -32,6 +34,7 @@ TEST_CASE("a name table holds a million names", "[base]") {
     CHECK(table.NameAt(i) == "n" + std::to_string(i));
   }
   CHECK(table.Find("n" + std::to_string(kNames)) == -1);
+  CHECK(table.unique());
 }
 
 }  // namespace

@@ -485,11 +485,16 @@ Status RunArithmetic(PassContext& ctx) {
   const GraphIndex& index = ctx.Index();
   const int count = g.node_size();  // nodes added on the way are new Consts
   std::unordered_map<int, int64_t> folded;  // BiasAdd -> its channels
+  // The folds into convolutions and matrix products: only where there are
+  // some (a big graph of other ops looks up no producers for them).
+  const bool contractions =
+      HasOp(g, {"Conv2D", "MatMul", "DepthwiseConv2dNative"});
   for (int i = 0; i < count; ++i) {
     if (ctx.IsPreserved(g.node(i))) continue;
-    if (MulConvPushDown(ctx, index, i) || AddToBiasAdd(ctx, index, i) ||
-        MulBiasAddPushDown(ctx, index, i, &folded) ||
-        AddIntoBiasAdd(ctx, index, i, folded)) {
+    if (contractions &&
+        (MulConvPushDown(ctx, index, i) || AddToBiasAdd(ctx, index, i) ||
+         MulBiasAddPushDown(ctx, index, i, &folded) ||
+         AddIntoBiasAdd(ctx, index, i, folded))) {
       continue;
     }
     RewriteSimple(ctx, index, g.mutable_node(i));

@@ -61,12 +61,9 @@ class IdentityRemover {
       NodeDef* node = g_.mutable_node(i);
       std::vector<std::string> extra;
       for (int k = 0; k < node->input_size(); ++k) {
-        const std::string& in = node->input(k);
-        bool control = in[0] == '^';
-        int p = index_.Find(
-            ParseTensorNameView(control ? std::string_view(in).substr(1) : in)
-                .node);
+        const int p = index_.Producer(i, k);
         if (p < 0 || !removable_[p]) continue;
+        const bool control = node->input(k)[0] == '^';
         Resolve(p);
         if (control) {
           std::string producer(ParseTensorNameView(source_[p]).node);
@@ -79,9 +76,12 @@ class IdentityRemover {
       for (const std::string& c : extra) AddControl(node, c);
       if (!extra.empty()) Dedup(node);
     }
-    std::vector<std::string> removed;
     for (int i = 0; i < n; ++i) {
       if (!removable_[i]) continue;
+      if (!ctx_.recording()) {
+        ctx_.Record("dependency", {}, {}, {});
+        continue;
+      }
       ctx_.Record("dependency", {Describe(g_.node(i))}, {source_[i]},
                   "an Identity: its consumers read its input");
     }
@@ -95,7 +95,7 @@ class IdentityRemover {
     if (n.input_size() < 1 || n.input(0)[0] == '^') return false;
     auto t = n.attr().find("T");
     if (t == n.attr().end() || IsRefType(t->second.type())) return false;
-    int p = index_.Find(ParseTensorNameView(n.input(0)).node);
+    const int p = index_.Producer(i, 0);
     if (p < 0 || p == i) return false;
     const NodeDef& input = g_.node(p);
     if (KeepsIdentityAfter(input)) return false;
@@ -119,10 +119,9 @@ class IdentityRemover {
     int at = i;
     while (removable_[at] && !resolved_[at]) {
       chain.push_back(at);
-      const std::string& in = g_.node(at).input(0);
-      int p = index_.Find(ParseTensorNameView(in).node);
+      const int p = index_.Producer(at, 0);
       if (!removable_[p]) {
-        source_[at] = in;
+        source_[at] = g_.node(at).input(0);
         resolved_[at] = true;
         chain.pop_back();
         AddOwnControls(at, {});
@@ -133,7 +132,7 @@ class IdentityRemover {
     // Unwind: each link takes its input's resolution and adds its controls.
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
       int link = *it;
-      int p = index_.Find(ParseTensorNameView(g_.node(link).input(0)).node);
+      const int p = index_.Producer(link, 0);
       source_[link] = source_[p];
       resolved_[link] = true;
       AddOwnControls(link, controls_[p]);
@@ -147,7 +146,7 @@ class IdentityRemover {
     const NodeDef& n = g_.node(i);
     for (int k = 1; k < n.input_size(); ++k) {
       const std::string& c = n.input(k);
-      int p = c[0] == '^' ? index_.Find(std::string_view(c).substr(1)) : -1;
+      const int p = c[0] == '^' ? index_.Producer(i, k) : -1;
       // (A cycle of control edges between Identities, which no valid graph
       // has, is left as it is: the import that follows reports it.)
       if (p < 0 || !removable_[p] || resolving_[p]) {

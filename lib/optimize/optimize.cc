@@ -148,6 +148,7 @@ Status Optimize(tensorflow::GraphDef* graph, const OptimizeOptions& options,
     int64_t passes_done = round * selected.size();
     for (const PassInfo* p : selected) {
       stage.Set(passes_done++);
+      ProgressStage pass_stage(fmt::format("{} pass", p->name));
       PassContext ctx(&work, &preserve, &options, r, &index);
       DFG_RETURN_IF_ERROR(p->run(ctx));
       changes += ctx.changes();

@@ -66,6 +66,9 @@ struct OptimizeOptions {
   // unchanged on error (a caller that drops the graph on error, with a
   // graph too big to hold twice).
   bool unchanged_on_error = true;
+  // False: rewrites are counted, not listed in OptimizeReport::rewrites
+  // (a session, which shows none, on a graph where a pass makes a million).
+  bool record_rewrites = true;
   // For the variables pass: the current value of the resource variable a
   // VarHandleOp node names, or nullopt (not initialized, unknown). Unset:
   // the pass does nothing (dfg optimize has no values).

@@ -232,6 +232,43 @@ TEST_CASE("graph index finds each name, the first of a repeated one",
   CHECK(index.AllDataUses(1)[0].node == 2);
 }
 
+TEST_CASE("graph index resolves every input's producer once", "[optimize]") {
+  // "a" twice: its readers read the first, as Find and TensorFlow's import
+  // resolve it, also right after the second.
+  GraphDef g = ParseTextProto<GraphDef>(
+      Arg("x") + Op("a", "Neg", {"x"}) + Op("a", "Neg", {"x"}) +
+      Op("b", "Add", {"a", "x:0", "^a", "^nowhere"}) + Op("c", "Neg", {"b"}));
+  optimize::GraphIndex index(g);
+  CHECK(index.Producer(1, 0) == 0);
+  CHECK(index.Producer(3, 0) == 1);
+  CHECK(index.Producer(3, 1) == 0);
+  CHECK(index.Producer(3, 2) == 1);
+  CHECK(index.Producer(3, 3) == -1);
+  CHECK(index.Producer(4, 0) == 3);
+  // An input added after the index was built is looked up by its name.
+  g.mutable_node(4)->add_input("^x");
+  CHECK(index.Producer(4, 1) == 0);
+}
+
+TEST_CASE("rewrites are counted, not listed, when not recorded", "[optimize]") {
+  const GraphDef given = ParseTextProto<GraphDef>(
+      Arg("x") + Op("i1", "Identity", {"x"}) + Op("n", "Neg", {"i1"}) +
+      Op("m", "Neg", {"n"}) + Retval("out", "m"));
+  GraphDef listed = given, counted = given;
+  OptimizeOptions options;
+  OptimizeReport listed_report, counted_report;
+  REQUIRE(Optimize(&listed, options, &listed_report).ok());
+  options.record_rewrites = false;
+  REQUIRE(Optimize(&counted, options, &counted_report).ok());
+  CHECK(counted.DebugString() == listed.DebugString());
+  // Neg(Neg(i1)) undone, i1 bypassed, what is left unused pruned.
+  CHECK(listed_report.rewrites.size() >= 3);
+  CHECK(counted_report.rewrites.empty());
+  CHECK(counted_report.nodes_after == listed_report.nodes_after);
+  CHECK(counted_report.pass_node_counts == listed_report.pass_node_counts);
+  CHECK_FALSE(Shape(counted).contains("i1"));
+}
+
 TEST_CASE("an Identity after a Switch stays", "[optimize]") {
   GraphDef g = ParseTextProto<GraphDef>(Arg("x") +
                                         R"pb(node {

@@ -17,9 +17,11 @@ bool IsInterfaceOp(std::string_view op) {
 }  // namespace
 
 GraphIndex::GraphIndex(const GraphDef& graph)
-    : names_(graph.node_size(), [&graph](int i) -> const std::string& {
-        return graph.node(i).name();
-      }) {
+    : names_(graph.node_size(),
+             [&graph](int i) -> const std::string& {
+               return graph.node(i).name();
+             }),
+      graph_(&graph) {
   const int n = graph.node_size();
   // Two sweeps: count each producer's consumers, then place them.
   struct Edge {
@@ -27,14 +29,26 @@ GraphIndex::GraphIndex(const GraphDef& graph)
   };
   std::vector<Edge> edges;
   edges.reserve(n);
+  const bool unique = names_.unique();
+  first_input_.reserve(n + 1);
+  producers_.reserve(n);
   for (int i = 0; i < n; ++i) {
     const NodeDef& node = graph.node(i);
+    first_input_.push_back(static_cast<int>(producers_.size()));
     for (int k = 0; k < node.input_size(); ++k) {
       TensorIdView id = ParseTensorNameView(node.input(k));
-      const int producer = Find(id.node);
+      // Most graphs list a node right after its first producer (a chain,
+      // a layer's ops): that name is compared before the table is probed
+      // (when names are unique, the node before is the one Find gives).
+      const int producer =
+          i > 0 && unique && graph.node(i - 1).name() == id.node
+              ? i - 1
+              : Find(id.node);
+      producers_.push_back(producer);
       if (producer >= 0) edges.push_back({producer, i, k, id.index});
     }
   }
+  first_input_.push_back(static_cast<int>(producers_.size()));
   first_use_.assign(n + 1, 0);
   first_control_.assign(n + 1, 0);
   for (const Edge& e : edges) {
@@ -68,6 +82,12 @@ bool HasOp(const GraphDef& graph, std::initializer_list<std::string_view> ops) {
 }
 
 int GraphIndex::Find(std::string_view name) const { return names_.Find(name); }
+
+int GraphIndex::ProducerByName(int i, int k) const {
+  std::string_view in = graph_->node(i).input(k);
+  if (!in.empty() && in[0] == '^') in.remove_prefix(1);
+  return Find(ParseTensorNameView(in).node);
+}
 
 std::vector<Use> GraphIndex::DataUses(int i, int port) const {
   std::vector<Use> out;
@@ -125,6 +145,7 @@ bool PassContext::IsStateful(const NodeDef& node) const {
 void PassContext::Record(std::string_view pass, std::vector<std::string> in,
                          std::vector<std::string> out, std::string why) {
   ++changes_;
+  if (!recording()) return;
   report_->rewrites.push_back(
       {std::string(pass), std::move(in), std::move(out), std::move(why)});
 }
@@ -205,12 +226,10 @@ Status RunModelPruner(PassContext& ctx) {
     }
   }
   while (!stack.empty()) {
-    const NodeDef& n = g.node(stack.back());
+    const int i = stack.back();
     stack.pop_back();
-    for (const std::string& in : n.input()) {
-      std::string_view name =
-          in[0] == '^' ? std::string_view(in).substr(1) : std::string_view(in);
-      int p = index.Find(ParseTensorNameView(name).node);
+    for (int k = 0; k < g.node(i).input_size(); ++k) {
+      const int p = index.Producer(i, k);
       if (p >= 0 && !needed[p]) {
         needed[p] = true;
         stack.push_back(p);
@@ -219,12 +238,14 @@ Status RunModelPruner(PassContext& ctx) {
   }
   std::vector<bool> dead(g.node_size(), false);
   std::vector<std::string> removed;
+  int num_removed = 0;
   for (int i = 0; i < g.node_size(); ++i) {
     if (needed[i]) continue;
     dead[i] = true;
-    removed.push_back(Describe(g.node(i)));
+    ++num_removed;
+    if (ctx.recording()) removed.push_back(Describe(g.node(i)));
   }
-  if (removed.empty()) return Status::Ok();
+  if (num_removed == 0) return Status::Ok();
   ctx.Record("prune", std::move(removed), {}, "nothing needs their values");
   EraseNodes(&g, dead);
   return Status::Ok();

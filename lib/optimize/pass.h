@@ -45,6 +45,13 @@ class GraphIndex {
 
   // -1 for no such node.
   int Find(std::string_view name) const;
+  // The node input `k` of node `i` reads (data or control), as the graph
+  // was when the index was built: -1 for none. Resolved once, when the
+  // index is built, so that walks over inputs look up no names.
+  int Producer(int i, int k) const {
+    const int at = first_input_[i] + k;
+    return at < first_input_[i + 1] ? producers_[at] : ProducerByName(i, k);
+  }
   // Data consumers of output `port` of node `i`.
   std::vector<Use> DataUses(int i, int port) const;
   // Every data consumer of any output of node `i`.
@@ -64,6 +71,13 @@ class GraphIndex {
   // while they hold the index. A million-node graph's index is built once
   // per pass.
   NameTable names_;
+  // Producer of each input, node after node: node i's inputs are
+  // [first_input_[i], first_input_[i + 1]).
+  std::vector<int> producers_;
+  std::vector<int> first_input_;
+  // An input added after the index was built: looked up by name.
+  int ProducerByName(int i, int k) const;
+  const GraphDef* graph_;
   // Consumers grouped by producer, in flat arrays (compressed rows): node
   // i's are [first_use_[i], first_use_[i + 1]).
   std::vector<Use> uses_;
@@ -101,8 +115,11 @@ class PassContext {
   const OptimizeOptions& options() const { return *options_; }
   OptimizeReport& report() { return *report_; }
 
+  // Counts a rewrite, and lists it when recording(): a pass making many
+  // builds their descriptions only then.
   void Record(std::string_view pass, std::vector<std::string> in,
               std::vector<std::string> out, std::string why);
+  bool recording() const { return options_->record_rewrites; }
   int changes() const { return changes_; }
 
  private:

@@ -235,6 +235,9 @@ Status OptimizeClientGraph(const OptimizeOptions& optimize,
   graph->reset();
   OptimizeOptions options = optimize;
   options.unchanged_on_error = false;
+  // Counted, not listed: no caller shows a client graph's rewrites (a pass
+  // may make a million of them).
+  options.record_rewrites = false;
   options.preserve.insert(options.preserve.end(), prune.targets.begin(),
                           prune.targets.end());
   DFG_RETURN_IF_ERROR(Optimize(&def, options, report));

@@ -35,12 +35,25 @@ struct Resolved {
 
 class StepBuilder {
  public:
-  StepBuilder(const LoadedGraph& model, const SignatureDef* signature)
+  // `names`: the feeds, fetches and examples as the request names them
+  // (KEY or KEY=VALUE), the only names Resolve looks up.
+  StepBuilder(const LoadedGraph& model, const SignatureDef* signature,
+              const std::vector<const std::string*>& names)
       : model_(model), signature_(signature) {
-    // Views of the names `model` holds: no copy of a million strings.
-    nodes_.reserve(model.graph.node_size());
-    for (const NodeDef& node : model.graph.node())
-      nodes_.emplace(node.name(), &node);
+    // The nodes those names could name, found in one sweep: a graph of a
+    // million nodes is not indexed for a few names.
+    for (const std::string* name : names) {
+      std::string_view key = *name;
+      key = key.substr(0, key.find('='));
+      nodes_.emplace(ParseTensorName(key).node, nullptr);
+    }
+    size_t found = 0;
+    for (const NodeDef& node : model.graph.node()) {
+      auto it = nodes_.find(node.name());
+      if (it == nodes_.end() || it->second != nullptr) continue;
+      it->second = &node;
+      if (++found == nodes_.size()) break;
+    }
   }
 
   // `key` names an input or output of the signature, or a graph tensor.
@@ -53,7 +66,7 @@ class StepBuilder {
       const auto& map =
           side == Side::kInput ? signature_->inputs() : signature_->outputs();
       bool graph_tensor = key.find(':') != std::string::npos ||
-                          nodes_.count(ParseTensorName(key).node);
+                          FindNode(ParseTensorName(key).node) != nullptr;
       auto it = map.find(key);
       if (it != map.end() && !(graph_first_ && graph_tensor))
         return FromTensorInfo(key, it->second);
@@ -97,9 +110,9 @@ class StepBuilder {
   // The declared shape of a Placeholder's output; nullptr for other nodes.
   const TensorShapeProto* PlaceholderShape(const std::string& name) const {
     TensorId id = ParseTensorName(name);
-    auto it = nodes_.find(id.node);
-    if (it == nodes_.end() || id.index != 0) return nullptr;
-    const NodeDef& node = *it->second;
+    const NodeDef* found = FindNode(id.node);
+    if (found == nullptr || id.index != 0) return nullptr;
+    const NodeDef& node = *found;
     if (node.op() != "Placeholder" && node.op() != "PlaceholderWithDefault")
       return nullptr;
     auto attr = node.attr().find("shape");
@@ -111,13 +124,13 @@ class StepBuilder {
   // signature and attrs; DT_INVALID when unknown.
   DataType DtypeOfTensor(const std::string& name) const {
     TensorId id = ParseTensorName(name);
-    auto it = nodes_.find(id.node);
-    if (it == nodes_.end() || id.index < 0) return tensorflow::DT_INVALID;
+    const NodeDef* node = FindNode(id.node);
+    if (node == nullptr || id.index < 0) return tensorflow::DT_INVALID;
     OpLookup ops(&model_.graph.library());
-    const OpDef* op_def = ops.LookUpOpDef(it->second->op());
+    const OpDef* op_def = ops.LookUpOpDef(node->op());
     std::vector<DataType> in, out;
     if (op_def == nullptr ||
-        !InOutTypesForNode(*it->second, *op_def, &in, &out).ok() ||
+        !InOutTypesForNode(*node, *op_def, &in, &out).ok() ||
         id.index >= static_cast<int>(out.size())) {
       return tensorflow::DT_INVALID;
     }
@@ -128,7 +141,14 @@ class StepBuilder {
   const SignatureDef* signature_;
   std::string model_signature_key_;
   bool graph_first_ = false;
-  std::unordered_map<std::string_view, const NodeDef*> nodes_;
+  // The node named `name` among those the request's names could name.
+  const NodeDef* FindNode(std::string_view name) const {
+    auto it = nodes_.find(std::string(name));
+    return it == nodes_.end() ? nullptr : it->second;
+  }
+
+  // Names of nodes the request may name -> the node, or null (none).
+  std::unordered_map<std::string, const NodeDef*> nodes_;
 };
 
 Status SplitSpec(const std::string& spec, const char* flag, std::string* name,
@@ -250,7 +270,10 @@ StatusOr<Step> PrepareStep(const LoadedGraph& model,
   DFG_ASSIGN_OR_RETURN(
       const SignatureDef* signature,
       ChooseSignature(model, request, &step.signature, &graph_first));
-  StepBuilder builder(model, signature);
+  std::vector<const std::string*> names;
+  for (const auto* list : {&request.feeds, &request.examples, &request.fetches})
+    for (const std::string& name : *list) names.push_back(&name);
+  StepBuilder builder(model, signature, names);
   builder.set_signature_key(step.signature, graph_first);
   using Side = StepBuilder::Side;
   for (const std::string& spec : request.feeds) {
