@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/dfg_main.h"
+#include "lib/base/sanitizer_options.h"  // once per executable
 #include "lib/base/temp_files.h"
 #include "lib/kernels/blas_threads.h"
 

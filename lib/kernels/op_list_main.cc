@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 
+#include "lib/base/sanitizer_options.h"  // once per executable
 #include "lib/graph/op_registry.h"
 #include "lib/graph/types.h"
 #include "lib/kernels/kernel_registry.h"

@@ -9,6 +9,7 @@ CPUs, and the local run gets the same devices with --devices.
 Exit 77 (skip) when ../shared/corpus or numpy is absent; 1 instead under
 DFG_REQUIRE_SHARED=1 or DFG_REQUIRE_DEPS=1 (CI).
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -29,16 +30,20 @@ import model_cases  # noqa: E402
 from cases import rand, rng_for  # noqa: E402
 
 
-def spread(dfg, model, tasks, out_path):
-    """The model's graph as JSON with node i on task i % tasks."""
+def convert(dfg, model):
+    """The model's graph as JSON (a dict)."""
     r = run([dfg, "convert", model, "-f", "json"])
     if r.returncode != 0:
         raise RuntimeError(r.stderr)
-    g = json.loads(r.stdout)
-    for i, node in enumerate(g.get("node", [])):
+    return json.loads(r.stdout)
+
+
+def spread(graph, tasks, out_path):
+    """Writes `graph` with node i on task i % tasks."""
+    for i, node in enumerate(graph.get("node", [])):
         node["device"] = f"/job:worker/task:{i % tasks}/device:CPU:0"
     with open(out_path, "w") as f:
-        json.dump(g, f)
+        json.dump(graph, f)
 
 
 def outputs(r):
@@ -70,6 +75,57 @@ def same(a, b):
 KNOWN = {}
 
 
+def check_model(dfg, corpus, tmp, case, c2, c3):
+    """Runs one model locally and through both clusters: (lines to print,
+    cases passed, cases failed)."""
+    index, entry = case
+    name, feeds, fetches = entry[0], entry[1], entry[2]
+    lines, passed, failed = [], 0, 0
+    model = os.path.join(corpus, name)
+    rng = rng_for(f"{name}#{index}")
+    feed_args = []
+    for fname, (dtype, shape, domain) in feeds.items():
+        value = (np.full(shape, domain, dtype)
+                 if not isinstance(domain, str) else
+                 rand(rng, dtype, shape, domain))
+        path = os.path.join(tmp, f"{index}_{re.sub('[^A-Za-z0-9]', '_', fname)}.npy")
+        np.save(path, np.asarray(value, dtype=dtype))
+        feed_args += ["--feed", f"{fname}={path}"]
+    fetch_args = ["--fetch", ",".join(fetches)] if fetches else []
+    graph_json = convert(dfg, model)
+    for cluster, n in ((c2, 2), (c3, 3)):
+        graph = os.path.join(tmp, f"{index}_{n}.json")
+        spread(graph_json, n, graph)
+        devices = ",".join(f"/job:worker/task:{t}/cpu:0" for t in range(n))
+        local, lerr = outputs(run([dfg, "run", graph, "--json", "--devices", devices]
+                                  + feed_args + fetch_args))
+        remote, rerr = outputs(run([dfg, "run", graph, "--json", "--master",
+                                    cluster.target(), "--timeout-ms", "60000"]
+                                   + feed_args + fetch_args))
+        label = f"{name} #{index} on {n} tasks"
+        if name in KNOWN:
+            agree = (local is not None and remote is not None
+                     and same(local, remote))
+            if agree:
+                lines.append(f"FAIL {label}: agrees now; take it out of KNOWN")
+                failed += 1
+            else:
+                lines.append(f"KNOWN {label}: {KNOWN[name]}")
+                passed += 1
+            continue
+        if local is None and remote is None:
+            lines.append(f"PASS {label} (both fail: {lerr})")
+            passed += 1
+        elif local is None or remote is None or not same(local, remote):
+            lines.append(f"FAIL {label}: local {lerr or 'ok'}, master {rerr or 'ok'}")
+            failed += 1
+        else:
+            passed += 1
+            if "-v" in sys.argv:
+                lines.append(f"PASS {label}")
+    return lines, passed, failed
+
+
 def main():
     dfg = find_dfg(sys.argv)
     pattern = sys.argv[sys.argv.index("-k") + 1] if "-k" in sys.argv[:-1] else ""
@@ -79,55 +135,23 @@ def main():
         corpus = os.path.join(HERE, "..", "..", "..", "shared", "corpus")
     if not os.path.isdir(corpus):
         skip("../shared/corpus is absent", "DFG_REQUIRE_SHARED")
+    cases = [(index, entry) for index, entry in enumerate(model_cases.MODELS)
+             if not (entry[4] if len(entry) > 4 else {}).get("expect_error")
+             and re.search(pattern, entry[0])]
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp, \
             Cluster(dfg, 2) as c2, Cluster(dfg, 3) as c3:
-        for index, entry in enumerate(model_cases.MODELS):
-            name, feeds, fetches = entry[0], entry[1], entry[2]
-            extra = entry[4] if len(entry) > 4 else {}
-            if extra.get("expect_error") or not re.search(pattern, name):
-                continue
-            model = os.path.join(corpus, name)
-            rng = rng_for(f"{name}#{index}")
-            feed_args = []
-            for fname, (dtype, shape, domain) in feeds.items():
-                value = (np.full(shape, domain, dtype)
-                         if not isinstance(domain, str) else
-                         rand(rng, dtype, shape, domain))
-                path = os.path.join(tmp, f"{index}_{re.sub('[^A-Za-z0-9]', '_', fname)}.npy")
-                np.save(path, np.asarray(value, dtype=dtype))
-                feed_args += ["--feed", f"{fname}={path}"]
-            fetch_args = ["--fetch", ",".join(fetches)] if fetches else []
-            for cluster, n in ((c2, 2), (c3, 3)):
-                graph = os.path.join(tmp, f"{index}_{n}.json")
-                spread(dfg, model, n, graph)
-                devices = ",".join(f"/job:worker/task:{t}/cpu:0" for t in range(n))
-                local, lerr = outputs(run([dfg, "run", graph, "--json", "--devices", devices]
-                                          + feed_args + fetch_args))
-                remote, rerr = outputs(run([dfg, "run", graph, "--json", "--master",
-                                            cluster.target(), "--timeout-ms", "60000"]
-                                           + feed_args + fetch_args))
-                label = f"{name} #{index} on {n} tasks"
-                if name in KNOWN:
-                    agree = (local is not None and remote is not None
-                             and same(local, remote))
-                    if agree:
-                        print(f"FAIL {label}: agrees now; take it out of KNOWN")
-                        failed += 1
-                    else:
-                        print(f"KNOWN {label}: {KNOWN[name]}")
-                        passed += 1
-                    continue
-                if local is None and remote is None:
-                    print(f"PASS {label} (both fail: {lerr})")
-                    passed += 1
-                elif local is None or remote is None or not same(local, remote):
-                    print(f"FAIL {label}: local {lerr or 'ok'}, master {rerr or 'ok'}")
-                    failed += 1
-                else:
-                    passed += 1
-                    if "-v" in sys.argv:
-                        print(f"PASS {label}")
+        # Two models at a time: each step is a client and a server taking
+        # turns, so one model alone leaves a core idle (and the servers
+        # serve two masters' sessions at once, as a shared cluster does).
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            results = pool.map(
+                lambda case: check_model(dfg, corpus, tmp, case, c2, c3), cases)
+            for lines, ok, bad in results:
+                for line in lines:
+                    print(line, flush=True)
+                passed += ok
+                failed += bad
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
