@@ -46,6 +46,15 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# libjxl is opened at run time, not linked (lib/kernels/CMakeLists.txt), so
+# dpkg-shlibdeps cannot see it: the package that holds it is named here.
+get_filename_component(dfg_jxl_file ${DFG_JXL_LIBRARY} REALPATH)
+execute_process(COMMAND dpkg-query -S ${dfg_jxl_file}
+                OUTPUT_VARIABLE dfg_jxl_owner RESULT_VARIABLE dfg_jxl_query
+                ERROR_QUIET)
+if(dfg_jxl_query EQUAL 0 AND dfg_jxl_owner MATCHES "^([^:, ]+)")
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS ${CMAKE_MATCH_1})
+endif()
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "bash-completion")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)

@@ -2,11 +2,13 @@
 // (TensorFlow's core/kernels/image/decode_image_op.cc with gif_io.h, libwebp
 // and libjxl, and encode_jpeg_op.cc). The decoders also take JPEG contents,
 // as TensorFlow's do (its DecodeImageV2Op serves them all).
+#include <dlfcn.h>
 #include <jxl/decode.h>
 #include <webp/decode.h>
 
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "lib/kernels/gif_io.h"
 #include "lib/kernels/image_decode_util.h"
@@ -147,6 +149,55 @@ class DecodeWebPOp : public OpKernel {
   int32_t channels_ = 0;
 };
 
+// libjxl, opened when the first DecodeJxl kernel is built rather than
+// linked: linked, it came into every dfg process with Highway (which
+// calibrates a timer as it loads), lcms2 and brotli, ~5 ms of each start, for
+// an op few graphs have. DFG_JXL_SONAME is the soname CMake found.
+struct JxlLibrary {
+  decltype(&JxlDecoderCreate) create = nullptr;
+  decltype(&JxlDecoderDestroy) destroy = nullptr;
+  decltype(&JxlDecoderSubscribeEvents) subscribe_events = nullptr;
+  decltype(&JxlDecoderSetInput) set_input = nullptr;
+  decltype(&JxlDecoderCloseInput) close_input = nullptr;
+  decltype(&JxlDecoderProcessInput) process_input = nullptr;
+  decltype(&JxlDecoderGetBasicInfo) get_basic_info = nullptr;
+  decltype(&JxlDecoderSetImageOutBuffer) set_image_out_buffer = nullptr;
+};
+
+StatusOr<const JxlLibrary*> OpenJxl() {
+  static const StatusOr<const JxlLibrary*>* opened =
+      new StatusOr<const JxlLibrary*>([]() -> StatusOr<const JxlLibrary*> {
+        // Kept open for the process, as a linked library is.
+        void* handle = dlopen(DFG_JXL_SONAME, RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) {
+          return Unavailable("DecodeJxl needs libjxl ({}): {}", DFG_JXL_SONAME,
+                             dlerror());
+        }
+        auto* lib = new JxlLibrary;
+        const char* missing = nullptr;
+        auto bind = [&](auto* fn, const char* name) {
+          *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(
+              dlsym(handle, name));
+          if (*fn == nullptr && missing == nullptr) missing = name;
+        };
+        bind(&lib->create, "JxlDecoderCreate");
+        bind(&lib->destroy, "JxlDecoderDestroy");
+        bind(&lib->subscribe_events, "JxlDecoderSubscribeEvents");
+        bind(&lib->set_input, "JxlDecoderSetInput");
+        bind(&lib->close_input, "JxlDecoderCloseInput");
+        bind(&lib->process_input, "JxlDecoderProcessInput");
+        bind(&lib->get_basic_info, "JxlDecoderGetBasicInfo");
+        bind(&lib->set_image_out_buffer, "JxlDecoderSetImageOutBuffer");
+        if (missing != nullptr) {
+          delete lib;
+          return Unavailable("DecodeJxl: {} has no {}", DFG_JXL_SONAME,
+                             missing);
+        }
+        return lib;
+      }());
+  return *opened;
+}
+
 bool IsJxl(const std::string& d) {
   return d.compare(0, 2, "\xff\x0a") == 0 ||
          d.compare(0, 12, std::string("\0\0\0\x0cJXL \r\n\x87\n", 12)) == 0;
@@ -158,6 +209,9 @@ class DecodeJxlOp : public OpKernel {
   explicit DecodeJxlOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     DFG_OP_REQUIRES_OK(ctx, ctx->GetAttr("channels", &channels_));
     DFG_OP_REQUIRES_OK(ctx, CheckDecodeChannels(channels_));
+    auto jxl = OpenJxl();
+    DFG_OP_REQUIRES_OK(ctx, jxl.status());
+    jxl_ = *jxl;
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -176,23 +230,22 @@ class DecodeJxlOp : public OpKernel {
       return;
     }
     std::unique_ptr<JxlDecoder, void (*)(JxlDecoder*)> dec(
-        JxlDecoderCreate(nullptr), JxlDecoderDestroy);
+        jxl_->create(nullptr), jxl_->destroy);
     DFG_OP_REQUIRES(ctx,
-                    JxlDecoderSubscribeEvents(
+                    jxl_->subscribe_events(
                         dec.get(), JXL_DEC_BASIC_INFO | JXL_DEC_FULL_IMAGE) ==
                         JXL_DEC_SUCCESS,
                     Internal("JxlDecoderSubscribeEvents failed"));
-    JxlDecoderSetInput(dec.get(),
-                       reinterpret_cast<const uint8_t*>(input.data()),
-                       input.size());
-    JxlDecoderCloseInput(dec.get());
+    jxl_->set_input(dec.get(), reinterpret_cast<const uint8_t*>(input.data()),
+                    input.size());
+    jxl_->close_input(dec.get());
     Tensor* out = nullptr;
     JxlPixelFormat format{0, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
     while (true) {
-      const JxlDecoderStatus status = JxlDecoderProcessInput(dec.get());
+      const JxlDecoderStatus status = jxl_->process_input(dec.get());
       if (status == JXL_DEC_BASIC_INFO) {
         JxlBasicInfo info;
-        JxlDecoderGetBasicInfo(dec.get(), &info);
+        jxl_->get_basic_info(dec.get(), &info);
         const int c = info.num_color_channels + (info.alpha_bits > 0 ? 1 : 0);
         DFG_OP_REQUIRES(ctx, channels_ == 0 || channels_ == c,
                         InvalidArgument("Number of channels requested does "
@@ -206,8 +259,8 @@ class DecodeJxlOp : public OpKernel {
       } else if (status == JXL_DEC_NEED_IMAGE_OUT_BUFFER) {
         DFG_OP_REQUIRES(
             ctx,
-            JxlDecoderSetImageOutBuffer(dec.get(), &format, out->data(),
-                                        out->NumElements()) == JXL_DEC_SUCCESS,
+            jxl_->set_image_out_buffer(dec.get(), &format, out->data(),
+                                       out->NumElements()) == JXL_DEC_SUCCESS,
             InvalidArgument("Failed to decode JXL image"));
       } else if (status == JXL_DEC_FULL_IMAGE || status == JXL_DEC_SUCCESS) {
         DFG_OP_REQUIRES(ctx, out != nullptr,
@@ -224,6 +277,7 @@ class DecodeJxlOp : public OpKernel {
 
  private:
   int32_t channels_ = 0;
+  const JxlLibrary* jxl_ = nullptr;  // the process's
 };
 
 class EncodeJpegVariableQualityOp : public OpKernel {
