@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <map>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "lib/base/strings.h"
 #include "lib/exec/session.h"
@@ -35,18 +37,15 @@ struct Resolved {
 
 class StepBuilder {
  public:
-  // `names`: the feeds, fetches and examples as the request names them
-  // (KEY or KEY=VALUE), the only names Resolve looks up.
+  // `names`: the keys or tensors the step feeds and fetches, the only
+  // names Resolve looks up.
   StepBuilder(const LoadedGraph& model, const SignatureDef* signature,
-              const std::vector<const std::string*>& names)
+              const std::vector<std::string>& names)
       : model_(model), signature_(signature) {
     // The nodes those names could name, found in one sweep: a graph of a
     // million nodes is not indexed for a few names.
-    for (const std::string* name : names) {
-      std::string_view key = *name;
-      key = key.substr(0, key.find('='));
-      nodes_.emplace(ParseTensorName(key).node, nullptr);
-    }
+    for (const std::string& name : names)
+      nodes_.emplace(ParseTensorName(name).node, nullptr);
     size_t found = 0;
     for (const NodeDef& node : model.graph.node()) {
       auto it = nodes_.find(node.name());
@@ -270,15 +269,22 @@ StatusOr<Step> PrepareStep(const LoadedGraph& model,
   DFG_ASSIGN_OR_RETURN(
       const SignatureDef* signature,
       ChooseSignature(model, request, &step.signature, &graph_first));
-  std::vector<const std::string*> names;
-  for (const auto* list : {&request.feeds, &request.examples, &request.fetches})
-    for (const std::string& name : *list) names.push_back(&name);
+  // NAME=VALUE of each --feed and --examples, and every name to resolve.
+  std::vector<std::pair<std::string, std::string>> feeds, examples;
+  std::vector<std::string> names = request.fetches;
+  for (auto [specs, flag, parsed] :
+       {std::tuple(&request.feeds, "--feed", &feeds),
+        std::tuple(&request.examples, "--examples", &examples)}) {
+    for (const std::string& spec : *specs) {
+      auto& [name, value] = parsed->emplace_back();
+      DFG_RETURN_IF_ERROR(SplitSpec(spec, flag, &name, &value));
+      names.push_back(name);
+    }
+  }
   StepBuilder builder(model, signature, names);
   builder.set_signature_key(step.signature, graph_first);
   using Side = StepBuilder::Side;
-  for (const std::string& spec : request.feeds) {
-    std::string name, value;
-    DFG_RETURN_IF_ERROR(SplitSpec(spec, "--feed", &name, &value));
+  for (const auto& [name, value] : feeds) {
     auto resolved = builder.Resolve(name, Side::kInput);
     if (!resolved.ok())
       return resolved.status().WithPrefix("--feed " + name + ": ");
@@ -289,9 +295,7 @@ StatusOr<Step> PrepareStep(const LoadedGraph& model,
       step.key_tensors.emplace_back(resolved->tensor, "--feed " + name);
     step.feeds.emplace_back(resolved->tensor, std::move(tensor).value());
   }
-  for (const std::string& spec : request.examples) {
-    std::string name, value;
-    DFG_RETURN_IF_ERROR(SplitSpec(spec, "--examples", &name, &value));
+  for (const auto& [name, value] : examples) {
     auto resolved = builder.Resolve(name, Side::kInput);
     if (!resolved.ok())
       return resolved.status().WithPrefix("--examples " + name + ": ");

@@ -31,6 +31,8 @@ depends=$(field Depends)
 echo "Depends: $depends"
 [[ -n $depends ]] || fail "no Depends field"
 [[ $depends == *libc6* ]] || fail "Depends lacks libc6 (dpkg-shlibdeps did not run?)"
+# DecodeJxl opens libjxl at run time: packaging/install.cmake names its package.
+[[ $depends == *libjxl* ]] || fail "Depends lacks libjxl (opened, not linked)"
 for dep in $(echo "$depends" | tr ',|' '\n\n' | awk '{print $1}'); do
   [[ $dep == *-dev ]] && fail "Depends names a development package: $dep"
 done
